@@ -1,0 +1,54 @@
+import Foundation
+import CCrypto
+
+/// Incremental SHA-256 over libcrypto's EVP interface (hardware SHA extensions where
+/// the processor has them).
+public final class SHA256Hasher {
+    private let context: OpaquePointer
+    private var isFinished = false
+
+    public enum Failure: Error, Sendable {
+        case libcrypto(String)
+    }
+
+    public init() throws {
+        guard let context = EVP_MD_CTX_new() else { throw Failure.libcrypto("EVP_MD_CTX_new failed") }
+        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+            EVP_MD_CTX_free(context)
+            throw Failure.libcrypto("EVP_DigestInit_ex failed")
+        }
+        self.context = context
+    }
+
+    deinit {
+        EVP_MD_CTX_free(context)
+    }
+
+    public func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0, !isFinished else { return }
+        // EVP_DigestUpdate on an initialised SHA-256 context cannot fail for valid input.
+        _ = EVP_DigestUpdate(context, base, buffer.count)
+    }
+
+    public func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The digest as 64 lower-case hex digits. The hasher cannot be used afterwards.
+    public func finalize() throws -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard !isFinished, EVP_DigestFinal_ex(context, &digest, &length) == 1 else {
+            throw Failure.libcrypto("EVP_DigestFinal_ex failed")
+        }
+        isFinished = true
+        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The SHA-256 of `bytes` as hex.
+    public static func hex(of bytes: [UInt8]) throws -> String {
+        let hasher = try SHA256Hasher()
+        hasher.update(bytes)
+        return try hasher.finalize()
+    }
+}

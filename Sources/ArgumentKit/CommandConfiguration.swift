@@ -1,0 +1,90 @@
+/// What a command accepts, and the text that explains it: the static description a
+/// command type provides, in the manner of swift-argument-parser's `CommandConfiguration`.
+public struct CommandConfiguration: Sendable {
+    public var commandName: String
+    public var abstract: String
+    public var discussion: String?
+    public var version: String?
+    public var arguments: [ArgumentDefinition]
+    public var options: [OptionDefinition]
+    public var subcommands: [CommandConfiguration]
+    /// When set, the command is listed and has help, but running it is refused with this reason.
+    public var unavailableReason: String?
+
+    public init(
+        commandName: String,
+        abstract: String,
+        discussion: String? = nil,
+        version: String? = nil,
+        arguments: [ArgumentDefinition] = [],
+        options: [OptionDefinition] = [],
+        subcommands: [CommandConfiguration] = [],
+        unavailableReason: String? = nil
+    ) {
+        self.commandName = commandName
+        self.abstract = abstract
+        self.discussion = discussion
+        self.version = version
+        self.arguments = arguments
+        self.options = options
+        self.subcommands = subcommands
+        self.unavailableReason = unavailableReason
+    }
+
+    func subcommand(named name: String) -> CommandConfiguration? {
+        subcommands.first { $0.commandName == name }
+    }
+}
+
+/// A positional argument such as `<path>`.
+public struct ArgumentDefinition: Sendable {
+    public var name: String
+    public var help: String
+    public var isOptional: Bool
+
+    public init(_ name: String, help: String, isOptional: Bool = false) {
+        self.name = name
+        self.help = help
+        self.isOptional = isOptional
+    }
+
+    var display: String { "<\(name)>" }
+}
+
+/// A named option (`--db <path>`) or flag (`--json`).
+public struct OptionDefinition: Sendable {
+    public var name: String
+    public var shortName: Character?
+    /// The placeholder of the value; nil for a flag.
+    public var valueName: String?
+    public var help: String
+    /// Shown in help as `(default: …)`.
+    public var defaultValue: String?
+    public var isRequired: Bool
+    public var isRepeating: Bool
+
+    /// An option that takes a value.
+    public static func option(
+        _ name: String, short: Character? = nil, value valueName: String, help: String,
+        default defaultValue: String? = nil, required: Bool = false, repeating: Bool = false
+    ) -> OptionDefinition {
+        OptionDefinition(
+            name: name, shortName: short, valueName: valueName, help: help,
+            defaultValue: defaultValue, isRequired: required, isRepeating: repeating)
+    }
+
+    /// A flag that is either present or absent.
+    public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionDefinition {
+        OptionDefinition(
+            name: name, shortName: short, valueName: nil, help: help,
+            defaultValue: nil, isRequired: false, isRepeating: false)
+    }
+
+    public var isFlag: Bool { valueName == nil }
+
+    /// `--db <path>` or `--json`.
+    public var display: String {
+        guard let valueName else { return "--\(name)" }
+        return "--\(name) <\(valueName)>"
+    }
+}

@@ -1,0 +1,17 @@
+#ifndef STEWARD_CSQLITE_SHIM_H
+#define STEWARD_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+// Swift cannot import SQLITE_TRANSIENT (a cast macro) nor call C variadic
+// functions, so these small wrappers expose what SQLiteKit needs.
+
+static inline sqlite3_destructor_type steward_sqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+
+static inline int steward_sqlite_db_config_flag(sqlite3 *db, int op, int value, int *current) {
+    return sqlite3_db_config(db, op, value, current);
+}
+
+#endif

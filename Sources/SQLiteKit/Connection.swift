@@ -1,0 +1,204 @@
+import CSQLite
+import Foundation
+
+/// One SQLite database connection (`sqlite3*`).
+///
+/// The connection is closed when the last reference goes away. Statements keep their
+/// connection alive, so every statement is finalized before `sqlite3_close_v2` runs.
+/// Not thread-safe: use a connection from one thread at a time.
+public final class Connection {
+    /// How to open the database file.
+    public struct OpenMode: OptionSet, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let readOnly = OpenMode(rawValue: SQLITE_OPEN_READONLY)
+        public static let readWrite = OpenMode(rawValue: SQLITE_OPEN_READWRITE)
+        public static let create = OpenMode(rawValue: SQLITE_OPEN_CREATE)
+        /// Interpret the path as a `file:` URI (https://www.sqlite.org/uri.html).
+        public static let uri = OpenMode(rawValue: SQLITE_OPEN_URI)
+        /// Refuse to follow a symbolic link as the database path.
+        public static let noFollow = OpenMode(rawValue: SQLITE_OPEN_NOFOLLOW)
+        public static let memory = OpenMode(rawValue: SQLITE_OPEN_MEMORY)
+    }
+
+    /// The raw `sqlite3*` handle. Only SQLiteKit uses it.
+    public let sqliteConnection: OpaquePointer
+    /// The path or URI the connection was opened with.
+    public let path: String
+
+    /// Opens (and with `.create`, creates) a database.
+    ///
+    /// - Parameters:
+    ///   - path: a file path, `:memory:`, or a `file:` URI together with `.uri`.
+    ///   - mode: `.readWrite` plus `.create` by default.
+    public init(path: String, mode: OpenMode = [.readWrite, .create]) throws {
+        var handle: OpaquePointer?
+        // Extended result codes make errors precise (SQLITE_CORRUPT_VTAB and the like).
+        let flags = mode.rawValue | SQLITE_OPEN_EXRESCODE
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let error = SQLiteError.current(on: handle, code: rc)
+            // > Whether or not an error occurs when it is opened, resources associated
+            // > with the database connection handle should be released by passing it
+            // > to sqlite3_close() when it is no longer required.
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.sqliteConnection = handle
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    /// An in-memory database, private to this connection.
+    public static func inMemory() throws -> Connection {
+        try Connection(path: ":memory:")
+    }
+
+    deinit {
+        sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
+        if let box = progressBox {
+            Unmanaged<ProgressBox>.fromOpaque(box).release()
+        }
+        sqlite3_close_v2(sqliteConnection)
+    }
+
+    // MARK: - Statements
+
+    /// Prepares one statement. Throws if `sql` holds more than whitespace and comments after it.
+    public func prepare(sql: String) throws -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    /// Runs every statement in `sql`, one after another, discarding rows.
+    public func execute(sql: String) throws {
+        try forEachStatement(in: sql) { statement, _ in
+            while try statement.step() {}
+        }
+    }
+
+    /// Runs one statement with bound values, discarding rows.
+    public func execute(sql: String, bindings: [SQLiteValue]) throws {
+        let statement = try prepare(sql: sql)
+        try statement.bind(bindings)
+        while try statement.step() {}
+    }
+
+    /// Prepares the statements of `sql` one by one with the tail pointer of
+    /// `sqlite3_prepare_v2` and hands each to `body` with its byte offset in the UTF-8 text.
+    ///
+    /// A statement is prepared only after the previous one has been handed over, so
+    /// `body` may run it and later statements can refer to what it created.
+    public func forEachStatement(
+        in sql: String,
+        _ body: (Statement, _ byteOffset: Int) throws -> Void
+    ) throws {
+        var utf8 = Array(sql.utf8)
+        utf8.append(0)
+        try utf8.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            try base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { start in
+                var cursor = start
+                let end = start + (buffer.count - 1)
+                while cursor < end {
+                    var handle: OpaquePointer?
+                    var tail: UnsafePointer<CChar>?
+                    let rc = sqlite3_prepare_v2(sqliteConnection, cursor, Int32(end - cursor), &handle, &tail)
+                    guard rc == SQLITE_OK else {
+                        let failing = String(decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self)
+                        sqlite3_finalize(handle)
+                        throw SQLiteError.current(on: sqliteConnection, code: rc, sql: failing)
+                    }
+                    let offset = cursor - start
+                    guard let next = tail, next > cursor else {
+                        sqlite3_finalize(handle)
+                        break
+                    }
+                    cursor = next
+                    // Only whitespace or comments: nothing to run.
+                    guard let handle else { continue }
+                    let statement = Statement(connection: self, preparedHandle: handle)
+                    try body(statement, offset)
+                }
+            }
+        }
+    }
+
+    // MARK: - Facts
+
+    /// The rowid of the most recent successful INSERT on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(sqliteConnection)) }
+
+    /// Whether the connection is outside any transaction (autocommit mode).
+    public var isAutocommit: Bool { sqlite3_get_autocommit(sqliteConnection) != 0 }
+
+    /// Whether the `main` database was opened read-only.
+    public var isReadOnly: Bool { sqlite3_db_readonly(sqliteConnection, "main") == 1 }
+
+    /// The file name of the `main` database as SQLite resolved it, or nil for memory.
+    public var fileName: String? {
+        guard let name = sqlite3_db_filename(sqliteConnection, "main") else { return nil }
+        let text = String(cString: name)
+        return text.isEmpty ? nil : text
+    }
+
+    // MARK: - Behaviour
+
+    /// Sets how long SQLite retries on SQLITE_BUSY before giving up.
+    public func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(sqliteConnection, milliseconds)
+    }
+
+    /// Sets a boolean `sqlite3_db_config` option (for example `SQLITE_DBCONFIG_DEFENSIVE`).
+    public func setConfiguration(_ option: Int32, enabled: Bool) throws {
+        var current: Int32 = 0
+        let rc = steward_sqlite_db_config_flag(sqliteConnection, option, enabled ? 1 : 0, &current)
+        guard rc == SQLITE_OK else { throw SQLiteError.current(on: sqliteConnection, code: rc) }
+    }
+
+    /// Hardens a connection that reads a file from elsewhere
+    /// (https://www.sqlite.org/security.html): defensive mode, untrusted schema,
+    /// cell size checks, no memory mapping.
+    public func harden() throws {
+        try setConfiguration(SQLITE_DBCONFIG_DEFENSIVE, enabled: true)
+        try setConfiguration(SQLITE_DBCONFIG_TRUSTED_SCHEMA, enabled: false)
+        try execute(sql: "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0")
+    }
+
+    /// Makes any running statement on this connection stop with SQLITE_INTERRUPT.
+    /// Safe to call from another thread.
+    public func interrupt() {
+        sqlite3_interrupt(sqliteConnection)
+    }
+
+    // MARK: - Progress
+
+    private final class ProgressBox {
+        let handler: () -> Bool
+        init(_ handler: @escaping () -> Bool) { self.handler = handler }
+    }
+
+    private var progressBox: UnsafeMutableRawPointer?
+
+    /// Calls `handler` about every `instructions` virtual-machine steps while a statement
+    /// runs (`sqlite3_progress_handler`). Returning `false` interrupts the statement.
+    /// Pass `nil` to remove the handler.
+    public func setProgressHandler(instructions: Int32, _ handler: (() -> Bool)?) {
+        sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
+        if let box = progressBox {
+            Unmanaged<ProgressBox>.fromOpaque(box).release()
+            progressBox = nil
+        }
+        guard let handler else { return }
+        let box = Unmanaged.passRetained(ProgressBox(handler)).toOpaque()
+        progressBox = box
+        sqlite3_progress_handler(sqliteConnection, instructions, { context in
+            guard let context else { return 0 }
+            let box = Unmanaged<ProgressBox>.fromOpaque(context).takeUnretainedValue()
+            return box.handler() ? 0 : 1
+        }, box)
+    }
+}

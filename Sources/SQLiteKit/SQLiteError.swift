@@ -1,0 +1,65 @@
+import CSQLite
+import Foundation
+
+/// An error returned by SQLite: the extended result code, SQLite's message and,
+/// when known, the SQL that was running. Bound values are never part of it.
+///
+/// Printed like `SQLite error 19: NOT NULL constraint failed: ticket.title - while executing 'INSERT …'`.
+public struct SQLiteError: Error, LocalizedError, CustomStringConvertible, Sendable, Equatable {
+    /// The extended result code (https://www.sqlite.org/rescode.html).
+    public let extendedCode: Int32
+    /// SQLite's own message (`sqlite3_errmsg`), or the generic text of the code.
+    public let message: String
+    /// The SQL being prepared or run, if any.
+    public let sql: String?
+
+    public init(extendedCode: Int32, message: String? = nil, sql: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message ?? String(cString: sqlite3_errstr(extendedCode))
+        self.sql = sql
+    }
+
+    /// The primary result code (the low 8 bits of the extended code).
+    public var code: Int32 { extendedCode & 0xFF }
+
+    /// SQLITE_BUSY or SQLITE_LOCKED: another connection holds a lock.
+    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+
+    /// SQLITE_INTERRUPT: `sqlite3_interrupt` or a progress handler stopped the statement.
+    public var isInterrupt: Bool { code == SQLITE_INTERRUPT }
+
+    /// SQLITE_NOTADB: the file is not a database (or its header is damaged).
+    public var isNotADatabase: Bool { code == SQLITE_NOTADB }
+
+    /// SQLITE_CORRUPT: the database (or an FTS index, as SQLITE_CORRUPT_VTAB) is damaged.
+    public var isCorrupt: Bool { code == SQLITE_CORRUPT }
+
+    /// SQLITE_FULL or SQLITE_IOERR: the disk is full or a read/write failed.
+    public var isInputOutput: Bool { code == SQLITE_FULL || code == SQLITE_IOERR }
+
+    public var description: String {
+        var text = "SQLite error \(extendedCode): \(message)"
+        if let sql {
+            text += " - while executing '\(sql.trimmingCharacters(in: .whitespacesAndNewlines))'"
+        }
+        return text
+    }
+
+    public var errorDescription: String? { description }
+
+    /// The error currently recorded on a connection handle.
+    static func current(on sqliteConnection: OpaquePointer?, code: Int32, sql: String? = nil) -> SQLiteError {
+        guard let sqliteConnection else {
+            return SQLiteError(extendedCode: code, sql: sql)
+        }
+        let extended = sqlite3_extended_errcode(sqliteConnection)
+        // The handle's error may belong to an earlier call when the code we got
+        // came from elsewhere (sqlite3_backup_finish, for one); keep the code we got.
+        let useExtended = (extended & 0xFF) == (code & 0xFF)
+        return SQLiteError(
+            extendedCode: useExtended ? extended : code,
+            message: useExtended ? String(cString: sqlite3_errmsg(sqliteConnection)) : nil,
+            sql: sql
+        )
+    }
+}

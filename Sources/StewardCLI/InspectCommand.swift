@@ -1,0 +1,132 @@
+import ArgumentKit
+import StewardCore
+
+/// `steward inspect PATH`: what is inside a database file.
+struct InspectCommand: StewardCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Show what is inside a SQLite database file.",
+        discussion: """
+            Reports the SQLite library and its FTS5 support, the file header, which of -wal, -shm \
+            and -journal exist beside the file, tables with row counts, indexes, triggers, views, \
+            and FTS5 tables with their options and sync triggers. The file is opened read-only and \
+            nothing is created beside it. Row data is never printed.
+            """,
+        arguments: [ArgumentDefinition("path", help: "The database file to inspect.")],
+        options: [CommonOptions.json])
+
+    let path: String
+    let json: Bool
+
+    init(_ values: ParsedValues) throws(CommandLineError) {
+        guard let path = values.argument("path"), !path.isEmpty else {
+            throw values.error("Missing expected argument '<path>'")
+        }
+        self.path = path
+        self.json = values.flag("json")
+    }
+
+    func run(on terminal: Terminal) throws -> Int32 {
+        let report = try Inspector().inspect(path: path)
+        terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+        return ExitCode.success
+    }
+
+    static func render(_ report: InspectReport) -> String {
+        var lines: [String] = []
+        let fts = report.sqlite.fts5Available ? "FTS5 available" : "FTS5 NOT available"
+        lines.append("Database   \(report.path)")
+        lines.append("SQLite     \(report.sqlite.version) (\(fts))")
+        lines.append("Size       \(ReportOutput.bytes(report.file.sizeBytes))")
+        let beside = [("-wal", report.file.walExists), ("-shm", report.file.shmExists),
+                      ("-journal", report.file.journalExists)].filter(\.1).map(\.0)
+        lines.append("Beside it  \(beside.isEmpty ? "no -wal, -shm or -journal" : beside.joined(separator: ", "))")
+
+        if let header = report.header {
+            lines.append("Header     page size \(header.pageSize), \(header.pageCount) pages, \(header.freelistCount) free, \(header.textEncoding)")
+            lines.append("           journal \(header.journalMode) (bytes 18-19 = \(header.writeVersion), \(header.readVersion)), auto-vacuum \(header.autoVacuum)")
+            lines.append("           user_version \(header.userVersion), application_id \(header.applicationID)")
+        } else {
+            lines.append("Header     none: the file is empty, which SQLite treats as an empty database")
+        }
+        if report.file.openedAs == "immutable" {
+            lines.append("Opened     immutable (no -wal to read; nothing created beside the file)")
+        }
+
+        let tables = report.tables.filter { $0.type != "shadow" }
+        lines.append("")
+        lines.append("Tables (\(tables.count))")
+        if tables.isEmpty { lines.append("  none") }
+        lines.append(ReportOutput.table(tables.map { table in
+            let count: String
+            if let rows = table.rowCount {
+                count = "\(rows) row" + (rows == 1 ? "" : "s")
+            } else if let error = table.error {
+                count = "cannot count: \(error)"
+            } else {
+                count = table.type
+            }
+            return [table.name, count]
+        }))
+        let shadows = report.tables.filter { $0.type == "shadow" }
+        if !shadows.isEmpty {
+            lines.append("  (\(shadows.count) FTS shadow tables: \(shadows.map(\.name).joined(separator: ", ")))")
+        }
+
+        let indexes = report.indexes.filter { $0.origin == "c" || $0.origin == "u" }
+        if !indexes.isEmpty {
+            lines.append("")
+            lines.append("Indexes (\(indexes.count))")
+            lines.append(ReportOutput.table(indexes.map { index in
+                [index.name, "on \(index.table)(\(index.columns.joined(separator: ", ")))", index.isUnique ? "unique" : ""]
+            }))
+        }
+
+        if !report.triggers.isEmpty {
+            lines.append("")
+            lines.append("Triggers (\(report.triggers.count))")
+            lines.append(ReportOutput.table(report.triggers.map { [$0.name, "\($0.timing) \($0.event) on \($0.table)"] }))
+        }
+
+        if !report.views.isEmpty {
+            lines.append("")
+            lines.append("Views (\(report.views.count))")
+            lines.append(contentsOf: report.views.map { "  \($0)" })
+        }
+
+        if !report.ftsTables.isEmpty {
+            lines.append("")
+            lines.append("FTS5 tables (\(report.ftsTables.count))")
+            for table in report.ftsTables {
+                lines.append("  \(table.name)")
+                lines.append("    columns        \(table.columns.joined(separator: ", "))")
+                switch table.contentMode {
+                case "external":
+                    lines.append("    content        \(table.content ?? "") (external), content_rowid \(table.contentRowID ?? "rowid")")
+                case "contentless":
+                    lines.append("    content        none (contentless)")
+                default:
+                    lines.append("    content        stored in the FTS table")
+                }
+                lines.append("    tokenize       \(table.tokenize)")
+                let others = table.options.filter { !["content", "content_rowid", "tokenize"].contains($0.key) }
+                if !others.isEmpty {
+                    lines.append("    options        " + others.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
+                }
+                if let sync = table.syncTriggers {
+                    let parts = [("insert", sync.insert), ("delete", sync.delete), ("update", sync.update)].map { event, name in
+                        "\(event) \(name ?? "MISSING")"
+                    }
+                    lines.append("    sync triggers  \(parts.joined(separator: ", "))")
+                }
+            }
+        }
+
+        if !report.warnings.isEmpty {
+            lines.append("")
+            lines.append("Warnings")
+            lines.append(contentsOf: report.warnings.map { "  - \($0)" })
+        }
+        return lines.joined(separator: "\n")
+    }
+}

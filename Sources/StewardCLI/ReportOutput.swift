@@ -1,0 +1,57 @@
+import Foundation
+import StewardCore
+
+/// Renders reports: one JSON object on stdout with `--json`, readable text otherwise.
+enum ReportOutput {
+    static func json<Report: Encodable>(_ report: Report) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(report)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The JSON object printed on stdout when a `--json` run fails.
+    struct Failure: Encodable {
+        let command: String
+        let status = "error"
+        let error: Detail
+        let exitCode: Int32
+
+        struct Detail: Encodable {
+            let kind: String
+            let message: String
+        }
+    }
+
+    static func failure(command: String, kind: String, message: String, exitCode: Int32) -> String {
+        let report = Failure(command: command, error: .init(kind: kind, message: message), exitCode: exitCode)
+        return (try? json(report)) ?? "{\"status\":\"error\",\"exitCode\":\(exitCode)}"
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@ (%lld bytes)", value, units[unit], count)
+    }
+
+    /// Left-aligned columns, two spaces apart.
+    static func table(_ rows: [[String]], indent: Int = 2) -> String {
+        guard let width = rows.map(\.count).max() else { return "" }
+        var widths = Array(repeating: 0, count: width)
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        return rows.map { row in
+            let cells = row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }
+            let line = String(repeating: " ", count: indent) + cells.joined(separator: "  ")
+            return String(line.reversed().drop { $0 == " " }.reversed())
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentKit
+import Foundation
+import StewardCore
+
+/// The `steward` command: parses the arguments, runs a subcommand, picks the exit status.
+public enum Steward {
+    static var commands: [any StewardCommand.Type] { [
+        InspectCommand.self,
+    ] }
+
+    /// Commands that appear in help but are not built yet.
+    static let plannedCommands: [CommandConfiguration] = [
+        CommandConfiguration(
+            commandName: "migrate",
+            abstract: "Apply versioned SQL migrations, bumping user_version in the same transaction.",
+            unavailableReason: "'steward migrate' is not available in this version of Steward yet."),
+        CommandConfiguration(
+            commandName: "verify",
+            abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
+            unavailableReason: "'steward verify' is not available in this version of Steward yet."),
+        CommandConfiguration(
+            commandName: "backup",
+            abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
+            unavailableReason: "'steward backup' is not available in this version of Steward yet."),
+        CommandConfiguration(
+            commandName: "restore",
+            abstract: "Unpack a bundle into a fresh directory and prove the database works.",
+            unavailableReason: "'steward restore' is not available in this version of Steward yet."),
+    ]
+
+    static var root: CommandConfiguration {
+        let order = ["migrate", "verify", "backup", "restore", "inspect"]
+        let all = commands.map { $0.configuration } + plannedCommands
+        return CommandConfiguration(
+            commandName: "steward",
+            abstract: "Keep SQLite databases safe through upgrades and handovers.",
+            discussion: """
+                Exit status: 0 success; 1 a check failed or Steward refused to publish; 64 usage error; \
+                65 bad input data; 66 input not found; 73 output cannot be created; 74 I/O error; \
+                75 database busy or locked (retrying may succeed); 130 interrupted.
+                """,
+            version: StewardVersion.current,
+            subcommands: order.compactMap { name in all.first { $0.commandName == name } })
+    }
+
+    /// Runs `steward` with `arguments` (without the program name) and returns the exit status.
+    public static func run(arguments: [String], terminal: Terminal) -> Int32 {
+        let parser = CommandLineParser(root: root)
+        let values: ParsedValues
+        do {
+            switch try parser.parse(arguments) {
+            case .help(let text):
+                terminal.print(text)
+                return ExitCode.success
+            case .version(let version):
+                terminal.print(version)
+                return ExitCode.success
+            case .run(let parsed):
+                values = parsed
+            }
+        } catch {
+            terminal.diagnose(error.description)
+            return CommandLineError.exitCode
+        }
+
+        if let reason = values.command.unavailableReason {
+            terminal.diagnose(values.error(reason).description)
+            return CommandLineError.exitCode
+        }
+        guard let type = commands.first(where: { $0.configuration.commandName == values.command.commandName }) else {
+            terminal.diagnose("Error: no implementation for '\(values.command.commandName)'")
+            return ExitCode.software
+        }
+
+        let command: any StewardCommand
+        do {
+            command = try type.init(values)
+        } catch {
+            terminal.diagnose(error.description)
+            return CommandLineError.exitCode
+        }
+
+        let name = values.command.commandName
+        do {
+            return try command.run(on: terminal)
+        } catch let error as StewardError {
+            return fail(command: name, kind: error.kind.rawValue, message: error.message,
+                        status: ExitCode.for(error.kind), json: command.json, terminal: terminal)
+        } catch {
+            return fail(command: name, kind: StewardError.Kind.internal.rawValue, message: "\(error)",
+                        status: ExitCode.software, json: command.json, terminal: terminal)
+        }
+    }
+
+    private static func fail(
+        command: String, kind: String, message: String, status: Int32, json: Bool, terminal: Terminal
+    ) -> Int32 {
+        terminal.diagnose("Error: \(message)")
+        if json {
+            terminal.print(ReportOutput.failure(command: command, kind: kind, message: message, exitCode: status))
+        }
+        return status
+    }
+
+    /// The entry point of the executable.
+    public static func main() -> Never {
+        let status = run(arguments: Array(CommandLine.arguments.dropFirst()), terminal: .standard())
+        exit(status)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import SQLiteKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Looks at a path before SQLite opens it: existence, type, readability, the header.
+/// The file descriptor is closed before any SQLite connection opens the file, because
+/// closing a descriptor drops every POSIX lock the process holds on that file.
+struct FileProbe {
+    let path: String
+    let size: Int64
+    /// The first 100 bytes, fewer for a short file.
+    let headerBytes: [UInt8]
+
+    init(path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if errno == ENOENT || errno == ENOTDIR {
+                throw StewardError(.notFound, "\(path): no such file")
+            }
+            throw StewardError(.notFound, "cannot read \(path): \(reason)")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw StewardError(.badInput, "not a SQLite database: \(path) is a directory")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StewardError(.badInput, "not a SQLite database: \(path) is not a regular file")
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw StewardError(.notFound, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: DatabaseHeader.size)
+        var filled = 0
+        while filled < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                read(descriptor, raw.baseAddress! + filled, raw.count - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StewardError(.inputOutput, "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        self.path = path
+        self.size = Int64(info.st_size)
+        self.headerBytes = Array(buffer.prefix(filled))
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// A `file:` URI for `path` with the given query, percent-encoding what URIs reserve.
+    static func uri(for path: String, query: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var encoded = ""
+        for byte in absolute.utf8 {
+            let character = Character(Unicode.Scalar(byte))
+            if byte < 0x80, character.isLetter || character.isNumber || "/-._~".contains(character) {
+                encoded.append(character)
+            } else {
+                encoded += String(format: "%%%02X", byte)
+            }
+        }
+        return "file:\(encoded)?\(query)"
+    }
+}

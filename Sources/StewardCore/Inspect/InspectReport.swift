@@ -1,0 +1,91 @@
+import SQLiteKit
+
+/// What `steward inspect` found in a database file. Names, counts and settings only.
+public struct InspectReport: Codable, Sendable {
+    public struct Library: Codable, Sendable {
+        public let version: String
+        public let sourceID: String
+        /// Proven by creating an FTS5 table on an in-memory connection.
+        public let fts5Available: Bool
+        /// The compile options that matter for Steward's work.
+        public let compileOptions: [String]
+    }
+
+    public struct FileFacts: Codable, Sendable {
+        public let sizeBytes: Int64
+        public let isEmpty: Bool
+        /// Which of `-wal`, `-shm`, `-journal` exist beside the file.
+        public let walExists: Bool
+        public let shmExists: Bool
+        public let journalExists: Bool
+        /// `read-only`, or `immutable` when the file was read without locks or WAL.
+        public let openedAs: String
+    }
+
+    public struct Header: Codable, Sendable {
+        public let pageSize: Int
+        public let pageCount: Int
+        public let freelistCount: Int
+        public let textEncoding: String
+        /// `rollback` or `wal`, from header bytes 18–19.
+        public let journalMode: String
+        public let writeVersion: Int
+        public let readVersion: Int
+        public let userVersion: Int32
+        public let applicationID: Int32
+        public let autoVacuum: String
+        public let schemaFormat: Int
+        /// The SQLite version that last wrote the file.
+        public let writtenBySQLite: Int
+    }
+
+    public struct Table: Codable, Sendable {
+        public let name: String
+        public let type: String
+        /// Rows in the table; nil for virtual tables (a count without MATCH proves nothing).
+        public let rowCount: Int64?
+        public let columnCount: Int
+        public let isWithoutRowID: Bool
+        public let isStrict: Bool
+        /// Why the table could not be counted, if it could not.
+        public let error: String?
+    }
+
+    public struct Trigger: Codable, Sendable {
+        public let name: String
+        public let table: String
+        public let timing: String
+        public let event: String
+    }
+
+    public struct FTSTable: Codable, Sendable {
+        public let name: String
+        public let columns: [String]
+        public let unindexedColumns: [String]
+        public let contentMode: String
+        public let content: String?
+        public let contentRowID: String?
+        public let tokenize: String
+        /// Every option as declared, including `content`, `content_rowid` and `tokenize`.
+        public let options: [String: String]
+        /// For external-content tables: the insert, delete and update sync triggers.
+        public let syncTriggers: FTS5SyncTriggers?
+        public let missingSyncTriggers: [String]
+    }
+
+    public var command = "inspect"
+    public let stewardVersion: String
+    public let path: String
+    public let kind: String
+    public let sqlite: Library
+    public let file: FileFacts
+    public let header: Header?
+    /// `PRAGMA journal_mode` as the read-only connection sees it.
+    public let journalMode: String?
+    public let tables: [Table]
+    public let indexes: [Schema.Index]
+    public let triggers: [Trigger]
+    public let views: [String]
+    public let ftsTables: [FTSTable]
+    public let warnings: [String]
+}

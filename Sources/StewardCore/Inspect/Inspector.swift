@@ -1,0 +1,170 @@
+import Foundation
+import SQLiteKit
+
+/// `steward inspect`: what a person needs to know before touching a database file.
+///
+/// The file is opened read-only. A WAL database whose `-wal` file is absent is opened
+/// with `immutable=1`, so that SQLite creates no `-wal` or `-shm` beside it.
+public struct Inspector {
+    public init() {}
+
+    /// The compile options worth showing: full-text search, JSON, threading and defaults
+    /// that change how files behave.
+    static let interestingOptionPrefixes = [
+        "ENABLE_FTS", "ENABLE_JSON", "ENABLE_RTREE", "ENABLE_DBSTAT", "ENABLE_UNLOCK_NOTIFY",
+        "THREADSAFE", "DEFAULT_FOREIGN_KEYS", "DEFAULT_WAL", "DEFAULT_JOURNAL", "SECURE_DELETE",
+        "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "OMIT_", "USE_URI", "ENABLE_PREUPDATE",
+    ]
+
+    public static func libraryFacts() -> InspectReport.Library {
+        InspectReport.Library(
+            version: SQLiteLibrary.version,
+            sourceID: SQLiteLibrary.sourceID,
+            fts5Available: SQLiteLibrary.canCreateFTS5(),
+            compileOptions: SQLiteLibrary.compileOptions.filter { option in
+                interestingOptionPrefixes.contains { option.hasPrefix($0) }
+            })
+    }
+
+    public func inspect(path: String) throws -> InspectReport {
+        let probe = try FileProbe(path: path)
+        let library = Self.libraryFacts()
+        let walExists = FileProbe.exists(path + "-wal")
+        let shmExists = FileProbe.exists(path + "-shm")
+        let journalExists = FileProbe.exists(path + "-journal")
+        var warnings: [String] = []
+
+        if probe.size == 0 {
+            return InspectReport(
+                stewardVersion: StewardVersion.current, path: path, kind: "empty-database", sqlite: library,
+                file: .init(sizeBytes: 0, isEmpty: true, walExists: walExists, shmExists: shmExists,
+                            journalExists: journalExists, openedAs: "not opened"),
+                header: nil, journalMode: nil, tables: [], indexes: [], triggers: [], views: [], ftsTables: [],
+                warnings: ["the file is empty: SQLite treats a zero-length file as an empty database"])
+        }
+
+        let header: DatabaseHeader
+        do {
+            header = try DatabaseHeader(bytes: probe.headerBytes)
+        } catch let problem as DatabaseHeader.Problem {
+            throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
+        }
+
+        // Immutable when nothing but the main file holds data and opening normally would
+        // create files: a WAL database without its -wal.
+        let immutable = header.isWAL && !walExists
+        if journalExists {
+            warnings.append("a -journal file exists beside the database: a write was interrupted or is in progress")
+        }
+        if header.isWAL && walExists && !shmExists {
+            warnings.append("a -wal file exists without its -shm: SQLite may recover it on the next read-write open")
+        }
+
+        var openedAs = immutable ? "immutable" : "read-only"
+        let connection: Connection
+        do {
+            connection = try Self.openAndRead(path: path, immutable: immutable)
+        } catch let error as SQLiteError where !immutable && !error.isBusy && !error.isNotADatabase && !error.isCorrupt {
+            // A read-only directory can keep SQLite from opening a live WAL database;
+            // the main file alone can still be read, without what the -wal holds.
+            guard let fallback = try? Self.openAndRead(path: path, immutable: true) else {
+                throw Self.explain(error, path: path)
+            }
+            connection = fallback
+            openedAs = "immutable"
+            warnings.append("opened without the -wal file (\(error.message)): recent commits may be missing")
+        } catch let error as SQLiteError {
+            throw Self.explain(error, path: path)
+        }
+
+        do {
+            try connection.harden()
+            let schema = try Schema(reading: connection)
+            let pageCount = try connection.integer(sql: "PRAGMA page_count")
+            let freelist = try connection.integer(sql: "PRAGMA freelist_count")
+            let journalMode = try connection.journalMode()
+
+            let tables = schema.tables.map { table -> InspectReport.Table in
+                guard table.type != "virtual" else {
+                    return .init(name: table.name, type: table.type, rowCount: nil, columnCount: table.columnCount,
+                                 isWithoutRowID: table.isWithoutRowID, isStrict: table.isStrict, error: nil)
+                }
+                do {
+                    let count = try connection.integer(sql: "SELECT count(*) FROM main.\(Connection.quote(identifier: table.name))")
+                    return .init(name: table.name, type: table.type, rowCount: count, columnCount: table.columnCount,
+                                 isWithoutRowID: table.isWithoutRowID, isStrict: table.isStrict, error: nil)
+                } catch let error as SQLiteError {
+                    return .init(name: table.name, type: table.type, rowCount: nil, columnCount: table.columnCount,
+                                 isWithoutRowID: table.isWithoutRowID, isStrict: table.isStrict,
+                                 error: error.message)
+                } catch {
+                    return .init(name: table.name, type: table.type, rowCount: nil, columnCount: table.columnCount,
+                                 isWithoutRowID: table.isWithoutRowID, isStrict: table.isStrict,
+                                 error: "\(error)")
+                }
+            }
+
+            let ftsTables = schema.fts5Tables.map { fts -> InspectReport.FTSTable in
+                let sync = fts.contentMode == .external ? schema.syncTriggers(for: fts) : nil
+                return InspectReport.FTSTable(
+                    name: fts.name, columns: fts.columns, unindexedColumns: fts.unindexedColumns,
+                    contentMode: fts.contentMode.rawValue, content: fts.contentTable, contentRowID: fts.contentRowID,
+                    tokenize: fts.tokenizer, options: fts.options, syncTriggers: sync,
+                    missingSyncTriggers: sync?.missing ?? [])
+            }
+            for fts in ftsTables where !fts.missingSyncTriggers.isEmpty {
+                warnings.append("\(fts.name) has no \(fts.missingSyncTriggers.joined(separator: ", ")) sync trigger on \(fts.content ?? "its content table")")
+            }
+            if !library.fts5Available && !ftsTables.isEmpty {
+                warnings.append("this SQLite cannot create FTS5 tables: full-text search will not work here")
+            }
+
+            return InspectReport(
+                stewardVersion: StewardVersion.current, path: path, kind: "database", sqlite: library,
+                file: .init(sizeBytes: probe.size, isEmpty: false, walExists: walExists, shmExists: shmExists,
+                            journalExists: journalExists, openedAs: openedAs),
+                header: .init(
+                    pageSize: header.pageSize, pageCount: Int(pageCount), freelistCount: Int(freelist),
+                    textEncoding: header.textEncodingName, journalMode: header.journalName,
+                    writeVersion: Int(header.writeVersion), readVersion: Int(header.readVersion),
+                    userVersion: header.userVersion, applicationID: header.applicationID,
+                    autoVacuum: header.autoVacuumName, schemaFormat: Int(header.schemaFormat),
+                    writtenBySQLite: Int(header.sqliteVersionNumber)),
+                journalMode: journalMode,
+                tables: tables, indexes: schema.indexes,
+                triggers: schema.triggers.map { .init(name: $0.name, table: $0.table, timing: $0.timing, event: $0.event) },
+                views: schema.views, ftsTables: ftsTables, warnings: warnings)
+        } catch let error as SQLiteError {
+            throw Self.explain(error, path: path)
+        }
+    }
+
+    static func open(path: String, immutable: Bool) throws -> Connection {
+        let query = immutable ? "mode=ro&immutable=1" : "mode=ro"
+        return try Connection(path: FileProbe.uri(for: path, query: query), mode: [.readOnly, .uri, .noFollow])
+    }
+
+    /// Opens the file and reads its schema once, which is when SQLite first touches it.
+    private static func openAndRead(path: String, immutable: Bool) throws -> Connection {
+        let connection = try open(path: path, immutable: immutable)
+        _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
+        return connection
+    }
+
+    /// Turns an SQLite error met while reading a file into a Steward error.
+    static func explain(_ error: SQLiteError, path: String) -> StewardError {
+        if error.isNotADatabase {
+            return StewardError(.badInput, "not a SQLite database: \(path) (\(error.message))")
+        }
+        if error.isCorrupt {
+            return StewardError(.badInput, "the database is damaged: \(path) (\(error.message))")
+        }
+        if error.isBusy {
+            return StewardError(.busy, "the database is locked: \(path) (\(error.message))")
+        }
+        if error.isInputOutput {
+            return StewardError(.inputOutput, "cannot read \(path): \(error.message)")
+        }
+        return StewardError(.badInput, "cannot read the database \(path): \(error.message)")
+    }
+}

@@ -1,0 +1,93 @@
+import SQLiteKit
+
+/// The schema of a database's `main` schema, read from `sqlite_schema` and pragmas.
+/// Holds names and declarations only, never row data.
+public struct Schema: Sendable {
+    public struct Table: Sendable, Codable, Equatable {
+        public let name: String
+        /// `table`, `virtual` or `shadow` (from `PRAGMA table_list`).
+        public let type: String
+        public let columnCount: Int
+        public let isWithoutRowID: Bool
+        public let isStrict: Bool
+    }
+
+    public struct Index: Sendable, Codable, Equatable {
+        public let name: String
+        public let table: String
+        /// Column names in index order; `<expression>` for an indexed expression.
+        public let columns: [String]
+        public let isUnique: Bool
+        /// `c` for CREATE INDEX, `u` for a UNIQUE constraint, `pk` for a PRIMARY KEY.
+        public let origin: String
+        public let isPartial: Bool
+    }
+
+    public let tables: [Table]
+    public let indexes: [Index]
+    public let triggers: [TriggerDefinition]
+    public let views: [String]
+    public let fts5Tables: [FTS5Definition]
+
+    /// Reads the schema through `connection`.
+    public init(reading connection: Connection) throws {
+        var tables: [Table] = []
+        try connection.forEachRow(sql: "SELECT name, type, ncol, wr, strict FROM pragma_table_list WHERE schema = 'main' ORDER BY name") { row in
+            let name = row.text(at: 0) ?? ""
+            let type = row.text(at: 1) ?? ""
+            guard type != "view", name != "sqlite_schema", name != "sqlite_temp_schema" else { return }
+            tables.append(Table(
+                name: name, type: type, columnCount: row.int(at: 2),
+                isWithoutRowID: row.int(at: 3) != 0, isStrict: row.int(at: 4) != 0))
+        }
+
+        var indexes: [Index] = []
+        for table in tables where table.type != "virtual" {
+            try connection.forEachRow(
+                sql: "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?) ORDER BY name",
+                bindings: [.text(table.name)]
+            ) { row in
+                let name = row.text(at: 0) ?? ""
+                var columns: [String] = []
+                try connection.forEachRow(
+                    sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", bindings: [.text(name)]
+                ) { column in
+                    columns.append(column.text(at: 0) ?? "<expression>")
+                }
+                indexes.append(Index(
+                    name: name, table: table.name, columns: columns, isUnique: row.int(at: 1) != 0,
+                    origin: row.text(at: 2) ?? "", isPartial: row.int(at: 3) != 0))
+            }
+        }
+
+        var triggers: [TriggerDefinition] = []
+        var views: [String] = []
+        var fts5Tables: [FTS5Definition] = []
+        try connection.forEachRow(sql: "SELECT type, name, sql FROM main.sqlite_schema ORDER BY name") { row in
+            let type = row.text(at: 0) ?? ""
+            let name = row.text(at: 1) ?? ""
+            let sql = row.text(at: 2) ?? ""
+            switch type {
+            case "trigger":
+                if let trigger = TriggerDefinition(name: name, sql: sql) { triggers.append(trigger) }
+            case "view":
+                views.append(name)
+            case "table":
+                if let fts = FTS5Definition(name: name, sql: sql) { fts5Tables.append(fts) }
+            default:
+                break
+            }
+        }
+
+        self.tables = tables
+        self.indexes = indexes
+        self.triggers = triggers
+        self.views = views
+        self.fts5Tables = fts5Tables
+    }
+
+    /// The sync triggers of an external-content FTS5 table.
+    public func syncTriggers(for definition: FTS5Definition) -> FTS5SyncTriggers {
+        FTS5SyncTriggers(for: definition, among: triggers)
+    }
+}

@@ -1,0 +1,3 @@
+import StewardCLI
+
+Steward.main()
