@@ -1,0 +1,94 @@
+import Foundation
+
+/// Runs the built `steward` binary and collects what it printed.
+public struct StewardRun: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+
+    /// All output, for privacy checks.
+    public var allOutput: String { stdout + stderr }
+
+    /// stdout parsed as one JSON object.
+    public func json() throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(stdout.utf8))
+        guard let dictionary = object as? [String: Any] else {
+            throw CocoaError(.propertyListReadCorrupt)
+        }
+        return dictionary
+    }
+}
+
+public enum StewardProcess {
+    /// The `steward` executable next to the test bundle (same build directory), or
+    /// `STEWARD_BINARY` when set.
+    public static var executable: URL {
+        if let override = ProcessInfo.processInfo.environment["STEWARD_BINARY"] {
+            return URL(fileURLWithPath: override)
+        }
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = runner.deletingLastPathComponent()
+        // On Linux the test runner is `.build/<config>/StewardPackageTests.xctest`.
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("steward")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return Fixtures.repositoryRoot.appendingPathComponent(".build/debug/steward")
+    }
+
+    /// Runs `steward` with `arguments`, optionally as another user (`setpriv`), with a
+    /// time limit after which the process is killed.
+    public static func run(
+        _ arguments: [String],
+        currentDirectory: String? = nil,
+        asUser uid: UInt32? = nil,
+        timeout: TimeInterval = 60
+    ) throws -> StewardRun {
+        let process = Process()
+        if let uid {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
+        if let currentDirectory {
+            process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)
+        }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+
+        // Read both pipes while the process runs so that neither fills up.
+        let group = DispatchGroup()
+        let outData = LockedData(), errData = LockedData()
+        for (pipe, sink) in [(out, outData), (err, errData)] {
+            group.enter()
+            DispatchQueue.global().async {
+                sink.set(pipe.fileHandleForReading.readDataToEndOfFile())
+                group.leave()
+            }
+        }
+        let deadline = DispatchTime.now() + timeout
+        if group.wait(timeout: deadline) == .timedOut {
+            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            group.wait()
+        }
+        process.waitUntilExit()
+        return StewardRun(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData.get(), as: UTF8.self),
+            stderr: String(decoding: errData.get(), as: UTF8.self))
+    }
+}
+
+final class LockedData: @unchecked Sendable {
+    private var data = Data()
+    private let lock = NSLock()
+    func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
+    func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
+}
