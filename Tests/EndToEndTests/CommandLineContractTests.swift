@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The command-line contract of design.md, checked on the built binary.
+@Suite struct CommandLineContractTests {
+    @Test func noArgumentsPrintsHelp() throws {
+        let run = try StewardProcess.run([])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("OVERVIEW: "))
+        for command in ["migrate", "verify", "backup", "restore", "inspect"] {
+            #expect(run.stdout.contains("  \(command) "), "help lists \(command)")
+        }
+        #expect(run.stderr.isEmpty)
+    }
+
+    @Test(arguments: [["--help"], ["-h"], ["help"]])
+    func rootHelp(arguments: [String]) throws {
+        let run = try StewardProcess.run(arguments)
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("USAGE: steward <subcommand>"))
+        #expect(run.stdout.contains("SUBCOMMANDS:"))
+    }
+
+    @Test(arguments: [["help", "inspect"], ["inspect", "--help"], ["inspect", "-h"], ["inspect", "x.db", "--json", "--help"]])
+    func commandHelp(arguments: [String]) throws {
+        let run = try StewardProcess.run(arguments)
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("USAGE: steward inspect [--json] <path>"))
+        #expect(run.stdout.contains("ARGUMENTS:"))
+        #expect(run.stdout.contains("-h, --help"))
+        #expect(run.stderr.isEmpty)
+    }
+
+    @Test func version() throws {
+        let run = try StewardProcess.run(["--version"])
+        #expect(run.status == 0)
+        #expect(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+    }
+
+    struct UsageCase: Sendable, CustomTestStringConvertible {
+        let arguments: [String]
+        let error: String
+        let usage: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let usageCases: [UsageCase] = [
+        UsageCase(arguments: ["inspect", "--josn", "x.db"],
+                  error: "Error: Unknown option '--josn'. Did you mean '--json'?",
+                  usage: "Usage: steward inspect [--json] <path>"),
+        UsageCase(arguments: ["inspect", "--frobnicate", "x.db"],
+                  error: "Error: Unknown option '--frobnicate'",
+                  usage: "Usage: steward inspect [--json] <path>"),
+        UsageCase(arguments: ["inspect"],
+                  error: "Error: Missing expected argument '<path>'",
+                  usage: "Usage: steward inspect [--json] <path>"),
+        UsageCase(arguments: ["inspect", "a.db", "b.db"],
+                  error: "Error: Unexpected argument 'b.db'",
+                  usage: "Usage: steward inspect [--json] <path>"),
+        UsageCase(arguments: ["inspect", "--json=yes", "a.db"],
+                  error: "Error: The flag '--json' does not take a value",
+                  usage: "Usage: steward inspect [--json] <path>"),
+        UsageCase(arguments: ["inpsect", "a.db"],
+                  error: "Error: Unknown command 'inpsect'. Did you mean 'inspect'?",
+                  usage: "Usage: steward <subcommand>"),
+        UsageCase(arguments: ["help", "frob"],
+                  error: "Error: Unknown command 'frob'",
+                  usage: "Usage: steward <subcommand>"),
+        UsageCase(arguments: ["--verison"],
+                  error: "Error: Unknown option '--verison'. Did you mean '--version'?",
+                  usage: "Usage: steward <subcommand>"),
+    ]
+
+    @Test(arguments: usageCases)
+    func usageErrorsAreThreeLinesAndExit64(_ usageCase: UsageCase) throws {
+        let run = try StewardProcess.run(usageCase.arguments)
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 4, "three lines and a final newline")
+        #expect(lines.first == usageCase.error)
+        #expect(lines.dropFirst().first == usageCase.usage)
+        let command = usageCase.usage.hasPrefix("Usage: steward inspect") ? "steward inspect" : "steward"
+        #expect(lines.dropFirst(2).first == "  See '\(command) --help' for more information.")
+    }
+
+    @Test(arguments: ["verify", "backup", "restore"])
+    func unbuiltCommandsSaySoAndExit64(command: String) throws {
+        let run = try StewardProcess.run([command])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("not available in this version"))
+        #expect(run.stdout.isEmpty)
+        let help = try StewardProcess.run([command, "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("OVERVIEW:"))
+    }
+
+    @Test func optionValueAfterEqualsAndDoubleDash() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("-odd-name.db")
+        try Fixtures.makeExampleDatabase(at: path)
+        let run = try StewardProcess.run(["inspect", "--json", "--", "-odd-name.db"], currentDirectory: directory.path)
+        #expect(run.status == 0)
+        #expect(try run.json()["path"] as? String == "-odd-name.db")
+    }
+
+    @Test func jsonFailureIsOneObjectOnStdout() throws {
+        let run = try StewardProcess.run(["inspect", "--json", "/nonexistent/steward/db.sqlite"])
+        #expect(run.status == 66)
+        let object = try run.json()
+        #expect(object["status"] as? String == "error")
+        #expect(object["exitCode"] as? Int == 66)
+        #expect(run.stderr.hasPrefix("Error: "))
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Every page under man/ passes `mandoc -Tlint` without a single message.
+@Suite struct ManPageTests {
+    static var pages: [String] {
+        let directory = Fixtures.repositoryRoot.appendingPathComponent("man")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".1") }.sorted()
+    }
+
+    @Test func everyCommandHasAPage() {
+        for page in ["steward.1", "steward-inspect.1"] {
+            #expect(Self.pages.contains(page), "man/\(page) exists")
+        }
+    }
+
+    @Test(arguments: pages)
+    func lintIsClean(page: String) throws {
+        let path = Fixtures.repositoryRoot.appendingPathComponent("man").appendingPathComponent(page).path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["mandoc", "-Tlint", "-W", "all", path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "mandoc -Tlint \(page): \(text)")
+        #expect(text.isEmpty, "mandoc -Tlint \(page): \(text)")
+    }
+}
