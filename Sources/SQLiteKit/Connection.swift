@@ -57,8 +57,12 @@ public final class Connection {
 
     deinit {
         sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
+        sqlite3_busy_handler(sqliteConnection, nil, nil)
         if let box = progressBox {
             Unmanaged<ProgressBox>.fromOpaque(box).release()
+        }
+        if let box = busyBox {
+            Unmanaged<BusyBox>.fromOpaque(box).release()
         }
         sqlite3_close_v2(sqliteConnection)
     }
@@ -105,9 +109,14 @@ public final class Connection {
                     var tail: UnsafePointer<CChar>?
                     let rc = sqlite3_prepare_v2(sqliteConnection, cursor, Int32(end - cursor), &handle, &tail)
                     guard rc == SQLITE_OK else {
-                        let failing = String(decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self)
+                        // sqlite3_error_offset (3.38+) points at the failing token, if known.
+                        let errorOffset = Int(sqlite3_error_offset(sqliteConnection))
+                        let error = SQLiteError.current(on: sqliteConnection, code: rc)
                         sqlite3_finalize(handle)
-                        throw SQLiteError.current(on: sqliteConnection, code: rc, sql: failing)
+                        let statementOffset = cursor - start
+                        throw StatementPreparationError(
+                            byteOffset: errorOffset >= 0 ? statementOffset + errorOffset : statementOffset,
+                            error: error)
                     }
                     let offset = cursor - start
                     guard let next = tail, next > cursor else {
@@ -122,6 +131,14 @@ public final class Connection {
                 }
             }
         }
+    }
+
+    /// Why `forEachStatement(in:_:)` could not prepare a statement, and where.
+    public struct StatementPreparationError: Error, CustomStringConvertible {
+        /// Byte offset in the UTF-8 text of the failing token, or of the statement.
+        public let byteOffset: Int
+        public let error: SQLiteError
+        public var description: String { error.description }
     }
 
     // MARK: - Facts
@@ -172,6 +189,35 @@ public final class Connection {
     /// Safe to call from another thread.
     public func interrupt() {
         sqlite3_interrupt(sqliteConnection)
+    }
+
+    // MARK: - Busy handling
+
+    private final class BusyBox {
+        let handler: (Int) -> Bool
+        init(_ handler: @escaping (Int) -> Bool) { self.handler = handler }
+    }
+
+    private var busyBox: UnsafeMutableRawPointer?
+
+    /// Calls `handler` with the number of earlier calls each time a lock is busy
+    /// (`sqlite3_busy_handler`); returning `true` retries, `false` gives up with
+    /// SQLITE_BUSY. The handler should sleep briefly before returning `true`.
+    /// Replaces any busy timeout. Pass `nil` to remove it.
+    public func setBusyHandler(_ handler: ((Int) -> Bool)?) {
+        sqlite3_busy_handler(sqliteConnection, nil, nil)
+        if let box = busyBox {
+            Unmanaged<BusyBox>.fromOpaque(box).release()
+            busyBox = nil
+        }
+        guard let handler else { return }
+        let box = Unmanaged.passRetained(BusyBox(handler)).toOpaque()
+        busyBox = box
+        sqlite3_busy_handler(sqliteConnection, { context, count in
+            guard let context else { return 0 }
+            let box = Unmanaged<BusyBox>.fromOpaque(context).takeUnretainedValue()
+            return box.handler(Int(count)) ? 1 : 0
+        }, box)
     }
 
     // MARK: - Progress

@@ -56,8 +56,7 @@ struct InspectCommand: StewardCommand {
         let tables = report.tables.filter { $0.type != "shadow" }
         lines.append("")
         lines.append("Tables (\(tables.count))")
-        if tables.isEmpty { lines.append("  none") }
-        lines.append(ReportOutput.table(tables.map { table in
+        if tables.isEmpty { lines.append("  none") } else { lines.append(ReportOutput.table(tables.map { table in
             let count: String
             if let rows = table.rowCount {
                 count = "\(rows) row" + (rows == 1 ? "" : "s")
@@ -67,7 +66,7 @@ struct InspectCommand: StewardCommand {
                 count = table.type
             }
             return [table.name, count]
-        }))
+        })) }
         let shadows = report.tables.filter { $0.type == "shadow" }
         if !shadows.isEmpty {
             lines.append("  (\(shadows.count) FTS shadow tables: \(shadows.map(\.name).joined(separator: ", ")))")

@@ -6,14 +6,11 @@ import StewardCore
 public enum Steward {
     static var commands: [any StewardCommand.Type] { [
         InspectCommand.self,
+        MigrateCommand.self,
     ] }
 
     /// Commands that appear in help but are not built yet.
     static let plannedCommands: [CommandConfiguration] = [
-        CommandConfiguration(
-            commandName: "migrate",
-            abstract: "Apply versioned SQL migrations, bumping user_version in the same transaction.",
-            unavailableReason: "'steward migrate' is not available in this version of Steward yet."),
         CommandConfiguration(
             commandName: "verify",
             abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",

@@ -29,7 +29,7 @@ struct FileProbe {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StewardError(.badInput, "not a SQLite database: \(path) is not a regular file")
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.notFound, "cannot read \(path): \(String(cString: strerror(errno)))")
         }
@@ -70,5 +70,21 @@ struct FileProbe {
             }
         }
         return "file:\(encoded)?\(query)"
+    }
+
+    /// Opens a database read-only through a `file:` URI; `immutable=1` reads the main
+    /// file without locks and without creating `-wal` or `-shm`.
+    static func open(path: String, immutable: Bool) throws -> Connection {
+        let query = immutable ? "mode=ro&immutable=1" : "mode=ro"
+        return try Connection(path: uri(for: path, query: query), mode: [.readOnly, .uri])
+    }
+
+    /// Opens a database read-only without creating anything beside it: immutable when
+    /// it is in WAL mode and its `-wal` is absent (nothing but the main file holds data).
+    static func openReadOnly(path: String, header: DatabaseHeader?) throws -> Connection {
+        let immutable = (header?.isWAL ?? false) && !exists(path + "-wal")
+        let connection = try open(path: path, immutable: immutable)
+        _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
+        return connection
     }
 }

@@ -140,8 +140,7 @@ public struct Inspector {
     }
 
     static func open(path: String, immutable: Bool) throws -> Connection {
-        let query = immutable ? "mode=ro&immutable=1" : "mode=ro"
-        return try Connection(path: FileProbe.uri(for: path, query: query), mode: [.readOnly, .uri, .noFollow])
+        try FileProbe.open(path: path, immutable: immutable)
     }
 
     /// Opens the file and reads its schema once, which is when SQLite first touches it.

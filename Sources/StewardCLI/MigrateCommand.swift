@@ -1,0 +1,131 @@
+import ArgumentKit
+import Foundation
+import StewardCore
+
+/// `steward migrate`: versioned SQL, all or nothing.
+struct MigrateCommand: StewardCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply versioned SQL migrations, bumping user_version in the same transaction.",
+        discussion: """
+            Applies NNNN_name.sql files (or N_name.up.sql) in version order inside one BEGIN IMMEDIATE \
+            transaction, setting PRAGMA user_version to each version as it goes. FTS5 tables created or \
+            redefined by the run, and those named by '-- steward: rebuild-fts NAME', are rebuilt and \
+            checked before the commit. Any failure rolls everything back.
+            """,
+        options: [
+            .option("db", value: "path", help: "The database to migrate.", required: true),
+            .option("migrations", value: "dir", help: "The migration directory.", default: "migrations"),
+            .option("to", value: "version", help: "Stop at this version instead of the newest."),
+            .flag("dry-run", help: "Apply the plan to a private in-memory copy; the file is untouched."),
+            .flag("status", help: "Show the current version and the pending migrations; change nothing."),
+            .flag("create", help: "Create the database when it does not exist."),
+            .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
+            CommonOptions.quiet,
+            CommonOptions.json,
+        ])
+
+    let options: Migrator.Options
+    let json: Bool
+    let quiet: Bool
+
+    init(_ values: ParsedValues) throws(CommandLineError) {
+        var options = Migrator.Options(
+            databasePath: try values.required("db"),
+            migrationsDirectory: try values.required("migrations"))
+        if options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
+        options.targetVersion = try values.integer("to", in: 1...Int(Int32.max)).map { Int32($0) }
+        options.dryRun = values.flag("dry-run")
+        options.statusOnly = values.flag("status")
+        options.create = values.flag("create")
+        options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
+        if options.dryRun && options.statusOnly {
+            throw values.error("'--dry-run' and '--status' cannot be used together")
+        }
+        if options.create && (options.dryRun || options.statusOnly) {
+            throw values.error("'--create' cannot be used with '--dry-run' or '--status'")
+        }
+        self.options = options
+        self.json = values.flag("json")
+        self.quiet = values.flag("quiet")
+    }
+
+    func run(on terminal: Terminal) throws -> Int32 {
+        let trap = SignalTrap()
+        let live = terminal.isErrorInteractive && !quiet
+        let quiet = self.quiet
+        let migrator = Migrator(options: options, cancellation: trap.cancellation) { event in
+            guard !quiet else { return }
+            switch event {
+            case .applying:
+                break
+            case .applied(let file, let version, let statements, let seconds):
+                terminal.diagnose("applied \(file) (version \(version), \(statements) statements) in \(Self.seconds(seconds))")
+            case .rebuildingFTS(let table):
+                if live { terminal.progress("rebuilding \(table) ...") }
+            case .working(let table, let seconds):
+                if live { terminal.progress("\r\u{1B}[2Krebuilding \(table) ... \(String(format: "%.1f", seconds)) s") }
+            case .rebuiltFTS(let table, let seconds, let checkSeconds):
+                if live { terminal.progress("\r\u{1B}[2K") }
+                terminal.diagnose("rebuilt \(table) in \(Self.seconds(seconds)), integrity-check passed in \(Self.seconds(checkSeconds))")
+            }
+        }
+        let report = try withExtendedLifetime(trap) { try migrator.run() }
+        terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+        return ExitCode.success
+    }
+
+    static func seconds(_ value: Double) -> String {
+        String(format: "%.3f s", value)
+    }
+
+    static func render(_ report: MigrateReport) -> String {
+        var lines: [String] = []
+        switch report.mode {
+        case "status":
+            lines.append("Database    \(report.database)")
+            lines.append("Version     \(report.fromVersion) (newest migration: \(report.newestVersion))")
+            if report.pending.isEmpty {
+                lines.append("Pending     none: the database is up to date")
+            } else {
+                lines.append("Pending     \(report.pending.count)")
+                lines.append(ReportOutput.table(report.pending.map { ["\($0.version)", $0.file] }, indent: 4))
+            }
+        default:
+            let verb = report.mode == "dry-run" ? "would migrate" : "migrated"
+            lines.append("Database    \(report.database)\(report.created ? " (created)" : "")")
+            if report.applied.isEmpty {
+                lines.append("Version     \(report.fromVersion): nothing to do (newest migration: \(report.newestVersion))")
+            } else {
+                lines.append("Version     \(verb) from \(report.fromVersion) to \(report.toVersion) (newest migration: \(report.newestVersion))")
+                lines.append("Applied     \(report.applied.count) migration\(report.applied.count == 1 ? "" : "s")")
+                lines.append(ReportOutput.table(report.applied.map {
+                    ["\($0.version)", $0.file, "\($0.statements) statements", seconds($0.durationSeconds)]
+                }, indent: 4))
+            }
+            if !report.ftsRebuilt.isEmpty {
+                lines.append("FTS5        rebuilt and checked")
+                lines.append(ReportOutput.table(report.ftsRebuilt.map {
+                    [$0.table, $0.reason, $0.rebuilt ? "rebuild \(seconds($0.rebuildSeconds))" : "not rebuilt (contentless)",
+                     "integrity-check \(seconds($0.checkSeconds))"]
+                }, indent: 4))
+            }
+            if let keys = report.foreignKeys {
+                if keys.violationsAfter == 0 {
+                    lines.append("Foreign keys no violations")
+                } else {
+                    let existing = keys.existingViolations.map { "\($0.table) → \($0.parent): \($0.count)" }.joined(separator: ", ")
+                    lines.append("Foreign keys \(keys.violationsBefore) violations that were there before the run (\(existing)); none added")
+                }
+            }
+            if report.mode == "dry-run" {
+                lines.append("Dry run     nothing was written to \(report.database)")
+            }
+        }
+        if !report.ignoredFiles.isEmpty {
+            lines.append("Ignored     \(report.ignoredFiles.joined(separator: ", "))")
+        }
+        lines.append("Time        \(seconds(report.totalSeconds))")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,63 @@
+import SQLiteKit
+
+/// What `steward migrate` did, or would do (`--dry-run`), or would do next (`--status`).
+public struct MigrateReport: Codable, Sendable {
+    public struct AppliedMigration: Codable, Sendable {
+        public let version: Int32
+        public let file: String
+        public let statements: Int
+        public let durationSeconds: Double
+    }
+
+    public struct PendingMigration: Codable, Sendable {
+        public let version: Int32
+        public let file: String
+    }
+
+    public struct FTSRebuild: Codable, Sendable {
+        public let table: String
+        /// `created`, `redefined` or `directive`.
+        public let reason: String
+        /// Whether `'rebuild'` ran (contentless tables cannot be rebuilt).
+        public let rebuilt: Bool
+        public let rebuildSeconds: Double
+        /// Whether FTS5's integrity-check passed (rank 1: index compared with content).
+        public let checked: Bool
+        public let checkSeconds: Double
+    }
+
+    public struct ForeignKeyGroup: Codable, Sendable, Hashable {
+        public let table: String
+        public let parent: String
+        public let count: Int
+    }
+
+    public struct ForeignKeys: Codable, Sendable {
+        /// Whether `PRAGMA foreign_keys` was on before the run (restored afterwards).
+        public let enforcedBefore: Bool
+        public let violationsBefore: Int
+        public let violationsAfter: Int
+        /// Violations the run would add; non-empty means the run was refused.
+        public let newViolations: [ForeignKeyGroup]
+        /// Orphans that were already there; reported, not blocking.
+        public let existingViolations: [ForeignKeyGroup]
+    }
+
+    public var command = "migrate"
+    public let stewardVersion: String
+    public let sqliteVersion: String
+    public let database: String
+    public let migrations: String
+    /// `apply`, `dry-run` or `status`.
+    public let mode: String
+    public let created: Bool
+    public let fromVersion: Int32
+    public let toVersion: Int32
+    public let newestVersion: Int32
+    public let applied: [AppliedMigration]
+    public let pending: [PendingMigration]
+    public let ignoredFiles: [String]
+    public let ftsRebuilt: [FTSRebuild]
+    public let foreignKeys: ForeignKeys?
+    public let totalSeconds: Double
+}

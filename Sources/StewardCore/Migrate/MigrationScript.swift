@@ -1,0 +1,119 @@
+import Foundation
+import SQLiteKit
+
+/// Runs one migration file statement by statement, with SQLite splitting the text
+/// (`sqlite3_prepare_v2` and its tail pointer), and names file and line on failure.
+struct MigrationScript {
+    /// A `-- steward: rebuild-fts NAME` comment.
+    struct Directive: Equatable {
+        let table: String
+        let line: Int
+    }
+
+    let migration: Migration
+    let directives: [Directive]
+    private let utf8: [UInt8]
+
+    init(_ migration: Migration) throws {
+        self.migration = migration
+        self.utf8 = Array(migration.sql.utf8)
+        self.directives = try Self.directives(in: migration)
+    }
+
+    /// Reads the directive comments of a migration.
+    static func directives(in migration: Migration) throws -> [Directive] {
+        var result: [Directive] = []
+        for (index, rawLine) in migration.sql.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            guard line.hasPrefix("--") else { continue }
+            let comment = line.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            guard comment.hasPrefix("steward:") else { continue }
+            let words = comment.dropFirst("steward:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard words.count == 2, words[0] == "rebuild-fts" else {
+                throw StewardError(
+                    .badInput,
+                    "\(migration.fileName):\(index + 1): unknown steward directive '\(comment)' (expected '-- steward: rebuild-fts NAME')")
+            }
+            result.append(Directive(table: String(words[1]), line: index + 1))
+        }
+        return result
+    }
+
+    /// Applies every statement of the file on `connection`, inside the caller's transaction.
+    /// Returns the number of statements run.
+    @discardableResult
+    func apply(on connection: Connection, cancellation: Cancellation) throws -> Int {
+        var count = 0
+        do {
+            try connection.forEachStatement(in: migration.sql) { statement, offset in
+                let line = lineOfFirstToken(from: offset)
+                if let reason = Self.refusal(for: statement.sql) {
+                    throw StewardError(
+                        .badInput,
+                        "\(migration.fileName):\(line): \(reason) cannot run inside Steward's migration transaction")
+                }
+                if cancellation.isCancelled {
+                    throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")")
+                }
+                do {
+                    while try statement.step() {}
+                } catch let error as SQLiteError {
+                    throw failure(error, line: line, cancellation: cancellation)
+                }
+                count += 1
+            }
+        } catch let error as Connection.StatementPreparationError {
+            throw failure(error.error, line: line(at: error.byteOffset), cancellation: cancellation)
+        }
+        return count
+    }
+
+    private func failure(_ error: SQLiteError, line: Int, cancellation: Cancellation) -> StewardError {
+        let place = "\(migration.fileName):\(line)"
+        if error.isInterrupt, cancellation.isCancelled {
+            return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal") while running \(place)")
+        }
+        if error.isBusy {
+            return StewardError(.busy, "\(place): the database is locked (\(error.message))")
+        }
+        if error.isInputOutput {
+            return StewardError(.inputOutput, "\(place): \(error.message)")
+        }
+        return StewardError(.badInput, "\(place): \(error.message) (SQLite error \(error.extendedCode))")
+    }
+
+    /// Why a statement cannot run inside Steward's transaction, or nil when it can.
+    static func refusal(for sql: String) -> String? {
+        let tokens = SQLScanner.tokens(of: sql).prefix(6)
+        guard let first = tokens.first, first.kind == .word else { return nil }
+        switch first.text.uppercased() {
+        case "BEGIN", "COMMIT", "END", "VACUUM", "ATTACH", "DETACH":
+            return first.text.uppercased()
+        case "ROLLBACK":
+            // ROLLBACK TO a savepoint stays inside the transaction.
+            return tokens.contains { $0.isKeyword("TO") } ? nil : "ROLLBACK"
+        case "PRAGMA":
+            let rest = Array(tokens.dropFirst())
+            let name = rest.count >= 3 && rest[1].text == "." ? rest[2].name : rest.first?.name
+            guard let name else { return nil }
+            for refused in ["journal_mode", "foreign_keys"] where name.caseInsensitiveEquals(refused) {
+                return "PRAGMA \(refused)"
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// The 1-based line of the first token at or after `offset`.
+    private func lineOfFirstToken(from offset: Int) -> Int {
+        let tail = String(decoding: utf8[min(offset, utf8.count)...], as: UTF8.self)
+        var scanner = SQLScanner(tail)
+        return line(at: offset + scanner.offsetOfNextToken())
+    }
+
+    /// The 1-based line of a byte offset.
+    private func line(at offset: Int) -> Int {
+        utf8[..<min(max(offset, 0), utf8.count)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+    }
+}

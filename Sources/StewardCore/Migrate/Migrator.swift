@@ -1,0 +1,451 @@
+import Foundation
+import SQLiteKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `steward migrate`: applies a migration set to a database in one `BEGIN IMMEDIATE`
+/// transaction, all or nothing (field notes §1 and §2).
+public struct Migrator {
+    public struct Options: Sendable {
+        public var databasePath: String
+        public var migrationsDirectory: String
+        /// Stop at this version instead of the newest.
+        public var targetVersion: Int32?
+        public var dryRun = false
+        public var statusOnly = false
+        public var create = false
+        /// How long to wait for a lock held by another connection, per wait.
+        public var timeout: Double = 30
+
+        public init(databasePath: String, migrationsDirectory: String) {
+            self.databasePath = databasePath
+            self.migrationsDirectory = migrationsDirectory
+        }
+    }
+
+    /// What the run is doing, for progress output.
+    public enum Event: Sendable {
+        case applying(file: String, version: Int32)
+        case applied(file: String, version: Int32, statements: Int, seconds: Double)
+        case rebuildingFTS(table: String)
+        /// Called about every 0.2 s while an FTS rebuild or check runs.
+        case working(table: String, seconds: Double)
+        case rebuiltFTS(table: String, seconds: Double, checkSeconds: Double)
+    }
+
+    let options: Options
+    let cancellation: Cancellation
+    let progress: @Sendable (Event) -> Void
+
+    public init(options: Options, cancellation: Cancellation = Cancellation(),
+                progress: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.options = options
+        self.cancellation = cancellation
+        self.progress = progress
+    }
+
+    public func run() throws -> MigrateReport {
+        let stopwatch = Stopwatch()
+        let set = try MigrationSet(directory: options.migrationsDirectory)
+        let scripts = try set.migrations.map(MigrationScript.init)
+
+        if options.statusOnly {
+            return try status(set: set, stopwatch: stopwatch)
+        }
+        // Every file is split and run by SQLite on an empty private database before the
+        // real one is touched, so that a broken set is refused with nothing changed.
+        try validate(scripts)
+
+        if options.dryRun {
+            let source = try openExisting(readOnly: true)
+            let copy = try Connection.inMemory()
+            do {
+                try source.backup(to: copy)
+            } catch let error as SQLiteError {
+                throw Inspector.explain(error, path: options.databasePath)
+            }
+            return try migrate(connection: copy, set: set, scripts: scripts, created: false, stopwatch: stopwatch)
+        }
+
+        let existed = FileProbe.exists(options.databasePath)
+        let connection = try existed ? openExisting(readOnly: false) : create()
+        do {
+            return try migrate(connection: connection, set: set, scripts: scripts, created: !existed, stopwatch: stopwatch)
+        } catch {
+            if !existed {
+                // Nothing half-made is left behind: a database this run created goes.
+                for suffix in ["", "-journal", "-wal", "-shm"] {
+                    unlink(options.databasePath + suffix)
+                }
+            }
+            throw error
+        }
+    }
+
+    // MARK: - Steps
+
+    private func validate(_ scripts: [MigrationScript]) throws {
+        let scratch = try Connection.inMemory()
+        for script in scripts {
+            try script.apply(on: scratch, cancellation: cancellation)
+            let tables = try Self.fts5Tables(on: scratch)
+            for directive in script.directives where tables[directive.table.lowercased()] == nil {
+                throw StewardError(
+                    .badInput,
+                    "\(script.migration.fileName):\(directive.line): rebuild-fts names '\(directive.table)', which is not an FTS5 table")
+            }
+        }
+    }
+
+    private func status(set: MigrationSet, stopwatch: Stopwatch) throws -> MigrateReport {
+        let connection = try openExisting(readOnly: true)
+        let current: Int32
+        do {
+            current = try connection.userVersion()
+        } catch let error as SQLiteError {
+            throw Inspector.explain(error, path: options.databasePath)
+        }
+        let pending = set.pending(after: current, upTo: options.targetVersion ?? set.newestVersion)
+        return report(set: set, mode: "status", created: false, from: current, to: current, applied: [],
+                      pending: pending, fts: [], foreignKeys: nil, stopwatch: stopwatch)
+    }
+
+    private func migrate(
+        connection: Connection, set: MigrationSet, scripts: [MigrationScript], created: Bool, stopwatch: Stopwatch
+    ) throws -> MigrateReport {
+        let mode = options.dryRun ? "dry-run" : "apply"
+        installHandlers(on: connection)
+        defer {
+            connection.setProgressHandler(instructions: 0, nil)
+            connection.setBusyHandler(nil)
+        }
+
+        // Foreign keys cannot be switched inside a transaction: off before, restored after.
+        let enforced = try sqlite { try connection.integer(sql: "PRAGMA foreign_keys") == 1 }
+        if enforced { try sqlite { try connection.execute(sql: "PRAGMA foreign_keys = OFF") } }
+        defer { if enforced { _ = try? connection.execute(sql: "PRAGMA foreign_keys = ON") } }
+
+        do {
+            try connection.execute(sql: "BEGIN IMMEDIATE")
+        } catch let error as SQLiteError {
+            throw explain(error, waitingForLock: true)
+        }
+
+        do {
+            // Read inside the transaction: a second migrator waits for the first and
+            // then finds nothing to do.
+            let current = try sqlite { try connection.userVersion() }
+            let newest = set.newestVersion
+            if current > newest {
+                throw StewardError(
+                    .badInput,
+                    "database is at version \(current), newer than the newest migration (\(newest)); refusing to downgrade")
+            }
+            let target = options.targetVersion ?? newest
+            if target < current {
+                throw StewardError(
+                    .badInput, "database is at version \(current), newer than --to \(target); refusing to downgrade")
+            }
+            if target != current, !set.migrations.contains(where: { $0.version == target }) {
+                throw StewardError(.badInput, "no migration in \(set.directory) has version \(target)")
+            }
+            let pending = scripts.filter { $0.migration.version > current && $0.migration.version <= target }
+
+            let violationsBefore = try sqlite { try connection.foreignKeyViolations() }
+            let ftsBefore = try sqlite { try Self.fts5Tables(on: connection) }
+
+            var applied: [MigrateReport.AppliedMigration] = []
+            for script in pending {
+                let migration = script.migration
+                progress(.applying(file: migration.fileName, version: migration.version))
+                let watch = Stopwatch()
+                let count = try script.apply(on: connection, cancellation: cancellation)
+                try sqlite { try connection.setUserVersion(migration.version) }
+                let seconds = watch.roundedSeconds
+                applied.append(.init(version: migration.version, file: migration.fileName, statements: count,
+                                     durationSeconds: seconds))
+                progress(.applied(file: migration.fileName, version: migration.version, statements: count, seconds: seconds))
+            }
+
+            let fts = try rebuildFTS(on: connection, before: ftsBefore, applied: pending)
+
+            let violationsAfter = try sqlite { try connection.foreignKeyViolations() }
+            let foreignKeys = Self.compare(before: violationsBefore, after: violationsAfter, enforced: enforced)
+            if !foreignKeys.newViolations.isEmpty {
+                let summary = foreignKeys.newViolations.map { "\($0.table) → \($0.parent): \($0.count)" }
+                    .joined(separator: ", ")
+                throw StewardError(
+                    .checkFailed,
+                    "the migrations would add foreign key violations (\(summary)); rolled back, nothing changed")
+            }
+
+            if cancellation.isCancelled {
+                throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); nothing changed")
+            }
+            do {
+                try connection.execute(sql: "COMMIT")
+            } catch let error as SQLiteError {
+                throw explain(error, waitingForLock: true)
+            }
+            return report(set: set, mode: mode, created: created, from: current, to: applied.last?.version ?? current,
+                          applied: applied, pending: [], fts: fts, foreignKeys: foreignKeys, stopwatch: stopwatch)
+        } catch {
+            connection.rollbackIfNeeded()
+            if let error = error as? SQLiteError { throw explain(error, waitingForLock: false) }
+            throw error
+        }
+    }
+
+    /// Rebuilds and checks every FTS5 table created or redefined by the run, and every
+    /// table named by a directive in an applied migration.
+    private func rebuildFTS(
+        on connection: Connection, before: [String: FTS5Table], applied: [MigrationScript]
+    ) throws -> [MigrateReport.FTSRebuild] {
+        let after = try sqlite { try Self.fts5Tables(on: connection) }
+        var reasons: [(key: String, reason: String)] = []
+        for (key, table) in after.sorted(by: { $0.key < $1.key }) {
+            if let old = before[key] {
+                if old.sql != table.sql { reasons.append((key, "redefined")) }
+            } else {
+                reasons.append((key, "created"))
+            }
+        }
+        for script in applied {
+            for directive in script.directives {
+                let key = directive.table.lowercased()
+                guard after[key] != nil else {
+                    throw StewardError(
+                        .badInput,
+                        "\(script.migration.fileName):\(directive.line): rebuild-fts names '\(directive.table)', which is not an FTS5 table")
+                }
+                if !reasons.contains(where: { $0.key == key }) { reasons.append((key, "directive")) }
+            }
+        }
+
+        var results: [MigrateReport.FTSRebuild] = []
+        for (key, reason) in reasons {
+            guard let table = after[key] else { continue }
+            let name = Connection.quote(identifier: table.definition.name)
+            progress(.rebuildingFTS(table: table.definition.name))
+            currentWork.set(table.definition.name)
+            defer { currentWork.set(nil) }
+
+            let rebuildWatch = Stopwatch()
+            let canRebuild = table.definition.contentMode != .contentless
+            if canRebuild {
+                try ftsStatement("INSERT INTO \(name)(\(name)) VALUES ('rebuild')", table: table.definition.name)
+            }
+            let rebuildSeconds = rebuildWatch.roundedSeconds
+            let checkWatch = Stopwatch()
+            // Rank 1 compares the index with the content table (SQLite 3.40); it fails
+            // with SQLITE_CORRUPT_VTAB on drift.
+            let rank = table.definition.contentMode == .external ? ", 1" : ""
+            let rankColumn = table.definition.contentMode == .external ? ", rank" : ""
+            do {
+                try connection.execute(sql: "INSERT INTO \(name)(\(name)\(rankColumn)) VALUES ('integrity-check'\(rank))")
+            } catch let error as SQLiteError where error.isCorrupt {
+                throw StewardError(
+                    .checkFailed,
+                    "the FTS5 index of \(table.definition.name) does not match its content after the rebuild (\(error.message)); rolled back")
+            } catch let error as SQLiteError {
+                throw explain(error, waitingForLock: false, context: "checking \(table.definition.name)")
+            }
+            let checkSeconds = checkWatch.roundedSeconds
+            progress(.rebuiltFTS(table: table.definition.name, seconds: rebuildSeconds, checkSeconds: checkSeconds))
+            results.append(.init(table: table.definition.name, reason: reason, rebuilt: canRebuild,
+                                 rebuildSeconds: rebuildSeconds, checked: true, checkSeconds: checkSeconds))
+        }
+        return results
+
+        func ftsStatement(_ sql: String, table: String) throws {
+            do {
+                try connection.execute(sql: sql)
+            } catch let error as SQLiteError {
+                throw explain(error, waitingForLock: false, context: "rebuilding \(table)")
+            }
+        }
+    }
+
+    // MARK: - Handlers
+
+    /// The FTS table being rebuilt, for the progress handler's live indicator.
+    private let currentWork = SharedName()
+
+    private func installHandlers(on connection: Connection) {
+        let cancellation = self.cancellation
+        let timeout = options.timeout
+        // Each wait for a lock gets the whole timeout; a cancelled run stops waiting.
+        let waitStart = SharedDate()
+        connection.setBusyHandler { count in
+            if count == 0 { waitStart.set(Date()) }
+            if cancellation.isCancelled { return false }
+            guard Date().timeIntervalSince(waitStart.get()) < timeout else { return false }
+            usleep(useconds_t(min(50_000, 2_000 * (count + 1))))
+            return true
+        }
+        let progress = self.progress
+        let currentWork = self.currentWork
+        let started = SharedDate()
+        var lastTick = Date()
+        connection.setProgressHandler(instructions: 10_000) {
+            if cancellation.isCancelled { return false }
+            if let table = currentWork.get() {
+                let now = Date()
+                if currentWork.isNew { started.set(now); currentWork.isNew = false }
+                if now.timeIntervalSince(lastTick) >= 0.2 {
+                    lastTick = now
+                    progress(.working(table: table, seconds: now.timeIntervalSince(started.get())))
+                }
+            }
+            return true
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func openExisting(readOnly: Bool) throws -> Connection {
+        let path = options.databasePath
+        guard FileProbe.exists(path) else {
+            if readOnly || !options.create {
+                throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
+            }
+            return try create()
+        }
+        let probe = try FileProbe(path: path)
+        if probe.size > 0 {
+            do {
+                _ = try DatabaseHeader(bytes: probe.headerBytes)
+            } catch let problem as DatabaseHeader.Problem {
+                throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
+            }
+        }
+        do {
+            if readOnly {
+                return try FileProbe.openReadOnly(path: path, header: probe.size > 0 ? try DatabaseHeader(bytes: probe.headerBytes) : nil)
+            }
+            let connection = try Connection(path: path, mode: [.readWrite])
+            _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
+            if connection.isReadOnly {
+                throw StewardError(.cannotCreate, "cannot write to \(path): the file or its directory is read-only")
+            }
+            return connection
+        } catch let error as SQLiteError {
+            throw Inspector.explain(error, path: path)
+        }
+    }
+
+    private func create() throws -> Connection {
+        let path = options.databasePath
+        guard options.create else {
+            throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            throw StewardError(.cannotCreate, "cannot create \(path): the directory \(directory) does not exist")
+        }
+        do {
+            return try Connection(path: path, mode: [.readWrite, .create])
+        } catch let error as SQLiteError {
+            throw StewardError(.cannotCreate, "cannot create \(path): \(error.message)")
+        }
+    }
+
+    private func sqlite<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw explain(error, waitingForLock: false)
+        }
+    }
+
+    private func explain(_ error: SQLiteError, waitingForLock: Bool, context: String? = nil) -> StewardError {
+        let prefix = context.map { "\($0): " } ?? ""
+        if error.isInterrupt || cancellation.isCancelled {
+            return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); nothing changed")
+        }
+        if error.isBusy {
+            let seconds = options.timeout == options.timeout.rounded() ? String(Int(options.timeout)) : String(options.timeout)
+            return StewardError(
+                .busy,
+                "\(prefix)\(options.databasePath) is locked by another connection; gave up after \(seconds) s (\(error.message))")
+        }
+        if error.code == 8 /* SQLITE_READONLY */ {
+            return StewardError(.cannotCreate, "\(prefix)cannot write to \(options.databasePath): \(error.message)")
+        }
+        if error.isInputOutput {
+            return StewardError(.inputOutput, "\(prefix)\(options.databasePath): \(error.message)")
+        }
+        return StewardError(.badInput, "\(prefix)\(options.databasePath): \(error.message) (SQLite error \(error.extendedCode))")
+    }
+
+    private func report(
+        set: MigrationSet, mode: String, created: Bool, from: Int32, to: Int32,
+        applied: [MigrateReport.AppliedMigration], pending: [Migration], fts: [MigrateReport.FTSRebuild],
+        foreignKeys: MigrateReport.ForeignKeys?, stopwatch: Stopwatch
+    ) -> MigrateReport {
+        MigrateReport(
+            stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
+            database: options.databasePath, migrations: set.directory, mode: mode, created: created,
+            fromVersion: from, toVersion: to, newestVersion: set.newestVersion, applied: applied,
+            pending: pending.map { .init(version: $0.version, file: $0.fileName) },
+            ignoredFiles: set.ignoredFiles, ftsRebuilt: fts, foreignKeys: foreignKeys,
+            totalSeconds: stopwatch.roundedSeconds)
+    }
+
+    struct FTS5Table {
+        let definition: FTS5Definition
+        let sql: String
+    }
+
+    /// FTS5 tables of `main`, by lower-cased name.
+    static func fts5Tables(on connection: Connection) throws -> [String: FTS5Table] {
+        var result: [String: FTS5Table] = [:]
+        try connection.forEachRow(sql: "SELECT name, sql FROM main.sqlite_schema WHERE type = 'table' AND sql IS NOT NULL") { row in
+            let name = row.text(at: 0) ?? ""
+            let sql = row.text(at: 1) ?? ""
+            if let definition = FTS5Definition(name: name, sql: sql) {
+                result[name.lowercased()] = FTS5Table(definition: definition, sql: sql)
+            }
+        }
+        return result
+    }
+
+    static func compare(
+        before: [Connection.ForeignKeyViolation], after: [Connection.ForeignKeyViolation], enforced: Bool
+    ) -> MigrateReport.ForeignKeys {
+        func groups(_ violations: [Connection.ForeignKeyViolation]) -> [String: MigrateReport.ForeignKeyGroup] {
+            var counts: [String: (String, String, Int)] = [:]
+            for violation in violations {
+                let key = "\(violation.table)\u{0}\(violation.parent)"
+                counts[key, default: (violation.table, violation.parent, 0)].2 += 1
+            }
+            return counts.mapValues { .init(table: $0.0, parent: $0.1, count: $0.2) }
+        }
+        let old = groups(before), new = groups(after)
+        let added = new.compactMap { key, group -> MigrateReport.ForeignKeyGroup? in
+            let extra = group.count - (old[key]?.count ?? 0)
+            return extra > 0 ? .init(table: group.table, parent: group.parent, count: extra) : nil
+        }
+        return .init(
+            enforcedBefore: enforced, violationsBefore: before.count, violationsAfter: after.count,
+            newViolations: added.sorted { ($0.table, $0.parent) < ($1.table, $1.parent) },
+            existingViolations: old.values.sorted { ($0.table, $0.parent) < ($1.table, $1.parent) })
+    }
+}
+
+/// A name shared between the run and SQLite's progress callback (same thread).
+final class SharedName: @unchecked Sendable {
+    private var value: String?
+    var isNew = false
+    func set(_ name: String?) { value = name; isNew = name != nil }
+    func get() -> String? { value }
+}
+
+final class SharedDate: @unchecked Sendable {
+    private var value = Date()
+    func set(_ date: Date) { value = date }
+    func get() -> Date { value }
+}
