@@ -80,14 +80,38 @@ import TestSupport
 
     @Test func executeStopsAtTheFirstFailingStatement() throws {
         let connection = try Connection.inMemory()
-        let error = try #require(throws: SQLiteError.self) {
-            try connection.execute(sql: "CREATE TABLE a(x);\nINSERT INTO missing VALUES (1);\nCREATE TABLE b(x);")
+        let sql = "CREATE TABLE a(x);\nINSERT INTO missing VALUES (1);\nCREATE TABLE b(x);"
+        let failure = try #require(throws: Connection.StatementPreparationError.self) {
+            try connection.execute(sql: sql)
         }
-        #expect(error.extendedCode == ResultCode.error)
-        let sql = try #require(error.sql)
-        #expect(sql.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("INSERT INTO missing"))
+        #expect(failure.error.extendedCode == ResultCode.error)
+        #expect(failure.description == failure.error.description)
+        // The offset lies within the failing statement (its start or its failing token).
+        let bytes = Array(sql.utf8)
+        let failingStart = "CREATE TABLE a(x);".utf8.count
+        let failingEnd = "CREATE TABLE a(x);\nINSERT INTO missing VALUES (1);".utf8.count
+        #expect((failingStart..<failingEnd).contains(failure.byteOffset))
+        #expect(bytes.count > failure.byteOffset)
         let names = try connection.rows(sql: "SELECT name FROM sqlite_schema ORDER BY name")
         #expect(names == [["a"]])
+    }
+
+    @Test func preparationErrorPointsAtTheFailingToken() throws {
+        let connection = try Connection.inMemory()
+        let sql = "SELECT '中文';\n  SELEC 2;"
+        let failure = try #require(throws: Connection.StatementPreparationError.self) {
+            try connection.execute(sql: sql)
+        }
+        #expect(failure.error.extendedCode == ResultCode.error)
+        #expect(failure.byteOffset == "SELECT '中文';\n  ".utf8.count)
+    }
+
+    @Test func preparationErrorOfTheFirstStatementIsAtItsToken() throws {
+        let connection = try Connection.inMemory()
+        let failure = try #require(throws: Connection.StatementPreparationError.self) {
+            try connection.execute(sql: "  SELEC 1; SELECT 2")
+        }
+        #expect(failure.byteOffset == 2)
     }
 
     @Test func executeReportsAConstraintFailureOfALaterStatement() throws {
@@ -139,7 +163,7 @@ import TestSupport
         let connection = try Connection.inMemory()
         var offsets: [Int] = []
         try connection.forEachStatement(in: "CREATE TABLE t(x); INSERT INTO t VALUES (5); SELECT x FROM t") {
-            statement, offset in
+            (statement: Statement, offset: Int) throws in
             offsets.append(offset)
             if statement.isReadOnly {
                 #expect(try statement.step())
@@ -234,14 +258,21 @@ import TestSupport
     }
 
     @Test func hardenTurnsOffMemoryMappingAndChecksCells() throws {
-        let connection = try Connection.inMemory()
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(path: directory.file("db.sqlite"))
+        try connection.execute(sql: "PRAGMA mmap_size = 65536")
         try connection.harden()
         #expect(try connection.integer(sql: "PRAGMA cell_size_check") == 1)
         #expect(try connection.integer(sql: "PRAGMA mmap_size") == 0)
         // Defensive mode: the schema cannot be written directly, even when asked for.
+        let update = "UPDATE sqlite_schema SET sql = 'CREATE TABLE t(y)' WHERE name = 't'"
         try connection.execute(sql: "CREATE TABLE t(x); PRAGMA writable_schema = ON")
-        #expect(throws: SQLiteError.self) {
-            try connection.execute(sql: "UPDATE sqlite_schema SET sql = 'CREATE TABLE t(y)' WHERE name = 't'")
-        }
+        let error = try #require(throws: SQLiteError.self) { try connection.prepare(sql: update) }
+        #expect(error.extendedCode == ResultCode.error)
+
+        // Without harden() the same statement is accepted.
+        let plain = try Connection.inMemory()
+        try plain.execute(sql: "CREATE TABLE t(x); PRAGMA writable_schema = ON")
+        _ = try plain.prepare(sql: update)
     }
 }

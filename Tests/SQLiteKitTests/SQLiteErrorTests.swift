@@ -49,7 +49,7 @@ import SQLiteKit
     @Test(arguments: ["SELECT * FROM no_such_table", "SELEC 1", "SELECT no_such_column FROM sqlite_schema"])
     func plainErrorsHaveCodeOne(_ sql: String) throws {
         let connection = try Connection.inMemory()
-        let error = try #require(throws: SQLiteError.self) { try connection.execute(sql: sql) }
+        let error = try #require(throws: SQLiteError.self) { try connection.prepare(sql: sql) }
         #expect(error.extendedCode == ResultCode.error)
         #expect(error.code == ResultCode.error)
         #expect(!error.message.isEmpty)

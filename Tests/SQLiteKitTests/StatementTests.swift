@@ -169,10 +169,10 @@ enum ResultCode {
     @Test func columnsHaveNamesAndTypedAccessors() throws {
         let connection = try Connection.inMemory()
         let statement = try connection.prepare(
-            sql: "SELECT 42 AS answer, 1.5 AS ratio, 'text' AS label, x'0102' AS bytes, NULL AS nothing")
+            sql: "SELECT 42 AS answer, 1.5 AS ratio, 'text' AS label, x'0102' AS bytes, NULL AS absent")
         #expect(statement.isReadOnly)
         #expect(statement.columnCount == 5)
-        #expect((0..<5).map { statement.columnName(at: $0) } == ["answer", "ratio", "label", "bytes", "nothing"])
+        #expect((0..<5).map { statement.columnName(at: $0) } == ["answer", "ratio", "label", "bytes", "absent"])
         #expect(try statement.step())
         #expect(statement.int64(at: 0) == 42)
         #expect(statement.int(at: 0) == 42)

@@ -37,6 +37,17 @@ public enum StewardProcess {
         return Fixtures.repositoryRoot.appendingPathComponent(".build/debug/steward")
     }
 
+    /// Starts `steward` without waiting for it; `RunningSteward.finish()` collects the result.
+    public static func launch(_ arguments: [String], currentDirectory: String? = nil) throws -> RunningSteward {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let currentDirectory {
+            process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)
+        }
+        return try RunningSteward(process: process)
+    }
+
     /// Runs `steward` with `arguments`, optionally as another user (`setpriv`), with a
     /// time limit after which the process is killed.
     public static func run(
@@ -91,4 +102,45 @@ final class LockedData: @unchecked Sendable {
     private let lock = NSLock()
     func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
     func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
+}
+
+/// A `steward` process that is still running.
+public final class RunningSteward: @unchecked Sendable {
+    public let process: Process
+    private let group = DispatchGroup()
+    private let outData = LockedData(), errData = LockedData()
+
+    init(process: Process) throws {
+        self.process = process
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        for (pipe, sink) in [(out, outData), (err, errData)] {
+            group.enter()
+            DispatchQueue.global().async { [group] in
+                sink.set(pipe.fileHandleForReading.readDataToEndOfFile())
+                group.leave()
+            }
+        }
+    }
+
+    /// Sends a signal (SIGINT, SIGTERM, SIGKILL) to the process.
+    public func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to end (killing it after `timeout`) and returns what it printed.
+    public func finish(timeout: TimeInterval = 60) -> StewardRun {
+        if group.wait(timeout: .now() + timeout) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            group.wait()
+        }
+        process.waitUntilExit()
+        return StewardRun(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData.get(), as: UTF8.self),
+            stderr: String(decoding: errData.get(), as: UTF8.self))
+    }
 }

@@ -41,8 +41,12 @@ struct MigrationScript {
 
     /// Applies every statement of the file on `connection`, inside the caller's transaction.
     /// Returns the number of statements run.
+    ///
+    /// With `schemaOnly`, statements that only touch rows (INSERT, UPDATE, DELETE, SELECT…)
+    /// are prepared, which checks their syntax and the names they use, but not run: the
+    /// validation pass on an empty database needs the schema, not the data.
     @discardableResult
-    func apply(on connection: Connection, cancellation: Cancellation) throws -> Int {
+    func apply(on connection: Connection, cancellation: Cancellation, schemaOnly: Bool = false) throws -> Int {
         var count = 0
         do {
             try connection.forEachStatement(in: migration.sql) { statement, offset in
@@ -54,6 +58,10 @@ struct MigrationScript {
                 }
                 if cancellation.isCancelled {
                     throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")")
+                }
+                if schemaOnly && !Self.changesSchema(statement.sql) {
+                    count += 1
+                    return
                 }
                 do {
                     while try statement.step() {}
@@ -80,6 +88,14 @@ struct MigrationScript {
             return StewardError(.inputOutput, "\(place): \(error.message)")
         }
         return StewardError(.badInput, "\(place): \(error.message) (SQLite error \(error.extendedCode))")
+    }
+
+    /// Whether a statement defines schema (or is transaction-neutral control) rather than
+    /// reading or writing rows.
+    static func changesSchema(_ sql: String) -> Bool {
+        var scanner = SQLScanner(sql)
+        guard let first = scanner.nextToken(), first.kind == .word else { return false }
+        return ["CREATE", "DROP", "ALTER", "SAVEPOINT", "RELEASE", "ROLLBACK", "PRAGMA"].contains(first.text.uppercased())
     }
 
     /// Why a statement cannot run inside Steward's transaction, or nil when it can.

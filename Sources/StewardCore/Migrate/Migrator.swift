@@ -88,8 +88,10 @@ public struct Migrator {
 
     private func validate(_ scripts: [MigrationScript]) throws {
         let scratch = try Connection.inMemory()
+        let cancellation = self.cancellation
+        scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
         for script in scripts {
-            try script.apply(on: scratch, cancellation: cancellation)
+            try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
             let tables = try Self.fts5Tables(on: scratch)
             for directive in script.directives where tables[directive.table.lowercased()] == nil {
                 throw StewardError(
