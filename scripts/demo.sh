@@ -1,5 +1,5 @@
 #!/bin/sh
-# The demo: build the example ticket database from migrations/ and inspect it.
+# The demo: upgrade the example ticket database with `steward migrate` and inspect it.
 set -eu
 steward=$1
 demo=$2
@@ -8,14 +8,23 @@ rm -rf "$demo"
 mkdir -p "$demo"
 db="$demo/tickets.sqlite"
 
-echo "==> Creating $db at version 1 and adding example tickets" >&2
-sqlite3 -bail "$db" < migrations/0001_create_ticket.sql
-sqlite3 -bail "$db" "PRAGMA user_version = 1"
+echo "==> steward migrate --create --to 1: a ticket table, as a client had it before search" >&2
+"$steward" migrate --db "$db" --migrations migrations --create --to 1
 sqlite3 -bail "$db" < demo/tickets-seed.sql
+echo "    added $(sqlite3 "$db" 'SELECT count(*) FROM ticket') example tickets" >&2
 
-echo "==> Adding search (migration 0002) to the table that already has rows" >&2
-sqlite3 -bail "$db" < migrations/0002_ticket_search.sql
-sqlite3 -bail "$db" "INSERT INTO ticket_fts(ticket_fts) VALUES ('rebuild'); PRAGMA user_version = 2"
+echo >&2
+echo "==> steward migrate --status" >&2
+"$steward" migrate --db "$db" --migrations migrations --status
 
+echo >&2
+echo "==> steward migrate: adds search to the table that already has rows, rebuilds and checks it" >&2
+"$steward" migrate --db "$db" --migrations migrations
+
+echo >&2
+echo "==> search for 'cafe' finds the existing ticket 'Café …' (ids):" >&2
+sqlite3 "$db" "SELECT rowid FROM ticket_fts WHERE ticket_fts MATCH 'cafe' ORDER BY rank, rowid" >&2
+
+echo >&2
 echo "==> steward inspect $db" >&2
 "$steward" inspect "$db"
