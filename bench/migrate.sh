@@ -1,0 +1,91 @@
+#!/bin/bash
+# Benchmark for `steward migrate` against the sqlite3 CLI, measured in the same run:
+#   1. 200 generated migrations: Steward vs the same SQL in one transaction in sqlite3.
+#   2. Adding FTS5 to a table of 1,000,000 rows: Steward (migration 0002 + rebuild +
+#      integrity-check) vs the same migration and 'rebuild' in sqlite3.
+# Prints wall times (best of RUNS) and the ratios. Target: Steward within 1.1x.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-3}
+ROWS=${ROWS:-1000000}
+sh scripts/install-deps.sh
+swift build -c release --product steward >&2
+steward=.build/release/steward
+work=bench/work/migrate
+rm -rf "$work"
+mkdir -p "$work/set"
+
+now() { date +%s.%N; }
+best() { sort -g | head -1; }
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+
+# --- 1. 200 generated migrations --------------------------------------------------
+for i in $(seq 1 200); do
+    file=$(printf "%s/set/%04d_table_%d.sql" "$work" "$i" "$i")
+    cat > "$file" <<SQL
+CREATE TABLE item_$i (id INTEGER PRIMARY KEY, name TEXT NOT NULL, amount REAL, parent INTEGER);
+CREATE INDEX item_${i}_name ON item_$i(name);
+INSERT INTO item_$i (name, amount, parent)
+  WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 2000)
+  SELECT printf('item %d of $i', x), x * 0.5, x / 10 FROM n;
+UPDATE item_$i SET amount = amount * 2 WHERE id % 3 = 0;
+SQL
+done
+{
+    echo "BEGIN IMMEDIATE;"
+    for file in "$work"/set/*.sql; do
+        cat "$file"
+        version=$(basename "$file" | sed 's/_.*//; s/^0*//')
+        echo "PRAGMA user_version = $version;"
+    done
+    echo "COMMIT;"
+} > "$work/all.sql"
+
+peer_times=(); steward_times=()
+for run in $(seq 1 "$RUNS"); do
+    rm -f "$work/peer.db" "$work/steward.db"
+    t0=$(now); sqlite3 -bail "$work/peer.db" < "$work/all.sql"; t1=$(now)
+    peer_times+=("$(echo "$t1 - $t0" | bc)")
+    t0=$(now); "$steward" migrate --create --quiet --db "$work/steward.db" --migrations "$work/set" > /dev/null; t1=$(now)
+    steward_times+=("$(echo "$t1 - $t0" | bc)")
+done
+peer=$(printf "%s\n" "${peer_times[@]}" | best)
+mine=$(printf "%s\n" "${steward_times[@]}" | best)
+[ "$(sqlite3 "$work/steward.db" 'PRAGMA user_version')" = 200 ] || { echo "steward did not reach version 200" >&2; exit 1; }
+echo "200 migrations:   sqlite3 ${peer}s   steward ${mine}s   ratio $(ratio "$mine" "$peer")"
+
+# --- 2. FTS5 over 1,000,000 existing rows -------------------------------------------
+mkdir -p "$work/fts"
+cp migrations/0001_create_ticket.sql migrations/0002_ticket_search.sql "$work/fts/"
+rm -f "$work/base.db"
+"$steward" migrate --create --quiet --db "$work/base.db" --migrations "$work/fts" --to 1 > /dev/null
+sqlite3 -bail "$work/base.db" "
+  INSERT INTO ticket (title, body, status)
+  WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < $ROWS)
+  SELECT printf('Ticket %d: printer %d on floor %d is jammed', x, x % 977, x % 13),
+         printf('Customer %d reports error %d after the update to version %d.%d', x % 5003, x % 211, x % 7, x % 31),
+         'open' FROM n;"
+echo "base database: $(du -h "$work/base.db" | cut -f1), $ROWS rows" >&2
+
+{
+    echo "BEGIN IMMEDIATE;"
+    cat migrations/0002_ticket_search.sql
+    echo "INSERT INTO ticket_fts(ticket_fts) VALUES ('rebuild');"
+    echo "PRAGMA user_version = 2;"
+    echo "COMMIT;"
+} > "$work/fts.sql"
+
+peer_times=(); steward_times=()
+for run in $(seq 1 "$RUNS"); do
+    cp "$work/base.db" "$work/peer-fts.db"; cp "$work/base.db" "$work/steward-fts.db"
+    t0=$(now); sqlite3 -bail "$work/peer-fts.db" < "$work/fts.sql"; t1=$(now)
+    peer_times+=("$(echo "$t1 - $t0" | bc)")
+    t0=$(now); "$steward" migrate --quiet --db "$work/steward-fts.db" --migrations "$work/fts" > "$work/fts-report.txt"; t1=$(now)
+    steward_times+=("$(echo "$t1 - $t0" | bc)")
+done
+peer=$(printf "%s\n" "${peer_times[@]}" | best)
+mine=$(printf "%s\n" "${steward_times[@]}" | best)
+echo "FTS5 over $ROWS rows: sqlite3 ${peer}s   steward ${mine}s   ratio $(ratio "$mine" "$peer")"
+echo "  (steward also runs the rank-1 integrity-check and foreign_key_check; its report:)"
+sed 's/^/  /' "$work/fts-report.txt"
