@@ -43,17 +43,14 @@ public struct CommandLineParser: Sendable {
             if word.hasPrefix("-") {
                 let name = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
                 var message = "Unknown option '\(name)'"
-                if let suggestion = Self.nearest(to: name, among: ["--help", "--version"]) {
+                let candidates = command.version == nil ? ["--help"] : ["--help", "--version"]
+                if let suggestion = Self.nearest(to: name, among: candidates) {
                     message += ". Did you mean '\(suggestion)'?"
                 }
                 throw error(message, command: command, path: path)
             }
             guard let next = command.subcommand(named: word) else {
-                var message = "Unknown command '\(word)'"
-                if let suggestion = Self.nearest(to: word, among: command.subcommands.map(\.commandName)) {
-                    message += ". Did you mean '\(suggestion)'?"
-                }
-                throw error(message, command: command, path: path)
+                throw unknownCommand(word, command: command, path: path)
             }
             command = next
             path.append(word)
@@ -75,11 +72,7 @@ public struct CommandLineParser: Sendable {
         var path = [root.commandName]
         for word in words {
             guard let next = command.subcommand(named: word) else {
-                var message = "Unknown command '\(word)'"
-                if let suggestion = Self.nearest(to: word, among: command.subcommands.map(\.commandName)) {
-                    message += ". Did you mean '\(suggestion)'?"
-                }
-                throw error(message, command: command, path: path)
+                throw unknownCommand(word, command: command, path: path)
             }
             command = next
             path.append(word)
@@ -163,6 +156,14 @@ public struct CommandLineParser: Sendable {
         }
         guard word.count == 2, let short = word.last else { return nil }
         return command.options.first { $0.shortName == short }
+    }
+
+    private func unknownCommand(_ word: String, command: CommandConfiguration, path: [String]) -> CommandLineError {
+        var message = "Unknown command '\(word)'"
+        if let suggestion = Self.nearest(to: word, among: command.subcommands.map(\.commandName)) {
+            message += ". Did you mean '\(suggestion)'?"
+        }
+        return error(message, command: command, path: path)
     }
 
     private func error(_ message: String, command: CommandConfiguration, path: [String]) -> CommandLineError {

@@ -76,8 +76,12 @@ public final class Connection {
 
     /// Runs every statement in `sql`, one after another, discarding rows.
     public func execute(sql: String) throws {
-        try forEachStatement(in: sql) { statement, _ in
-            while try statement.step() {}
+        do {
+            try forEachStatement(in: sql) { statement, _ in
+                while try statement.step() {}
+            }
+        } catch let failure as StatementPreparationError {
+            throw SQLiteError(extendedCode: failure.error.extendedCode, message: failure.error.message, sql: sql)
         }
     }
 
@@ -89,7 +93,11 @@ public final class Connection {
     }
 
     /// Prepares the statements of `sql` one by one with the tail pointer of
-    /// `sqlite3_prepare_v2` and hands each to `body` with its byte offset in the UTF-8 text.
+    /// `sqlite3_prepare_v2` and hands each to `body` with its byte offset in the UTF-8 text
+    /// (where its text begins, leading whitespace and comments included).
+    ///
+    /// A statement that cannot be prepared throws `StatementPreparationError` with the
+    /// offset of the failing token; errors thrown by `body` pass through unchanged.
     ///
     /// A statement is prepared only after the previous one has been handed over, so
     /// `body` may run it and later statements can refer to what it created.

@@ -202,7 +202,7 @@ public final class Statement {
     }
 
     static func isBlank(_ text: String) -> Bool {
-        var scanner = SQLScanner(text)
-        return scanner.nextToken() == nil
+        // Empty statements (a stray ';') are nothing to run either.
+        SQLScanner.tokens(of: text).allSatisfy { $0.kind == .symbol && $0.text == ";" }
     }
 }

@@ -63,8 +63,8 @@ struct MigrateCommand: StewardCommand {
                 terminal.diagnose("applied \(file) (version \(version), \(statements) statements) in \(Self.seconds(seconds))")
             case .rebuildingFTS(let table):
                 if live { terminal.progress("rebuilding \(table) ...") }
-            case .working(let table, let seconds):
-                if live { terminal.progress("\r\u{1B}[2Krebuilding \(table) ... \(String(format: "%.1f", seconds)) s") }
+            case .working(let phase, let table, let seconds):
+                if live { terminal.progress("\r\u{1B}[2K\(phase) \(table) ... \(String(format: "%.1f", seconds)) s") }
             case .rebuiltFTS(let table, let seconds, let checkSeconds):
                 if live { terminal.progress("\r\u{1B}[2K") }
                 terminal.diagnose("rebuilt \(table) in \(Self.seconds(seconds)), integrity-check passed in \(Self.seconds(checkSeconds))")

@@ -46,7 +46,7 @@ import ArgumentKit
 
     // MARK: - integer(_:in:)
 
-    @Test(arguments: [([String](), 3), (["--retries", "0"], 0), (["--retries=10"], 10), (["--retries", "-0"], 0)])
+    @Test(arguments: [([String](), 3), (["--retries", "0"], 0), (["--retries=10"], 10), (["--retries", "-0"], 0)] as [([String], Int)])
     func integerInRange(_ extra: [String], _ expected: Int) throws {
         #expect(try backup(extra).integer("retries", in: 0...10) == expected)
     }
@@ -73,7 +73,7 @@ import ArgumentKit
 
     // MARK: - seconds(_:in:)
 
-    @Test(arguments: [([String](), 5.0), (["--timeout", "0.5"], 0.5), (["--timeout=60"], 60), (["--timeout", "1e1"], 10)])
+    @Test(arguments: [([String](), 5.0), (["--timeout", "0.5"], 0.5), (["--timeout=60"], 60), (["--timeout", "1e1"], 10)] as [([String], Double)])
     func secondsInRange(_ extra: [String], _ expected: Double) throws {
         #expect(try backup(extra).seconds("timeout", in: 0...60) == expected)
     }

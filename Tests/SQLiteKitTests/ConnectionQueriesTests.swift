@@ -91,6 +91,24 @@ import TestSupport
         #expect(try connection.integer(sql: "SELECT count(*) FROM t") == 0)
     }
 
+    @Test func transactionRollsBackWhenCommitFails() throws {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: """
+            PRAGMA foreign_keys = ON;
+            CREATE TABLE parent(id INTEGER PRIMARY KEY);
+            CREATE TABLE child(parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+            """)
+        // A deferred foreign key is only checked by COMMIT, which then fails.
+        let error = try #require(throws: SQLiteError.self) {
+            try connection.transaction {
+                try connection.execute(sql: "INSERT INTO child VALUES (42)")
+            }
+        }
+        #expect(error.extendedCode == ResultCode.constraintForeignKey)
+        #expect(connection.isAutocommit)
+        #expect(try connection.integer(sql: "SELECT count(*) FROM child") == 0)
+    }
+
     @Test func transactionInsideATransactionThrowsAndLeavesTheOuterOneOpen() throws {
         let connection = try Connection.inMemory()
         try connection.execute(sql: "CREATE TABLE t(x); BEGIN; INSERT INTO t VALUES (1)")

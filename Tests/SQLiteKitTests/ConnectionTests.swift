@@ -81,8 +81,17 @@ import TestSupport
     @Test func executeStopsAtTheFirstFailingStatement() throws {
         let connection = try Connection.inMemory()
         let sql = "CREATE TABLE a(x);\nINSERT INTO missing VALUES (1);\nCREATE TABLE b(x);"
-        let failure = try #require(throws: Connection.StatementPreparationError.self) {
+        let error = try #require(throws: SQLiteError.self) {
             try connection.execute(sql: sql)
+        }
+        #expect(error.extendedCode == ResultCode.error)
+        #expect(error.sql == sql)
+        let names = try connection.rows(sql: "SELECT name FROM sqlite_schema ORDER BY name")
+        #expect(names == [["a"]])
+
+        let fresh = try Connection.inMemory()
+        let failure = try #require(throws: Connection.StatementPreparationError.self) {
+            try fresh.forEachStatement(in: sql) { statement, _ in while try statement.step() {} }
         }
         #expect(failure.error.extendedCode == ResultCode.error)
         #expect(failure.description == failure.error.description)
@@ -92,15 +101,13 @@ import TestSupport
         let failingEnd = "CREATE TABLE a(x);\nINSERT INTO missing VALUES (1);".utf8.count
         #expect((failingStart..<failingEnd).contains(failure.byteOffset))
         #expect(bytes.count > failure.byteOffset)
-        let names = try connection.rows(sql: "SELECT name FROM sqlite_schema ORDER BY name")
-        #expect(names == [["a"]])
     }
 
     @Test func preparationErrorPointsAtTheFailingToken() throws {
         let connection = try Connection.inMemory()
         let sql = "SELECT '中文';\n  SELEC 2;"
         let failure = try #require(throws: Connection.StatementPreparationError.self) {
-            try connection.execute(sql: sql)
+            try connection.forEachStatement(in: sql) { statement, _ in while try statement.step() {} }
         }
         #expect(failure.error.extendedCode == ResultCode.error)
         #expect(failure.byteOffset == "SELECT '中文';\n  ".utf8.count)
@@ -109,7 +116,7 @@ import TestSupport
     @Test func preparationErrorOfTheFirstStatementIsAtItsToken() throws {
         let connection = try Connection.inMemory()
         let failure = try #require(throws: Connection.StatementPreparationError.self) {
-            try connection.execute(sql: "  SELEC 1; SELECT 2")
+            try connection.forEachStatement(in: "  SELEC 1; SELECT 2") { statement, _ in while try statement.step() {} }
         }
         #expect(failure.byteOffset == 2)
     }

@@ -67,33 +67,7 @@ public enum StewardProcess {
         if let currentDirectory {
             process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)
         }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-
-        // Read both pipes while the process runs so that neither fills up.
-        let group = DispatchGroup()
-        let outData = LockedData(), errData = LockedData()
-        for (pipe, sink) in [(out, outData), (err, errData)] {
-            group.enter()
-            DispatchQueue.global().async {
-                sink.set(pipe.fileHandleForReading.readDataToEndOfFile())
-                group.leave()
-            }
-        }
-        let deadline = DispatchTime.now() + timeout
-        if group.wait(timeout: deadline) == .timedOut {
-            process.terminate()
-            kill(process.processIdentifier, SIGKILL)
-            group.wait()
-        }
-        process.waitUntilExit()
-        return StewardRun(
-            status: process.terminationStatus,
-            stdout: String(decoding: outData.get(), as: UTF8.self),
-            stderr: String(decoding: errData.get(), as: UTF8.self))
+        return try RunningSteward(process: process).finish(timeout: timeout)
     }
 }
 

@@ -37,8 +37,9 @@ struct FileProbe {
         var buffer = [UInt8](repeating: 0, count: DatabaseHeader.size)
         var filled = 0
         while filled < buffer.count {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                read(descriptor, raw.baseAddress! + filled, raw.count - filled)
+            let count = buffer.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return read(descriptor, base + filled, raw.count - filled)
             }
             if count < 0 {
                 if errno == EINTR { continue }

@@ -30,8 +30,9 @@ public struct Migrator {
         case applying(file: String, version: Int32)
         case applied(file: String, version: Int32, statements: Int, seconds: Double)
         case rebuildingFTS(table: String)
-        /// Called about every 0.2 s while an FTS rebuild or check runs.
-        case working(table: String, seconds: Double)
+        /// Called about every 0.2 s while an FTS rebuild or check runs; `phase` is
+        /// `rebuilding` or `checking`.
+        case working(phase: String, table: String, seconds: Double)
         case rebuiltFTS(table: String, seconds: Double, checkSeconds: Double)
     }
 
@@ -231,7 +232,7 @@ public struct Migrator {
             guard let table = after[key] else { continue }
             let name = Connection.quote(identifier: table.definition.name)
             progress(.rebuildingFTS(table: table.definition.name))
-            currentWork.set(table.definition.name)
+            currentWork.set(("rebuilding", table.definition.name))
             defer { currentWork.set(nil) }
 
             let rebuildWatch = Stopwatch()
@@ -240,6 +241,7 @@ public struct Migrator {
                 try ftsStatement("INSERT INTO \(name)(\(name)) VALUES ('rebuild')", table: table.definition.name)
             }
             let rebuildSeconds = rebuildWatch.roundedSeconds
+            currentWork.set(("checking", table.definition.name))
             let checkWatch = Stopwatch()
             // Rank 1 compares the index with the content table (SQLite 3.40); it fails
             // with SQLITE_CORRUPT_VTAB on drift.
@@ -293,12 +295,12 @@ public struct Migrator {
         var lastTick = Date()
         connection.setProgressHandler(instructions: 10_000) {
             if cancellation.isCancelled { return false }
-            if let table = currentWork.get() {
+            if let (phase, table) = currentWork.get() {
                 let now = Date()
                 if currentWork.isNew { started.set(now); currentWork.isNew = false }
                 if now.timeIntervalSince(lastTick) >= 0.2 {
                     lastTick = now
-                    progress(.working(table: table, seconds: now.timeIntervalSince(started.get())))
+                    progress(.working(phase: phase, table: table, seconds: now.timeIntervalSince(started.get())))
                 }
             }
             return true
@@ -438,12 +440,13 @@ public struct Migrator {
     }
 }
 
-/// A name shared between the run and SQLite's progress callback (same thread).
+/// The work under way (phase and table), shared between the run and SQLite's
+/// progress callback, which runs on the same thread.
 final class SharedName: @unchecked Sendable {
-    private var value: String?
+    private var value: (String, String)?
     var isNew = false
-    func set(_ name: String?) { value = name; isNew = name != nil }
-    func get() -> String? { value }
+    func set(_ work: (String, String)?) { value = work; isNew = work != nil }
+    func get() -> (String, String)? { value }
 }
 
 final class SharedDate: @unchecked Sendable {

@@ -1,0 +1,323 @@
+import Foundation
+import Testing
+import SQLiteKit
+@testable import StewardCore
+import TestSupport
+
+@Suite struct InspectorTests {
+    private func inspectionError(_ path: String) throws -> StewardError {
+        try #require(throws: StewardError.self) { try Inspector().inspect(path: path) }
+    }
+
+    private func fileBytes(_ path: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    // MARK: - The example database
+
+    @Test func inspectsTheExampleDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("example.sqlite")
+        try Fixtures.makeExampleDatabase(at: path, titles: ["one", "two", "three"])
+
+        let report = try Inspector().inspect(path: path)
+        #expect(report.command == "inspect")
+        #expect(report.kind == "database")
+        #expect(report.path == path)
+        #expect(report.stewardVersion == StewardVersion.current)
+        #expect(report.sqlite.version == SQLiteLibrary.version)
+        #expect(report.sqlite.fts5Available)
+        #expect(report.journalMode == "delete")
+        #expect(report.warnings.isEmpty)
+
+        let size = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(report.file.sizeBytes == Int64(size))
+        #expect(!report.file.isEmpty)
+        #expect(report.file.openedAs == "read-only")
+        #expect(!report.file.walExists && !report.file.shmExists && !report.file.journalExists)
+
+        let header = try #require(report.header)
+        #expect(header.userVersion == 2)
+        #expect(header.journalMode == "rollback")
+        #expect(header.textEncoding == "UTF-8")
+        #expect(header.pageSize * header.pageCount == size)
+        #expect(header.writeVersion == 1 && header.readVersion == 1)
+
+        let ticket = try #require(report.tables.first { $0.name == "ticket" })
+        #expect(ticket.rowCount == 3)
+        #expect(ticket.type == "table")
+        #expect(ticket.columnCount == 6)
+        #expect(ticket.error == nil)
+        let ftsTable = try #require(report.tables.first { $0.name == "ticket_fts" })
+        #expect(ftsTable.type == "virtual")
+        #expect(ftsTable.rowCount == nil)
+        #expect(report.tables.first { $0.name == "ticket_fts_data" }?.type == "shadow")
+
+        // Besides ticket_status, only the primary keys of FTS5's WITHOUT ROWID shadow tables.
+        #expect(report.indexes.filter { $0.origin == "c" }.map(\.name) == ["ticket_status"])
+        #expect(report.indexes.filter { $0.origin != "c" }.map(\.table) == ["ticket_fts_config", "ticket_fts_idx"])
+        #expect(report.indexes.filter { $0.origin != "c" }.allSatisfy { $0.origin == "pk" && $0.isUnique })
+        #expect(report.triggers.map(\.name) == [
+            "ticket_fts_after_delete", "ticket_fts_after_insert", "ticket_fts_after_update",
+        ])
+        #expect(report.triggers.allSatisfy { $0.table == "ticket" && $0.timing == "AFTER" })
+        #expect(report.views.isEmpty)
+
+        #expect(report.ftsTables.count == 1)
+        let fts = try #require(report.ftsTables.first)
+        #expect(fts.name == "ticket_fts")
+        #expect(fts.columns == ["title", "body"])
+        #expect(fts.contentMode == "external")
+        #expect(fts.content == "ticket")
+        #expect(fts.contentRowID == "id")
+        #expect(fts.tokenize == "unicode61 remove_diacritics 2")
+        #expect(fts.options["content"] == "ticket")
+        #expect(fts.syncTriggers?.insert == "ticket_fts_after_insert")
+        #expect(fts.missingSyncTriggers.isEmpty)
+    }
+
+    @Test func missingSyncTriggerIsAWarning() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("example.sqlite")
+        try Fixtures.makeExampleDatabase(at: path).execute(sql: "DROP TRIGGER ticket_fts_after_delete")
+        let report = try Inspector().inspect(path: path)
+        #expect(report.ftsTables.first?.missingSyncTriggers == ["delete"])
+        #expect(report.warnings == ["ticket_fts has no delete sync trigger on ticket"])
+    }
+
+    @Test func inspectingChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("example.sqlite")
+        try Fixtures.makeExampleDatabase(at: path)
+        let before = try fileBytes(path)
+        let modified = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+        _ = try Inspector().inspect(path: path)
+        #expect(try fileBytes(path) == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date == modified)
+        #expect(try directory.contents() == ["example.sqlite"])
+    }
+
+    @Test func pathWithURIReservedCharactersIsReadAndReportedAsGiven() throws {
+        let directory = try TemporaryDirectory()
+        try Fixtures.makeExampleDatabase(at: directory.file("a b#?%é.sqlite"))
+        let report = try Inspector().inspect(path: directory.file("a b#?%é.sqlite"))
+        #expect(report.path == directory.file("a b#?%é.sqlite"))
+        #expect(report.tables.first { $0.name == "ticket" }?.rowCount == 2)
+    }
+
+    @Test func tablesWithOddNamesAreCounted() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("odd.sqlite")
+        let name = "we\"ird [name] 'x' 客户"
+        try Connection(path: path).execute(sql: """
+            CREATE TABLE \(Connection.quote(identifier: name))(a);
+            INSERT INTO \(Connection.quote(identifier: name)) VALUES (1), (2), (3);
+            """)
+        let report = try Inspector().inspect(path: path)
+        let table = try #require(report.tables.first)
+        #expect(table.name == name)
+        #expect(table.rowCount == 3)
+        #expect(table.error == nil)
+    }
+
+    // MARK: - WAL
+
+    @Test func walDatabaseWithoutItsWALIsReadImmutableAndLeavesNoFiles() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("wal.sqlite")
+        do {
+            let connection = try Fixtures.makeExampleDatabase(at: path, journalMode: "wal")
+            #expect(try connection.journalMode() == "wal")
+        }
+        // The last connection checkpointed and removed its -wal and -shm.
+        #expect(try directory.contents() == ["wal.sqlite"])
+
+        let report = try Inspector().inspect(path: path)
+        #expect(report.file.openedAs == "immutable")
+        #expect(report.header?.journalMode == "wal")
+        #expect(report.header?.writeVersion == 2)
+        #expect(!report.file.walExists)
+        #expect(report.tables.first { $0.name == "ticket" }?.rowCount == 2)
+        #expect(try directory.contents() == ["wal.sqlite"])
+    }
+
+    @Test func liveWALDatabaseIsReadWithItsWAL() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("live.sqlite")
+        let writer = try Fixtures.makeExampleDatabase(at: path, journalMode: "wal")
+        try writer.execute(sql: "INSERT INTO ticket(title) VALUES ('only in the wal')")
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+
+        // The writer must stay open: closing it would checkpoint and remove the -wal.
+        let report = try withExtendedLifetime(writer) { try Inspector().inspect(path: path) }
+        #expect(report.file.openedAs == "read-only")
+        #expect(report.file.walExists)
+        #expect(report.file.shmExists)
+        #expect(report.journalMode == "wal")
+        #expect(report.tables.first { $0.name == "ticket" }?.rowCount == 3)
+        #expect(report.warnings.isEmpty)
+    }
+
+    @Test func leftoverJournalIsAWarning() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("db.sqlite")
+        try Fixtures.makeExampleDatabase(at: path)
+        _ = FileManager.default.createFile(atPath: path + "-journal", contents: Data())
+        let report = try Inspector().inspect(path: path)
+        #expect(report.file.journalExists)
+        #expect(report.warnings.contains { $0.contains("-journal") })
+    }
+
+    // MARK: - Files that are not databases
+
+    @Test func emptyFileIsAnEmptyDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("empty.sqlite")
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
+        let report = try Inspector().inspect(path: path)
+        #expect(report.kind == "empty-database")
+        #expect(report.file.isEmpty)
+        #expect(report.file.sizeBytes == 0)
+        #expect(report.file.openedAs == "not opened")
+        #expect(report.header == nil)
+        #expect(report.journalMode == nil)
+        #expect(report.tables.isEmpty)
+        #expect(report.warnings.count == 1)
+        #expect(try directory.contents() == ["empty.sqlite"])
+    }
+
+    @Test(arguments: ["absent.sqlite", "missing-dir/absent.sqlite"])
+    func missingPathIsNotFound(_ name: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file(name)
+        let error = try inspectionError(path)
+        #expect(error.kind == .notFound)
+        #expect(error.message.contains(path))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func pathThroughAFileIsNotFound() throws {
+        let directory = try TemporaryDirectory()
+        _ = FileManager.default.createFile(atPath: directory.file("plain"), contents: Data("x".utf8))
+        #expect(try inspectionError(directory.file("plain/db.sqlite")).kind == .notFound)
+    }
+
+    @Test func directoryIsBadInput() throws {
+        let directory = try TemporaryDirectory()
+        let error = try inspectionError(directory.path)
+        #expect(error.kind == .badInput)
+        #expect(error.message.contains(directory.path))
+        #expect(error.message.contains("directory"))
+    }
+
+    @Test(arguments: [
+        "hello",
+        String(repeating: "This is a text file, not a database. ", count: 20),
+        "SQLite format 3",
+    ])
+    func textFileIsBadInput(_ text: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("notes.txt")
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        let error = try inspectionError(path)
+        #expect(error.kind == .badInput)
+        #expect(error.message.hasPrefix("not a SQLite database: \(path)"))
+        #expect(try directory.contents() == ["notes.txt"])
+    }
+
+    @Test func damagedHeaderIsBadInput() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("damaged.sqlite")
+        try Fixtures.makeExampleDatabase(at: path)
+        var bytes = try fileBytes(path)
+        bytes[16] = 0x03  // page size 768
+        bytes[17] = 0x00
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let error = try inspectionError(path)
+        #expect(error.kind == .badInput)
+        #expect(error.message.contains("768"))
+    }
+
+    @Test func truncatedDatabaseIsBadInput() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("truncated.sqlite")
+        try Fixtures.makeExampleDatabase(at: path)
+        let bytes = try fileBytes(path)
+        try bytes.prefix(100).write(to: URL(fileURLWithPath: path))
+        #expect(try inspectionError(path).kind == .badInput)
+    }
+
+    @Test func specialFileIsBadInput() throws {
+        let error = try inspectionError("/dev/null")
+        #expect(error.kind == .badInput)
+        #expect(error.message.contains("not a regular file"))
+    }
+
+    // MARK: - Privacy
+
+    @Test func reportHoldsNoRowData() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("private.sqlite")
+        let secret = "PLANTED-\(UUID().uuidString)"
+        let connection = try Fixtures.makeExampleDatabase(at: path, titles: ["harmless", "客户 \(secret) 🔥"])
+        try connection.execute(sql: """
+            CREATE TABLE note(id INTEGER PRIMARY KEY, text TEXT);
+            CREATE VIEW recent AS SELECT text FROM note;
+            """)
+        try connection.execute(sql: "INSERT INTO note(text) VALUES (?)", bindings: [.text(secret)])
+        try connection.execute(sql: "UPDATE ticket SET body = ? WHERE id = 1", bindings: [.text(secret)])
+        // The secret is really in the file, so its absence from the report means something.
+        #expect(try fileBytes(path).range(of: Data(secret.utf8)) != nil)
+
+        let report = try Inspector().inspect(path: path)
+        #expect(report.tables.first { $0.name == "note" }?.rowCount == 1)
+        let json = try JSONEncoder().encode(report)
+        #expect(json.range(of: Data(secret.utf8)) == nil)
+        #expect(!String(decoding: json, as: UTF8.self).contains(secret))
+        #expect(!"\(report)".contains(secret))
+    }
+
+    @Test func reportIsOneJSONObjectWithTheExpectedKeys() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("example.sqlite")
+        try Fixtures.makeExampleDatabase(at: path)
+        let json = try JSONEncoder().encode(try Inspector().inspect(path: path))
+        let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        for key in ["command", "stewardVersion", "path", "kind", "sqlite", "file", "header", "journalMode",
+                    "tables", "indexes", "triggers", "views", "ftsTables", "warnings"] {
+            #expect(object[key] != nil, "missing \(key)")
+        }
+    }
+
+    // MARK: - Explaining SQLite errors
+
+    @Test(arguments: [
+        (Int32(26), StewardError.Kind.badInput),
+        (11, .badInput),
+        (267, .badInput),
+        (5, .busy),
+        (6, .busy),
+        (517, .busy),
+        (13, .inputOutput),
+        (10, .inputOutput),
+        (266, .inputOutput),
+        (1, .badInput),
+    ])
+    func explainMapsSQLiteErrors(_ code: Int32, _ kind: StewardError.Kind) {
+        let error = Inspector.explain(SQLiteError(extendedCode: code, message: "the message"), path: "some/db.sqlite")
+        #expect(error.kind == kind)
+        #expect(error.message.contains("some/db.sqlite"))
+        #expect(error.message.contains("the message"))
+    }
+
+    @Test func libraryFactsKeepInterestingOptionsOnly() {
+        let facts = Inspector.libraryFacts()
+        #expect(facts.version == SQLiteLibrary.version)
+        #expect(facts.sourceID == SQLiteLibrary.sourceID)
+        #expect(facts.fts5Available)
+        #expect(facts.compileOptions.allSatisfy { option in
+            Inspector.interestingOptionPrefixes.contains { option.hasPrefix($0) }
+        })
+        #expect(Set(facts.compileOptions).isSubset(of: Set(SQLiteLibrary.compileOptions)))
+    }
+}
