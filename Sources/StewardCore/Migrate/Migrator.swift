@@ -93,6 +93,7 @@ public struct Migrator {
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
         for script in scripts {
             try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
+            guard !script.directives.isEmpty else { continue }
             let tables = try Self.fts5Tables(on: scratch)
             for directive in script.directives where tables[directive.table.lowercased()] == nil {
                 throw StewardError(
@@ -407,7 +408,8 @@ public struct Migrator {
     /// FTS5 tables of `main`, by lower-cased name.
     static func fts5Tables(on connection: Connection) throws -> [String: FTS5Table] {
         var result: [String: FTS5Table] = [:]
-        try connection.forEachRow(sql: "SELECT name, sql FROM main.sqlite_schema WHERE type = 'table' AND sql IS NOT NULL") { row in
+        // LIKE is case-insensitive for ASCII: a cheap filter before the declaration is read.
+        try connection.forEachRow(sql: "SELECT name, sql FROM main.sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'") { row in
             let name = row.text(at: 0) ?? ""
             let sql = row.text(at: 1) ?? ""
             if let definition = FTS5Definition(name: name, sql: sql) {
