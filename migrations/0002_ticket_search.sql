@@ -26,5 +26,7 @@ CREATE TRIGGER ticket_fts_after_update AFTER UPDATE ON ticket BEGIN
     INSERT INTO ticket_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
 END;
 
--- The table already has rows when this runs on an existing database: index them.
--- steward: rebuild-fts ticket_fts
+-- The table already has rows when this runs on an existing database, and neither
+-- the new table nor its triggers index them: rebuild, inside this migration's
+-- transaction, so that any runner (not only Steward) leaves a complete index.
+INSERT INTO ticket_fts(ticket_fts) VALUES ('rebuild');

@@ -75,6 +75,14 @@ struct MigrateCommand: StewardCommand {
         return ExitCode.success
     }
 
+    static func rebuildText(_ rebuild: MigrateReport.FTSRebuild) -> String {
+        switch rebuild.rebuiltBy {
+        case "migration": return "rebuilt by the migration"
+        case "none": return "not rebuilt (contentless)"
+        default: return "rebuild \(seconds(rebuild.rebuildSeconds))"
+        }
+    }
+
     static func seconds(_ value: Double) -> String {
         String(format: "%.3f s", value)
     }
@@ -106,7 +114,7 @@ struct MigrateCommand: StewardCommand {
             if !report.ftsRebuilt.isEmpty {
                 lines.append("FTS5        rebuilt and checked")
                 lines.append(ReportOutput.table(report.ftsRebuilt.map {
-                    [$0.table, $0.reason, $0.rebuilt ? "rebuild \(seconds($0.rebuildSeconds))" : "not rebuilt (contentless)",
+                    [$0.table, $0.reason, Self.rebuildText($0),
                      "integrity-check \(seconds($0.checkSeconds))"]
                 }, indent: 4))
             }

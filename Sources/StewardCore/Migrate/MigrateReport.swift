@@ -18,8 +18,11 @@ public struct MigrateReport: Codable, Sendable {
         public let table: String
         /// `created`, `redefined` or `directive`.
         public let reason: String
-        /// Whether `'rebuild'` ran (contentless tables cannot be rebuilt).
+        /// Whether the index was rebuilt in the run (contentless tables cannot be).
         public let rebuilt: Bool
+        /// `steward`, `migration` (a statement of the migration rebuilt it, so Steward did
+        /// not do it twice) or `none` (contentless).
+        public let rebuiltBy: String
         public let rebuildSeconds: Double
         /// Whether FTS5's integrity-check passed (rank 1: index compared with content).
         public let checked: Bool

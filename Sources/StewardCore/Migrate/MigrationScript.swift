@@ -46,7 +46,13 @@ struct MigrationScript {
     /// are prepared, which checks their syntax and the names they use, but not run: the
     /// validation pass on an empty database needs the schema, not the data.
     @discardableResult
-    func apply(on connection: Connection, cancellation: Cancellation, schemaOnly: Bool = false) throws -> Int {
+    ///
+    /// `onRebuild` is called with the name of each FTS5 table that a statement of the file
+    /// rebuilds itself (`INSERT INTO t(t) VALUES ('rebuild')`).
+    func apply(
+        on connection: Connection, cancellation: Cancellation, schemaOnly: Bool = false,
+        onRebuild: ((String) -> Void)? = nil
+    ) throws -> Int {
         var count = 0
         do {
             try connection.forEachStatement(in: migration.sql) { statement, offset in
@@ -67,6 +73,9 @@ struct MigrationScript {
                     while try statement.step() {}
                 } catch let error as SQLiteError {
                     throw failure(error, line: line, cancellation: cancellation)
+                }
+                if let onRebuild, let table = Self.rebuiltTable(by: statement.sql) {
+                    onRebuild(table)
                 }
                 count += 1
             }
@@ -96,6 +105,28 @@ struct MigrationScript {
         var scanner = SQLScanner(sql)
         guard let first = scanner.nextToken(), first.kind == .word else { return false }
         return ["CREATE", "DROP", "ALTER", "SAVEPOINT", "RELEASE", "ROLLBACK", "PRAGMA"].contains(first.text.uppercased())
+    }
+
+    /// The FTS5 table a statement rebuilds, when it is `INSERT INTO t(t) VALUES ('rebuild')`
+    /// (optionally schema-qualified).
+    static func rebuiltTable(by sql: String) -> String? {
+        var tokens = SQLScanner.tokens(of: sql)[...]
+        func take(_ keyword: String) -> Bool {
+            guard tokens.first?.isKeyword(keyword) == true else { return false }
+            tokens = tokens.dropFirst()
+            return true
+        }
+        guard take("INSERT"), take("INTO"), var table = tokens.first?.name else { return nil }
+        tokens = tokens.dropFirst()
+        if tokens.first?.text == ".", let name = tokens.dropFirst().first?.name {
+            table = name
+            tokens = tokens.dropFirst(2)
+        }
+        let rest = tokens.map { $0.kind == .symbol ? $0.text : ($0.name ?? $0.text).lowercased() }
+        guard rest == ["(", table.lowercased(), ")", "values", "(", "rebuild", ")"]
+            || rest == ["(", table.lowercased(), ")", "values", "(", "rebuild", ")", ";"]
+        else { return nil }
+        return table
     }
 
     /// Why a statement cannot run inside Steward's transaction, or nil when it can.

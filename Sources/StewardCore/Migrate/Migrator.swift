@@ -161,11 +161,14 @@ public struct Migrator {
             let ftsBefore = try sqlite { try Self.fts5Tables(on: connection) }
 
             var applied: [MigrateReport.AppliedMigration] = []
+            var rebuiltByMigrations = Set<String>()
             for script in pending {
                 let migration = script.migration
                 progress(.applying(file: migration.fileName, version: migration.version))
                 let watch = Stopwatch()
-                let count = try script.apply(on: connection, cancellation: cancellation)
+                let count = try script.apply(on: connection, cancellation: cancellation) { table in
+                    rebuiltByMigrations.insert(table.lowercased())
+                }
                 try sqlite { try connection.setUserVersion(migration.version) }
                 let seconds = watch.roundedSeconds
                 applied.append(.init(version: migration.version, file: migration.fileName, statements: count,
@@ -173,7 +176,8 @@ public struct Migrator {
                 progress(.applied(file: migration.fileName, version: migration.version, statements: count, seconds: seconds))
             }
 
-            let fts = try rebuildFTS(on: connection, before: ftsBefore, applied: pending)
+            let fts = try rebuildFTS(
+                on: connection, before: ftsBefore, applied: pending, rebuiltByMigrations: rebuiltByMigrations)
 
             let violationsAfter = try sqlite { try connection.foreignKeyViolations() }
             let foreignKeys = Self.compare(before: violationsBefore, after: violationsAfter, enforced: enforced)
@@ -204,8 +208,12 @@ public struct Migrator {
 
     /// Rebuilds and checks every FTS5 table created or redefined by the run, and every
     /// table named by a directive in an applied migration.
+    ///
+    /// A table that a migration rebuilt itself is not rebuilt again (it is still checked:
+    /// a rebuild followed by a redefinition shows up there as a mismatch).
     private func rebuildFTS(
-        on connection: Connection, before: [String: FTS5Table], applied: [MigrationScript]
+        on connection: Connection, before: [String: FTS5Table], applied: [MigrationScript],
+        rebuiltByMigrations: Set<String>
     ) throws -> [MigrateReport.FTSRebuild] {
         let after = try sqlite { try Self.fts5Tables(on: connection) }
         var reasons: [(key: String, reason: String)] = []
@@ -238,7 +246,13 @@ public struct Migrator {
 
             let rebuildWatch = Stopwatch()
             let canRebuild = table.definition.contentMode != .contentless
-            if canRebuild {
+            let rebuiltBy: String
+            if !canRebuild {
+                rebuiltBy = "none"
+            } else if rebuiltByMigrations.contains(key) && reason != "directive" {
+                rebuiltBy = "migration"
+            } else {
+                rebuiltBy = "steward"
                 try ftsStatement("INSERT INTO \(name)(\(name)) VALUES ('rebuild')", table: table.definition.name)
             }
             let rebuildSeconds = rebuildWatch.roundedSeconds
@@ -260,7 +274,8 @@ public struct Migrator {
             let checkSeconds = checkWatch.roundedSeconds
             progress(.rebuiltFTS(table: table.definition.name, seconds: rebuildSeconds, checkSeconds: checkSeconds))
             results.append(.init(table: table.definition.name, reason: reason, rebuilt: canRebuild,
-                                 rebuildSeconds: rebuildSeconds, checked: true, checkSeconds: checkSeconds))
+                                 rebuiltBy: rebuiltBy, rebuildSeconds: rebuildSeconds, checked: true,
+                                 checkSeconds: checkSeconds))
         }
         return results
 
