@@ -65,9 +65,14 @@ struct MigrateCommand: StewardCommand {
                 if live { terminal.progress("rebuilding \(table) ...") }
             case .working(let phase, let table, let seconds):
                 if live { terminal.progress("\r\u{1B}[2K\(phase) \(table) ... \(String(format: "%.1f", seconds)) s") }
-            case .rebuiltFTS(let table, let seconds, let checkSeconds):
+            case .rebuiltFTS(let table, let rebuiltBy, let seconds, let checkSeconds):
                 if live { terminal.progress("\r\u{1B}[2K") }
-                terminal.diagnose("rebuilt \(table) in \(Self.seconds(seconds)), integrity-check passed in \(Self.seconds(checkSeconds))")
+                let check = "integrity-check passed in \(Self.seconds(checkSeconds))"
+                switch rebuiltBy {
+                case "steward": terminal.diagnose("rebuilt \(table) in \(Self.seconds(seconds)), \(check)")
+                case "migration": terminal.diagnose("checked \(table) (rebuilt by the migration), \(check)")
+                default: terminal.diagnose("checked \(table) (contentless, not rebuilt), \(check)")
+                }
             }
         }
         let report = try withExtendedLifetime(trap) { try migrator.run() }

@@ -33,7 +33,8 @@ public struct Migrator {
         /// Called about every 0.2 s while an FTS rebuild or check runs; `phase` is
         /// `rebuilding` or `checking`.
         case working(phase: String, table: String, seconds: Double)
-        case rebuiltFTS(table: String, seconds: Double, checkSeconds: Double)
+        /// `rebuiltBy` is `steward`, `migration` or `none`, as in the report.
+        case rebuiltFTS(table: String, rebuiltBy: String, seconds: Double, checkSeconds: Double)
     }
 
     let options: Options
@@ -272,7 +273,8 @@ public struct Migrator {
                 throw explain(error, waitingForLock: false, context: "checking \(table.definition.name)")
             }
             let checkSeconds = checkWatch.roundedSeconds
-            progress(.rebuiltFTS(table: table.definition.name, seconds: rebuildSeconds, checkSeconds: checkSeconds))
+            progress(.rebuiltFTS(table: table.definition.name, rebuiltBy: rebuiltBy, seconds: rebuildSeconds,
+                                 checkSeconds: checkSeconds))
             results.append(.init(table: table.definition.name, reason: reason, rebuilt: canRebuild,
                                  rebuiltBy: rebuiltBy, rebuildSeconds: rebuildSeconds, checked: true,
                                  checkSeconds: checkSeconds))
