@@ -35,3 +35,11 @@ public enum SQLiteLibrary {
         }
     }
 }
+
+extension SQLiteLibrary {
+    /// Whether `sql` ends with a complete statement (`sqlite3_complete`): a `;` that is not
+    /// inside a string, comment or trigger body.
+    public static func isComplete(_ sql: String) -> Bool {
+        sqlite3_complete(sql) != 0
+    }
+}

@@ -7,14 +7,11 @@ public enum Steward {
     static var commands: [any StewardCommand.Type] { [
         InspectCommand.self,
         MigrateCommand.self,
+        VerifyCommand.self,
     ] }
 
     /// Commands that appear in help but are not built yet.
     static let plannedCommands: [CommandConfiguration] = [
-        CommandConfiguration(
-            commandName: "verify",
-            abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
-            unavailableReason: "'steward verify' is not available in this version of Steward yet."),
         CommandConfiguration(
             commandName: "backup",
             abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",

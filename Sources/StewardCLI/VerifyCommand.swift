@@ -1,0 +1,125 @@
+import ArgumentKit
+import Foundation
+import StewardCore
+
+/// `steward verify`: prove a database and a search contract; exit 0 only when every
+/// check passed.
+struct VerifyCommand: StewardCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
+        discussion: """
+            Checks: sqlite (FTS5 can be created on the connection), integrity, foreign-keys, fts-sync \
+            (FTS5's integrity-check; rank 1 for external content, which detects drift), fts-triggers, \
+            version, assertions and search-contract. Each is reported as pass, fail or skipped. The \
+            database file is never modified: checks that write run on a private copy. Exit status 0 \
+            when every check passed, 1 when any failed.
+            """,
+        options: [
+            .option("db", value: "path", help: "The database to verify (required unless only a contract is run)."),
+            .flag("quick", help: "Use PRAGMA quick_check instead of integrity_check."),
+            .option("expect-version", value: "n", help: "The user_version the database must have."),
+            .option("migrations", value: "dir", help: "A migration set: expects its newest version, and builds the contract's databases."),
+            .option("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).", repeating: true),
+            .option("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations)."),
+            .option("report", value: "file", help: "Write the JSON report to this file as well."),
+            CommonOptions.quiet,
+            CommonOptions.json,
+        ])
+
+    let options: Verifier.Options
+    let reportPath: String?
+    let json: Bool
+    let quiet: Bool
+
+    init(_ values: ParsedValues) throws(CommandLineError) {
+        var options = Verifier.Options(databasePath: values.value("db"))
+        options.quick = values.flag("quick")
+        options.expectedVersion = try values.integer("expect-version", in: 0...Int(Int32.max)).map { Int32($0) }
+        options.migrationsDirectory = values.value("migrations")
+        options.assertionFiles = values.values("assert")
+        options.contractPath = values.value("contract")
+        if options.databasePath == nil && options.contractPath == nil {
+            throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")
+        }
+        if options.contractPath != nil && options.migrationsDirectory == nil {
+            throw values.error("'--contract' needs '--migrations <dir>' to build its databases")
+        }
+        if options.databasePath == nil && !(options.assertionFiles.isEmpty && options.expectedVersion == nil && !options.quick) {
+            throw values.error("'--assert', '--expect-version' and '--quick' need '--db <path>'")
+        }
+        for (name, value) in [("db", options.databasePath), ("report", values.value("report"))] where value?.isEmpty == true {
+            throw values.error("The value '' is invalid for '--\(name)'")
+        }
+        self.options = options
+        self.reportPath = values.value("report")
+        self.json = values.flag("json")
+        self.quiet = values.flag("quiet")
+    }
+
+    func run(on terminal: Terminal) throws -> Int32 {
+        let trap = SignalTrap()
+        let quiet = self.quiet
+        let verifier = Verifier(options: options, cancellation: trap.cancellation) { event in
+            guard !quiet, case .finished(let check, let status, let seconds) = event else { return }
+            terminal.diagnose("\(status.rawValue) \(check) (\(MigrateCommand.seconds(seconds)))")
+        }
+        let report = try withExtendedLifetime(trap) { try verifier.run() }
+        let encoded = try ReportOutput.json(report)
+        if let reportPath {
+            try Self.write(encoded + "\n", to: reportPath)
+        }
+        terminal.print(json ? encoded : Self.render(report))
+        return report.passed ? ExitCode.success : ExitCode.checkFailed
+    }
+
+    /// Writes the report under a temporary name beside the target, then renames it, so a
+    /// reader never sees half a report.
+    static func write(_ text: String, to path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).partial"
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary), options: [.withoutOverwriting])
+            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw StewardError(.cannotCreate, "cannot write the report \(path): \(error.localizedDescription)")
+        }
+    }
+
+    static func render(_ report: VerifyReport) -> String {
+        var lines: [String] = []
+        if let database = report.database {
+            lines.append("Database   \(database.path) (\(ReportOutput.bytes(database.sizeBytes)), user_version \(database.userVersion))")
+        }
+        lines.append("SQLite     \(report.sqliteVersion), FTS5 \(report.fts5Available ? "available" : "NOT available")")
+        if let version = report.contractVersion {
+            lines.append("Contract   \(version), \(report.contractCases.count) cases")
+        }
+        lines.append("")
+        for check in report.checks {
+            let status = check.status == .fail ? "FAIL" : check.status.rawValue
+            let time = check.status == .skipped ? "" : "  \(MigrateCommand.seconds(check.durationSeconds))"
+            lines.append("  \(status.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 16, withPad: " ", startingAt: 0))\(check.summary)\(time)")
+            // Details of passing checks (compile options and the like) stay in the JSON.
+            for detail in check.details.prefix(20) where check.status == .fail {
+                lines.append("          - \(detail)")
+            }
+            if check.status == .fail && check.details.count > 20 {
+                lines.append("          … \(check.details.count - 20) more in the JSON report")
+            }
+        }
+        lines.append("")
+        if report.passed {
+            let passed = report.checks.filter { $0.status == .pass }.count
+            let skipped = report.checks.filter { $0.status == .skipped }.count
+            lines.append("Result     PASSED: \(passed) checks passed, \(skipped) skipped (\(MigrateCommand.seconds(report.totalSeconds)))")
+        } else {
+            lines.append("Result     FAILED: \(report.failedChecks.joined(separator: ", "))")
+            if !report.failedCases.isEmpty {
+                lines.append("Cases      \(report.failedCases.joined(separator: ", "))")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

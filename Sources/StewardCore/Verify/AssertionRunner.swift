@@ -1,0 +1,147 @@
+import Foundation
+import SQLiteKit
+
+/// Runs a file of SQL assertions (business invariants) inside a transaction that is
+/// rolled back. A statement that returns rows passes when the first column of every
+/// row is 1; any other statement passes when it runs, so the field notes' pattern
+/// (a TEMP table `assertion(ok INTEGER CHECK(ok = 1))` filled by `INSERT … SELECT`)
+/// fails exactly where a CHECK is violated. A `-- name: …` comment names the next
+/// statement; otherwise it is named by its line.
+struct AssertionRunner: Sendable {
+    struct Failure: Equatable {
+        let name: String
+        let reason: String
+    }
+
+    let path: String
+    let sql: String
+
+    /// Reads an assertion file. Throws `.notFound` or `.badInput` (not UTF-8, or the
+    /// last statement is incomplete).
+    init(path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StewardError(.notFound, FileManager.default.fileExists(atPath: path)
+                ? "cannot read the assertion file \(path)" : "\(path): no such assertion file")
+        }
+        guard let sql = String(data: data, encoding: .utf8) else {
+            throw StewardError(.badInput, "malformed assertion file \(path): not UTF-8 text")
+        }
+        guard SQLiteLibrary.isComplete(sql + "\n;") else {
+            throw StewardError(.badInput, "malformed assertion file \(path): the last statement is not complete (an open quote or comment?)")
+        }
+        self.path = path
+        self.sql = sql
+    }
+
+    /// Runs every statement; returns how many ran and the failures.
+    func run(on connection: Connection) throws -> (count: Int, failures: [Failure]) {
+        let fileName = (path as NSString).lastPathComponent
+        let bytes = Array(sql.utf8)
+        var count = 0
+        var failures: [Failure] = []
+        try connection.execute(sql: "BEGIN")
+        defer { connection.rollbackIfNeeded() }
+
+        var cursorOffset = 0
+        while cursorOffset < bytes.count {
+            // One statement at a time, so that a statement that fails to prepare is
+            // reported and the rest still run.
+            let remaining = String(decoding: bytes[cursorOffset...], as: UTF8.self)
+            var consumed = 0
+            do {
+                var handled = false
+                try connection.forEachStatement(in: remaining) { statement, offset in
+                    guard !handled else { throw StopAfterOne(end: offset) }
+                    handled = true
+                    count += 1
+                    let name = Self.name(in: statement.sql) ?? "\(fileName) line \(line(at: cursorOffset + offset + leadingTrivia(statement.sql)))"
+                    if let reason = Self.evaluate(statement) {
+                        failures.append(Failure(name: name, reason: reason))
+                    }
+                }
+                consumed = remaining.utf8.count
+            } catch let stop as StopAfterOne {
+                consumed = stop.end
+            } catch let error as Connection.StatementPreparationError {
+                count += 1
+                let absolute = cursorOffset + error.byteOffset
+                failures.append(Failure(name: "\(fileName) line \(line(at: absolute))",
+                                        reason: "cannot be prepared: \(error.error.message)"))
+                consumed = Self.endOfStatement(in: remaining, from: error.byteOffset)
+            }
+            cursorOffset += max(consumed, 1)
+        }
+        return (count, failures)
+
+        func line(at offset: Int) -> Int {
+            bytes[..<min(offset, bytes.count)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        }
+        func leadingTrivia(_ text: String) -> Int {
+            var scanner = SQLScanner(text)
+            return scanner.offsetOfNextToken()
+        }
+    }
+
+    private struct StopAfterOne: Error {
+        let end: Int
+    }
+
+    /// Why a statement failed as an assertion, or nil when it passed.
+    private static func evaluate(_ statement: Statement) -> String? {
+        do {
+            if statement.columnCount == 0 {
+                while try statement.step() {}
+                return nil
+            }
+            var rows = 0
+            var wrong = 0
+            while try statement.step() {
+                rows += 1
+                switch statement.value(at: 0) {
+                case .integer(1): break
+                case .real(let value) where value == 1: break
+                default: wrong += 1
+                }
+            }
+            return wrong == 0 ? nil : "the first column is not 1 in \(wrong) of \(rows) rows"
+        } catch let error as SQLiteError {
+            return error.code == 19 /* SQLITE_CONSTRAINT */
+                ? "violated: \(error.message)" : "failed: \(error.message) (SQLite error \(error.extendedCode))"
+        } catch {
+            return "failed: \(error)"
+        }
+    }
+
+    /// The name given by the last `-- name: …` comment before the statement's first token.
+    static func name(in statementText: String) -> String? {
+        var scanner = SQLScanner(statementText)
+        let leading = String(decoding: Array(statementText.utf8).prefix(scanner.offsetOfNextToken()), as: UTF8.self)
+        var name: String?
+        for line in leading.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard text.hasPrefix("--") else { continue }
+            let comment = text.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            if comment.lowercased().hasPrefix("name:") {
+                let value = comment.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                if !value.isEmpty { name = value }
+            }
+        }
+        return name
+    }
+
+    /// Where the statement containing `offset` ends: the first `;` after which the text
+    /// so far is complete, or the end of the text.
+    static func endOfStatement(in text: String, from offset: Int) -> Int {
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: ";"), index >= offset,
+               SQLiteLibrary.isComplete(String(decoding: bytes[...index], as: UTF8.self))
+            {
+                return index + 1
+            }
+            index += 1
+        }
+        return bytes.count
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import SQLiteKit
+
+/// A search-contract fixture: records, and cases that say what searching them must
+/// return (field notes §1). Read from JSON with snake_case keys.
+public struct SearchContract: Codable, Sendable {
+    /// A JSON scalar used as a column value.
+    public enum Value: Codable, Sendable, Equatable {
+        case null, integer(Int64), real(Double), text(String)
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() { self = .null; return }
+            if let integer = try? container.decode(Int64.self) { self = .integer(integer); return }
+            if let real = try? container.decode(Double.self) { self = .real(real); return }
+            if let text = try? container.decode(String.self) { self = .text(text); return }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected a string, number or null")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case .integer(let value): try container.encode(value)
+            case .real(let value): try container.encode(value)
+            case .text(let value): try container.encode(value)
+            }
+        }
+
+        var sqliteValue: SQLiteValue {
+            switch self {
+            case .null: return .null
+            case .integer(let value): return .integer(value)
+            case .real(let value): return .real(value)
+            case .text(let value): return .text(value)
+            }
+        }
+    }
+
+    public enum Mode: String, Codable, Sendable {
+        /// Trim, double every inner `"`, wrap in `"…"`: a phrase, whatever the input holds.
+        case literal
+        /// A literal phrase whose last token is a prefix (`"…"*`).
+        case prefix
+        /// Raw FTS5 query syntax; a syntax error is an error, never zero results.
+        case syntax
+    }
+
+    public struct Step: Codable, Sendable {
+        /// `insert`, `update`, `delete`, `begin`, `commit` or `rollback`.
+        public let op: String
+        /// The key of the row to update or delete.
+        public let key: Int64?
+        /// Column values to insert or set.
+        public let values: [String: Value]?
+    }
+
+    public struct Case: Codable, Sendable {
+        public let name: String
+        public let steps: [Step]?
+        public let query: String
+        public let mode: Mode?
+        public let limit: Int?
+        public let offset: Int?
+        /// The keys expected, in order (`ORDER BY rank, key`).
+        public let expect: [Int64]?
+        /// The policy rejection expected instead of results: `too-long`.
+        public let expectRejection: String?
+        /// Whether an error is expected instead of results (a syntax error).
+        public let expectError: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case name, steps, query, mode, limit, offset, expect
+            case expectRejection = "expect_rejection"
+            case expectError = "expect_error"
+        }
+    }
+
+    public let version: String
+    public let description: String?
+    public let table: String
+    public let ftsTable: String
+    public let key: String
+    /// The version at which old databases hold records, before search was added.
+    public let legacyVersion: Int32
+    public let maxQueryLength: Int
+    public let records: [[String: Value]]
+    public let cases: [Case]
+
+    // Explicit keys: a key strategy would also rewrite the column names in records.
+    enum CodingKeys: String, CodingKey {
+        case version, description, table, key, records, cases
+        case ftsTable = "fts_table"
+        case legacyVersion = "legacy_version"
+        case maxQueryLength = "max_query_length"
+    }
+
+    /// Reads and checks a contract file. Throws `.notFound` or `.badInput` naming the file.
+    public static func load(path: String) throws -> SearchContract {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) {
+                throw StewardError(.notFound, "cannot read the contract \(path)")
+            }
+            throw StewardError(.notFound, "\(path): no such contract file")
+        }
+        let decoder = JSONDecoder()
+        let contract: SearchContract
+        do {
+            contract = try decoder.decode(SearchContract.self, from: data)
+        } catch let error as DecodingError {
+            throw StewardError(.badInput, "malformed contract \(path): \(describe(error))")
+        } catch {
+            throw StewardError(.badInput, "malformed contract \(path): \(error.localizedDescription)")
+        }
+        if let problem = contract.problem() {
+            throw StewardError(.badInput, "malformed contract \(path): \(problem)")
+        }
+        return contract
+    }
+
+    /// What is wrong with a decoded contract, or nil.
+    func problem() -> String? {
+        if version.isEmpty { return "version is empty" }
+        for (field, value) in [("table", table), ("fts_table", ftsTable), ("key", key)] where value.isEmpty {
+            return "\(field) is empty"
+        }
+        if legacyVersion < 0 { return "legacy_version is negative" }
+        if maxQueryLength < 1 { return "max_query_length must be at least 1" }
+        if cases.isEmpty { return "there are no cases" }
+        var names = Set<String>()
+        for (index, item) in cases.enumerated() {
+            let label = item.name.isEmpty ? "case \(index + 1)" : "case '\(item.name)'"
+            if item.name.isEmpty { return "\(label) has no name" }
+            if !names.insert(item.name).inserted { return "\(label) appears twice" }
+            let expectations = [item.expect != nil, item.expectRejection != nil, item.expectError == true]
+            if expectations.filter({ $0 }).count != 1 {
+                return "\(label) needs exactly one of expect, expect_rejection, expect_error"
+            }
+            if let rejection = item.expectRejection, rejection != "too-long" {
+                return "\(label): expect_rejection must be 'too-long'"
+            }
+            if (item.limit ?? 0) < 0 || (item.offset ?? 0) < 0 { return "\(label): limit and offset must not be negative" }
+            for (number, step) in (item.steps ?? []).enumerated() {
+                let where_ = "\(label), step \(number + 1)"
+                switch step.op {
+                case "insert":
+                    if (step.values ?? [:]).isEmpty { return "\(where_): insert needs values" }
+                case "update":
+                    if step.key == nil || (step.values ?? [:]).isEmpty { return "\(where_): update needs key and values" }
+                case "delete":
+                    if step.key == nil { return "\(where_): delete needs key" }
+                case "begin", "commit", "rollback":
+                    break
+                default:
+                    return "\(where_): unknown op '\(step.op)' (insert, update, delete, begin, commit, rollback)"
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "missing '\(key.stringValue)' at \(path(context))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "wrong type at \(path(context))"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "bad value at \(path(context))"
+        @unknown default:
+            return "cannot be read"
+        }
+    }
+}

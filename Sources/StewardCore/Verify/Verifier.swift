@@ -1,0 +1,394 @@
+import Foundation
+import SQLiteKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `steward verify`: proves a database (integrity, foreign keys, FTS5 index sync and
+/// trigger coverage, version, assertions) and a migration set's search contract.
+///
+/// The database file is never modified: the checks that need to write (FTS5's own
+/// integrity-check is an INSERT, assertions may fill TEMP tables) run on a private
+/// copy made with the backup API, in a transaction that is rolled back. Independent
+/// checks run on separate connections at the same time.
+public struct Verifier: Sendable {
+    public struct Options: Sendable {
+        public var databasePath: String?
+        public var quick = false
+        public var expectedVersion: Int32?
+        public var migrationsDirectory: String?
+        public var assertionFiles: [String] = []
+        public var contractPath: String?
+
+        public init(databasePath: String?) {
+            self.databasePath = databasePath
+        }
+    }
+
+    public enum Event: Sendable {
+        case started(check: String)
+        case finished(check: String, status: VerifyReport.Check.Status, seconds: Double)
+    }
+
+    static let checkOrder = [
+        "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "assertions", "search-contract",
+    ]
+
+    let options: Options
+    let cancellation: Cancellation
+    let progress: @Sendable (Event) -> Void
+
+    public init(options: Options, cancellation: Cancellation = Cancellation(),
+                progress: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.options = options
+        self.cancellation = cancellation
+        self.progress = progress
+    }
+
+    public func run() throws -> VerifyReport {
+        let stopwatch = Stopwatch()
+        // Every input is read and checked before any check runs: 65/66 come first.
+        let set = try options.migrationsDirectory.map { try MigrationSet(directory: $0) }
+        let contract = try options.contractPath.map { try SearchContract.load(path: $0) }
+        let assertions = try options.assertionFiles.map { try AssertionRunner(path: $0) }
+        var header: DatabaseHeader?
+        var size: Int64 = 0
+        if let path = options.databasePath {
+            let probe = try FileProbe(path: path)
+            size = probe.size
+            if probe.size > 0 {
+                do {
+                    header = try DatabaseHeader(bytes: probe.headerBytes)
+                } catch let problem as DatabaseHeader.Problem {
+                    throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
+                }
+            }
+        }
+
+        let results = CheckResults()
+        let facts = DatabaseFactsBox()
+        let group = DispatchGroup()
+        let fts5Available = SQLiteLibrary.canCreateFTS5()
+
+        if let path = options.databasePath {
+            let expected = options.expectedVersion ?? set.map(\.newestVersion)
+            let quick = options.quick
+            let headerCopy = header
+            dispatch(group) { try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected, results: results, facts: facts) }
+            dispatch(group) { try self.checkCopy(path: path, header: headerCopy, assertions: assertions, results: results) }
+        } else {
+            for name in Self.checkOrder where name != "search-contract" {
+                results.add(.skipped(name, "no --db given"))
+            }
+        }
+        if let contract, let set {
+            dispatch(group) { try self.checkContract(contract, set: set, results: results) }
+        } else {
+            results.add(.skipped("search-contract", "no --contract given"))
+        }
+        group.wait()
+        if let error = results.error { throw error }
+        if cancellation.isCancelled {
+            throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")")
+        }
+
+        let checks = Self.checkOrder.compactMap { results.check(named: $0) }
+        let failedChecks = checks.filter { $0.status == .fail }.map(\.name)
+        let cases = results.contractCases
+        let database = options.databasePath.map { path in
+            VerifyReport.Database(
+                fileName: (path as NSString).lastPathComponent, path: path, sizeBytes: size,
+                userVersion: facts.userVersion ?? header?.userVersion ?? 0, ftsTables: facts.ftsTables)
+        }
+        return VerifyReport(
+            stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
+            fts5Available: fts5Available, database: database, contractVersion: contract?.version,
+            contractCases: cases, checks: checks, failedChecks: failedChecks,
+            failedCases: cases.filter { !$0.passed }.map(\.name), passed: failedChecks.isEmpty,
+            totalSeconds: stopwatch.roundedSeconds)
+    }
+
+    private func dispatch(_ group: DispatchGroup, _ work: @escaping @Sendable () throws -> Void) {
+        DispatchQueue.global().async(group: group) {
+            do {
+                try work()
+            } catch {
+                self.cancellation.cancel(reason: "a failed check")
+            }
+        }
+    }
+
+    /// Runs one check, timing it and turning thrown errors into a recorded failure.
+    private func timed(_ name: String, into results: CheckResults, _ body: () throws -> (Bool, String, [String])) {
+        progress(.started(check: name))
+        let watch = Stopwatch()
+        let check: VerifyReport.Check
+        do {
+            let (passed, summary, details) = try body()
+            check = .init(name: name, status: passed ? .pass : .fail, durationSeconds: watch.roundedSeconds,
+                          summary: summary, details: Array(details.prefix(50)))
+        } catch let error as SQLiteError {
+            check = .init(name: name, status: .fail, durationSeconds: watch.roundedSeconds,
+                          summary: "cannot run: \(error.message) (SQLite error \(error.extendedCode))", details: [])
+        } catch {
+            check = .init(name: name, status: .fail, durationSeconds: watch.roundedSeconds,
+                          summary: "cannot run: \(error.localizedDescription)", details: [])
+        }
+        results.add(check)
+        progress(.finished(check: name, status: check.status, seconds: check.durationSeconds))
+    }
+
+    // MARK: - Checks on the original file (read-only)
+
+    private func checkOriginal(
+        path: String, header: DatabaseHeader?, quick: Bool, expectedVersion: Int32?,
+        results: CheckResults, facts: DatabaseFactsBox
+    ) throws {
+        let connection: Connection
+        do {
+            connection = try FileProbe.openReadOnly(path: path, header: header)
+            try connection.harden()
+        } catch let error as SQLiteError {
+            results.fail(Inspector.explain(error, path: path))
+            return
+        }
+        let cancellation = self.cancellation
+        connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+
+        timed("sqlite", into: results) {
+            let canCreate = SQLiteLibrary.canCreateFTS5(on: connection)
+            let options = SQLiteLibrary.compileOptions.filter { $0.hasPrefix("ENABLE_FTS") }
+            let summary = canCreate
+                ? "SQLite \(SQLiteLibrary.version); an FTS5 table can be created on this connection"
+                : "SQLite \(SQLiteLibrary.version); FTS5 unavailable: no FTS5 table can be created on this connection"
+            return (canCreate, summary, options)
+        }
+
+        timed("integrity", into: results) {
+            let problems = try connection.integrityCheck(quick: quick, maximumErrors: 20)
+            if problems == ["ok"] {
+                return (true, "\(quick ? "quick_check" : "integrity_check") returned ok", [])
+            }
+            return (false, "\(quick ? "quick_check" : "integrity_check") found \(problems.count) problem\(problems.count == 1 ? "" : "s")", problems)
+        }
+
+        timed("foreign-keys", into: results) {
+            let violations = try connection.foreignKeyViolations()
+            if violations.isEmpty { return (true, "foreign_key_check found no violations", []) }
+            var counts: [String: Int] = [:]
+            for violation in violations { counts["\(violation.table) → \(violation.parent)", default: 0] += 1 }
+            let details = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value) row\($0.value == 1 ? "" : "s")" }
+            return (false, "foreign_key_check found \(violations.count) violation\(violations.count == 1 ? "" : "s")", details)
+        }
+
+        var schema: Schema?
+        timed("fts-triggers", into: results) {
+            let read = try Schema(reading: connection)
+            schema = read
+            let external = read.fts5Tables.filter { $0.contentMode == .external }
+            if external.isEmpty { return (true, "no external-content FTS5 tables", []) }
+            var details: [String] = []
+            for table in external {
+                let missing = read.syncTriggers(for: table).missing
+                if !missing.isEmpty {
+                    details.append("\(table.name): no \(missing.joined(separator: ", ")) trigger on \(table.contentTable ?? "its content table") that writes to it")
+                }
+            }
+            let names = external.map(\.name).joined(separator: ", ")
+            return details.isEmpty
+                ? (true, "insert, delete and update sync triggers present for \(names)", [])
+                : (false, "missing sync triggers", details)
+        }
+        if let schema {
+            facts.ftsTables = schema.fts5Tables.map {
+                .init(name: $0.name, columns: $0.columns, contentMode: $0.contentMode.rawValue, content: $0.contentTable,
+                      contentRowID: $0.contentRowID, tokenize: $0.tokenizer, options: $0.options)
+            }
+        }
+
+        let version = (try? connection.userVersion()) ?? header?.userVersion ?? 0
+        facts.userVersion = version
+        if let expectedVersion {
+            timed("version", into: results) {
+                version == expectedVersion
+                    ? (true, "user_version is \(version)", [])
+                    : (false, "user_version is \(version), expected \(expectedVersion)", [])
+            }
+        } else {
+            results.add(.skipped("version", "no --expect-version or --migrations given"))
+        }
+    }
+
+    // MARK: - Checks on a private copy
+
+    private func checkCopy(path: String, header: DatabaseHeader?, assertions: [AssertionRunner], results: CheckResults) throws {
+        let workspace: String
+        do {
+            workspace = try Self.makeWorkspace()
+        } catch {
+            results.fail(StewardError(.inputOutput, "cannot make a private copy for the checks: \(error.localizedDescription)"))
+            return
+        }
+        defer { try? FileManager.default.removeItem(atPath: workspace) }
+
+        var copy: Connection?
+        var copyError: String?
+        do {
+            let source = try FileProbe.openReadOnly(path: path, header: header)
+            let target = try Connection(path: (workspace as NSString).appendingPathComponent("copy.sqlite"))
+            try target.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+            try source.backup(to: target)
+            copy = target
+        } catch let error as SQLiteError {
+            copyError = "cannot copy the database: \(error.message) (SQLite error \(error.extendedCode))"
+        }
+        let cancellation = self.cancellation
+        copy?.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+
+        timed("fts-sync", into: results) {
+            guard let copy else { return (false, copyError ?? "cannot copy the database", []) }
+            guard SQLiteLibrary.canCreateFTS5(on: copy) else {
+                return (false, "cannot run: FTS5 unavailable", [])
+            }
+            let tables = try Schema(reading: copy).fts5Tables
+            if tables.isEmpty { return (true, "no FTS5 tables", []) }
+            var details: [String] = []
+            for table in tables {
+                let name = Connection.quote(identifier: table.name)
+                // Rank 1 compares the index with the content table (SQLite 3.40) and fails
+                // with SQLITE_CORRUPT_VTAB on drift; the default form does not look at it.
+                let sql = table.contentMode == .external
+                    ? "INSERT INTO \(name)(\(name), rank) VALUES ('integrity-check', 1)"
+                    : "INSERT INTO \(name)(\(name)) VALUES ('integrity-check')"
+                do {
+                    try copy.execute(sql: sql)
+                } catch let error as SQLiteError where !error.isInterrupt {
+                    let what = error.isCorrupt
+                        ? (table.contentMode == .external
+                            ? "the index does not match its content table \(table.contentTable ?? "")"
+                            : "the index is damaged")
+                        : "the check failed"
+                    details.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
+                }
+            }
+            let names = tables.map(\.name).joined(separator: ", ")
+            return details.isEmpty
+                ? (true, "FTS5 integrity-check passed for \(names)", [])
+                : (false, "FTS5 index out of sync: \(details.map { $0.components(separatedBy: ":")[0] }.joined(separator: ", "))", details)
+        }
+
+        if assertions.isEmpty {
+            results.add(.skipped("assertions", "no --assert given"))
+            return
+        }
+        timed("assertions", into: results) {
+            guard let copy else { return (false, copyError ?? "cannot copy the database", []) }
+            var total = 0
+            var failures: [AssertionRunner.Failure] = []
+            for file in assertions {
+                let (count, failed) = try file.run(on: copy)
+                total += count
+                failures += failed
+            }
+            if failures.isEmpty { return (true, "\(total) assertion\(total == 1 ? "" : "s") passed", []) }
+            return (false, "\(failures.count) of \(total) assertions failed: \(failures.map(\.name).joined(separator: ", "))",
+                    failures.map { "\($0.name): \($0.reason)" })
+        }
+    }
+
+    private static func makeWorkspace() throws -> String {
+        let base = FileManager.default.temporaryDirectory.path
+        var template = Array((base as NSString).appendingPathComponent("steward-verify-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }
+        }) else {
+            throw StewardError(.inputOutput, String(cString: strerror(errno)))
+        }
+        return String(cString: made)
+    }
+
+    // MARK: - Search contract
+
+    private func checkContract(_ contract: SearchContract, set: MigrationSet, results: CheckResults) throws {
+        progress(.started(check: "search-contract"))
+        let watch = Stopwatch()
+        let cases: [VerifyReport.ContractCase]
+        do {
+            cases = try ContractRunner(contract: contract, set: set, cancellation: cancellation).run()
+        } catch let error as StewardError {
+            results.fail(error)
+            return
+        } catch let error as SQLiteError {
+            results.fail(StewardError(.badInput, "the search contract cannot run: \(error.message)"))
+            return
+        }
+        results.contractCases = cases
+        let failed = cases.filter { !$0.passed }
+        let disagreeing = cases.filter { !$0.agree }.map(\.name)
+        var details = failed.map { item in
+            "\(item.name): expected \(item.expected); fresh \(item.fresh); migrated \(item.migrated)"
+        }
+        if !disagreeing.isEmpty {
+            details.insert("fresh and migrated databases disagree on: \(disagreeing.joined(separator: ", "))", at: 0)
+        }
+        let summary = failed.isEmpty
+            ? "\(cases.count) cases passed on the fresh and the migrated database (contract \(contract.version))"
+            : "\(failed.count) of \(cases.count) cases failed: \(failed.map(\.name).joined(separator: ", "))"
+        let check = VerifyReport.Check(
+            name: "search-contract", status: failed.isEmpty ? .pass : .fail, durationSeconds: watch.roundedSeconds,
+            summary: summary, details: details)
+        results.add(check)
+        progress(.finished(check: "search-contract", status: check.status, seconds: check.durationSeconds))
+    }
+}
+
+/// Results gathered from the checks running on several threads.
+final class CheckResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var checks: [String: VerifyReport.Check] = [:]
+    private var cases: [VerifyReport.ContractCase] = []
+    private var firstError: StewardError?
+
+    func add(_ check: VerifyReport.Check) {
+        lock.lock(); defer { lock.unlock() }
+        checks[check.name] = check
+    }
+
+    func check(named name: String) -> VerifyReport.Check? {
+        lock.lock(); defer { lock.unlock() }
+        return checks[name]
+    }
+
+    /// An error that stops the whole run (bad input, interruption).
+    func fail(_ error: StewardError) {
+        lock.lock(); defer { lock.unlock() }
+        if firstError == nil { firstError = error }
+    }
+
+    var error: StewardError? {
+        lock.lock(); defer { lock.unlock() }
+        return firstError
+    }
+
+    var contractCases: [VerifyReport.ContractCase] {
+        get { lock.lock(); defer { lock.unlock() }; return cases }
+        set { lock.lock(); cases = newValue; lock.unlock() }
+    }
+}
+
+final class DatabaseFactsBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var version: Int32?
+    private var tables: [VerifyReport.FTSTable] = []
+
+    var userVersion: Int32? {
+        get { lock.lock(); defer { lock.unlock() }; return version }
+        set { lock.lock(); version = newValue; lock.unlock() }
+    }
+
+    var ftsTables: [VerifyReport.FTSTable] {
+        get { lock.lock(); defer { lock.unlock() }; return tables }
+        set { lock.lock(); tables = newValue; lock.unlock() }
+    }
+}

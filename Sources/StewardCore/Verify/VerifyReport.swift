@@ -1,0 +1,68 @@
+/// The handover report of `steward verify`: what was checked and how it went.
+/// Names, counts, settings and fixture case names only; never row data or query text.
+public struct VerifyReport: Codable, Sendable {
+    public struct Check: Codable, Sendable {
+        public enum Status: String, Codable, Sendable {
+            case pass, fail, skipped
+        }
+
+        public let name: String
+        public let status: Status
+        public let durationSeconds: Double
+        /// One line: what passed, or what failed, or why the check was skipped.
+        public let summary: String
+        /// The first problems found (at most a few dozen lines).
+        public let details: [String]
+
+        static func skipped(_ name: String, _ reason: String) -> Check {
+            Check(name: name, status: .skipped, durationSeconds: 0, summary: reason, details: [])
+        }
+    }
+
+    /// An FTS5 table and the parameters it was created with.
+    public struct FTSTable: Codable, Sendable {
+        public let name: String
+        public let columns: [String]
+        public let contentMode: String
+        public let content: String?
+        public let contentRowID: String?
+        public let tokenize: String
+        public let options: [String: String]
+    }
+
+    public struct Database: Codable, Sendable {
+        /// The file name, without its directory.
+        public let fileName: String
+        public let path: String
+        public let sizeBytes: Int64
+        public let userVersion: Int32
+        public let ftsTables: [FTSTable]
+    }
+
+    public struct ContractCase: Codable, Sendable {
+        public let name: String
+        public let passed: Bool
+        /// Whether the fresh and the migrated database gave the same outcome.
+        public let agree: Bool
+        public let freshMatches: Bool
+        public let migratedMatches: Bool
+        /// Outcomes as `keys [1, 2]`, `rejected: too-long`, `error: syntax`: fixture
+        /// keys only, never query text.
+        public let expected: String
+        public let fresh: String
+        public let migrated: String
+    }
+
+    public var command = "verify"
+    public let stewardVersion: String
+    public let sqliteVersion: String
+    public let fts5Available: Bool
+    public let database: Database?
+    public let contractVersion: String?
+    public let contractCases: [ContractCase]
+    public let checks: [Check]
+    public let failedChecks: [String]
+    public let failedCases: [String]
+    public let passed: Bool
+    public let totalSeconds: Double
+}
