@@ -122,9 +122,13 @@ public final class Connection {
                         let error = SQLiteError.current(on: sqliteConnection, code: rc)
                         sqlite3_finalize(handle)
                         let statementOffset = cursor - start
-                        throw StatementPreparationError(
-                            byteOffset: errorOffset >= 0 ? statementOffset + errorOffset : statementOffset,
-                            error: error)
+                        if errorOffset >= 0 {
+                            throw StatementPreparationError(byteOffset: statementOffset + errorOffset, error: error)
+                        }
+                        // No token to point at: point at the statement's first token, past
+                        // the whitespace and comments that precede it.
+                        var scanner = SQLScanner(String(decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self))
+                        throw StatementPreparationError(byteOffset: statementOffset + scanner.offsetOfNextToken(), error: error)
                     }
                     let offset = cursor - start
                     guard let next = tail, next > cursor else {

@@ -2,6 +2,10 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `steward verify`: prove a database and a search contract; exit 0 only when every
 /// check passed.
 struct VerifyCommand: StewardCommand {
@@ -80,10 +84,14 @@ struct VerifyCommand: StewardCommand {
         let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).partial"
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: temporary), options: [.withoutOverwriting])
-            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw StewardError(.cannotCreate, "cannot write the report \(path): \(error.localizedDescription)")
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw StewardError(.cannotCreate, "cannot write the report \(path): \(reason)")
         }
     }
 
