@@ -1,5 +1,6 @@
 #!/bin/sh
-# The demo: upgrade the example ticket database with `steward migrate` and inspect it.
+# The demo: upgrade the example ticket database with `steward migrate`, prove it with
+# `steward verify` and its search contract, and inspect it.
 set -eu
 steward=$1
 demo=$2
@@ -24,6 +25,12 @@ echo "==> steward migrate: adds search to the table that already has rows, rebui
 echo >&2
 echo "==> search for 'cafe' finds the existing ticket 'Café …' (ids):" >&2
 sqlite3 "$db" "SELECT rowid FROM ticket_fts WHERE ticket_fts MATCH 'cafe' ORDER BY rank, rowid" >&2
+
+echo >&2
+echo "==> steward verify: integrity, foreign keys, FTS5 sync and triggers, version, search contract" >&2
+"$steward" verify --db "$db" --migrations migrations --contract migrations/ticket-search.contract.json \
+    --assert demo/handover-assertions.sql --report "$demo/verify-report.json" --quiet
+echo "    (handover report written to $demo/verify-report.json)" >&2
 
 echo >&2
 echo "==> steward inspect $db" >&2
