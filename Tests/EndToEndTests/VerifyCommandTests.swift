@@ -158,7 +158,7 @@ import TestSupport
             """.write(toFile: passing, atomically: true, encoding: .utf8)
         let ok = try verify(["--db", database, "--assert", passing, "--json"])
         #expect(ok.status == 0, "\(ok.stdout)")
-        #expect(try check(ok, "assertions")["summary"] as? String == "4 assertions passed")
+        #expect(try check(ok, "assertions")["summary"] as? String == "all 4 statements passed")
 
         let failing = directory.file("fail.sql")
         try """

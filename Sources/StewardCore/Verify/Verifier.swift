@@ -291,8 +291,8 @@ public struct Verifier: Sendable {
                 total += count
                 failures += failed
             }
-            if failures.isEmpty { return (true, "\(total) assertion\(total == 1 ? "" : "s") passed", []) }
-            return (false, "\(failures.count) of \(total) assertions failed: \(failures.map(\.name).joined(separator: ", "))",
+            if failures.isEmpty { return (true, "all \(total) statement\(total == 1 ? "" : "s") passed", []) }
+            return (false, "\(failures.count) of \(total) statements failed: \(failures.map(\.name).joined(separator: ", "))",
                     failures.map { "\($0.name): \($0.reason)" })
         }
     }

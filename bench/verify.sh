@@ -1,0 +1,65 @@
+#!/bin/bash
+# Benchmark for `steward verify` against the sqlite3 CLI, measured in the same run:
+# a generated database of about 1 GiB with an FTS5 table of ROWS rows (default
+# 1,500,000); Steward's verify vs `PRAGMA integrity_check`, `PRAGMA foreign_key_check`
+# and FTS5's rank-1 integrity-check run by sqlite3 one after another.
+# Prints wall times (best of RUNS) and the ratio. Target: <= 1.0x.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-2}
+ROWS=${ROWS:-1500000}
+sh scripts/install-deps.sh
+swift build -c release --product steward >&2
+steward=.build/release/steward
+work=bench/work/verify
+mkdir -p "$work"
+db="$work/tickets-$ROWS.sqlite"
+
+now() { date +%s.%N; }
+elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
+best() { sort -g | head -1; }
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+
+if [ ! -f "$db" ]; then
+    echo "generating $db ($ROWS rows; a few minutes, kept for later runs)" >&2
+    rm -f "$db.partial"
+    "$steward" migrate --create --quiet --db "$db.partial" --migrations migrations > /dev/null
+    sqlite3 -bail "$db.partial" "
+      PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;
+      BEGIN;
+      INSERT INTO ticket (title, body, status)
+      WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < $ROWS)
+      SELECT printf('Ticket %d: printer %d on floor %d is jammed again', x, x % 977, x % 13),
+             printf('Customer %d reports error %d in module %d after update %d.%d. ', x % 5003, x % 211, x % 97, x % 7, x % 31)
+             || printf('The queue %d stalls when job %d prints page %d of report %d. ', x % 61, x % 4099, x % 500, x % 1223)
+             || printf('Restarting service %d on host %d clears it for %d minutes. ', x % 17, x % 389, x % 90)
+             || printf('Reference case %d, contract %d, region %d, build %d.', x % 100003, x % 7919, x % 23, x % 1009),
+             CASE x % 3 WHEN 0 THEN 'open' WHEN 1 THEN 'pending' ELSE 'closed' END
+      FROM n;
+      COMMIT;"
+    mv "$db.partial" "$db"
+fi
+echo "database: $(du -h "$db" | cut -f1), $ROWS rows" >&2
+cat "$db" > /dev/null  # warm the page cache for both sides
+
+peer_times=(); steward_times=()
+for run in $(seq 1 "$RUNS"); do
+    t0=$(now)
+    sqlite3 -bail "$db" "PRAGMA integrity_check;" > /dev/null
+    sqlite3 -bail "$db" "PRAGMA foreign_key_check;" > /dev/null
+    sqlite3 -bail "$db" "INSERT INTO ticket_fts(ticket_fts, rank) VALUES ('integrity-check', 1);"
+    t1=$(now)
+    peer_times+=("$(elapsed "$t0" "$t1")")
+    t0=$(now)
+    "$steward" verify --quiet --json --db "$db" --migrations migrations > "$work/report.json"
+    t1=$(now)
+    steward_times+=("$(elapsed "$t0" "$t1")")
+done
+python3 -c "
+import json; r = json.load(open('$work/report.json'))
+assert r['passed'], r['failedChecks']
+print('  steward checks: ' + ', '.join(f\"{c['name']} {c['durationSeconds']}s\" for c in r['checks'] if c['status'] != 'skipped'))" >&2
+peer=$(printf "%s\n" "${peer_times[@]}" | best)
+mine=$(printf "%s\n" "${steward_times[@]}" | best)
+echo "verify, $ROWS rows: sqlite3 ${peer}s   steward ${mine}s   ratio $(ratio "$mine" "$peer")"
