@@ -16,7 +16,8 @@ public struct MigrateReport: Codable, Sendable {
 
     public struct FTSRebuild: Codable, Sendable {
         public let table: String
-        /// `created`, `redefined` or `directive`.
+        /// `created`, `redefined` (an existing table declared again, changed or not) or
+        /// `directive`.
         public let reason: String
         /// Whether the index was rebuilt in the run (contentless tables cannot be).
         public let rebuilt: Bool

@@ -12,19 +12,24 @@ struct MigrationScript {
 
     let migration: Migration
     let directives: [Directive]
+    /// Lower-cased names of the virtual tables the file creates.
+    let createdVirtualTables: Set<String>
     private let utf8: [UInt8]
 
     init(_ migration: Migration) throws {
         self.migration = migration
         self.utf8 = Array(migration.sql.utf8)
         self.directives = try Self.directives(in: migration)
+        self.createdVirtualTables = Self.createdVirtualTables(in: migration.sql)
     }
 
     /// Reads the directive comments of a migration.
     static func directives(in migration: Migration) throws -> [Directive] {
         var result: [Directive] = []
-        for (index, rawLine) in migration.sql.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+        // Split on LF scalars, as SQLite's offsets are counted into lines: "\r\n" is one
+        // Character, so splitting the String itself would miss every line of a CRLF file.
+        for (index, rawLine) in migration.sql.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = Substring(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
             guard line.hasPrefix("--") else { continue }
             let comment = line.dropFirst(2).trimmingCharacters(in: .whitespaces)
             guard comment.hasPrefix("steward:") else { continue }
@@ -80,7 +85,9 @@ struct MigrationScript {
                 count += 1
             }
         } catch let error as Connection.StatementPreparationError {
-            throw failure(error.error, line: line(at: error.byteOffset), cancellation: cancellation)
+            // Without an error offset ("no such table") the offset is where the statement's
+            // text begins, right after the previous semicolon: skip to its first token.
+            throw failure(error.error, line: lineOfFirstToken(from: error.byteOffset), cancellation: cancellation)
         }
         return count
     }
@@ -97,6 +104,25 @@ struct MigrationScript {
             return StewardError(.inputOutput, "\(place): \(error.message)")
         }
         return StewardError(.badInput, "\(place): \(error.message) (SQLite error \(error.extendedCode))")
+    }
+
+    /// The names in `CREATE VIRTUAL TABLE [IF NOT EXISTS] [schema.]name` statements. The
+    /// scanner skips comments and string literals, and the statement cannot appear inside
+    /// another one (a trigger body), so the whole text can be read at once.
+    static func createdVirtualTables(in sql: String) -> Set<String> {
+        let tokens = SQLScanner.tokens(of: sql)
+        var names: Set<String> = []
+        for index in tokens.indices where index + 3 < tokens.count && tokens[index].isKeyword("CREATE")
+            && tokens[index + 1].isKeyword("VIRTUAL") && tokens[index + 2].isKeyword("TABLE")
+        {
+            var rest = tokens[(index + 3)...].prefix(6)
+            if rest.count > 3, rest[rest.startIndex].isKeyword("IF") { rest = rest.dropFirst(3) }
+            if rest.count > 2, rest[rest.startIndex + 1].kind == .symbol, rest[rest.startIndex + 1].text == "." {
+                rest = rest.dropFirst(2)
+            }
+            if let name = rest.first?.name { names.insert(name.lowercased()) }
+        }
+        return names
     }
 
     /// Whether a statement defines schema (or is transaction-neutral control) rather than

@@ -217,10 +217,13 @@ public struct Migrator {
         rebuiltByMigrations: Set<String>
     ) throws -> [MigrateReport.FTSRebuild] {
         let after = try sqlite { try Self.fts5Tables(on: connection) }
+        // Dropped and created again with the same declaration: the schema text is
+        // unchanged but the new index is empty.
+        let recreated = applied.reduce(into: Set<String>()) { $0.formUnion($1.createdVirtualTables) }
         var reasons: [(key: String, reason: String)] = []
         for (key, table) in after.sorted(by: { $0.key < $1.key }) {
             if let old = before[key] {
-                if old.sql != table.sql { reasons.append((key, "redefined")) }
+                if old.sql != table.sql || recreated.contains(key) { reasons.append((key, "redefined")) }
             } else {
                 reasons.append((key, "created"))
             }
