@@ -444,7 +444,7 @@ final class EventLog: @unchecked Sendable {
         case let .applied(file, version, statements, _): line = "applied \(file) \(version) \(statements)"
         case let .rebuildingFTS(table): line = "rebuildingFTS \(table)"
         case let .working(phase, table, _): line = "working \(phase) \(table)"
-        case let .rebuiltFTS(table, _, _): line = "rebuiltFTS \(table)"
+        case let .rebuiltFTS(table, _, _, _): line = "rebuiltFTS \(table)"
         }
         lock.lock()
         storage.append(line)
