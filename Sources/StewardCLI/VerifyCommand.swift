@@ -27,6 +27,7 @@ struct VerifyCommand: StewardCommand {
             .option("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).", repeating: true),
             .option("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations)."),
             .option("report", value: "file", help: "Write the JSON report to this file as well."),
+            .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
             CommonOptions.quiet,
             CommonOptions.json,
         ])
@@ -43,6 +44,7 @@ struct VerifyCommand: StewardCommand {
         options.migrationsDirectory = values.value("migrations")
         options.assertionFiles = values.values("assert")
         options.contractPath = values.value("contract")
+        options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         if options.databasePath == nil && options.contractPath == nil {
             throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")
         }

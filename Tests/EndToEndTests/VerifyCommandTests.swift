@@ -200,6 +200,19 @@ import TestSupport
         #expect(summary?.first?.hasPrefix("fresh and migrated databases disagree on: ") == true)
     }
 
+    @Test func lockHeldPastTimeoutExits75() throws {
+        try makeMigratedExample()
+        let holder = try Connection(path: database)
+        try holder.execute(sql: "BEGIN EXCLUSIVE")
+        defer { holder.rollbackIfNeeded() }
+        let started = Date()
+        let run = try verify(["--db", database, "--timeout", "1"])
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(Date().timeIntervalSince(started) < 3)
+        holder.rollbackIfNeeded()
+        #expect(try verify(["--db", database, "--timeout", "1"]).status == 0)
+    }
+
     // MARK: - Bad input
 
     @Test func badInputs() throws {

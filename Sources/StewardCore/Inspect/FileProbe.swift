@@ -82,9 +82,14 @@ struct FileProbe {
 
     /// Opens a database read-only without creating anything beside it: immutable when
     /// it is in WAL mode and its `-wal` is absent (nothing but the main file holds data).
-    static func openReadOnly(path: String, header: DatabaseHeader?) throws -> Connection {
+    ///
+    /// `busyTimeout` is how long to wait, in seconds, for another connection's lock.
+    static func openReadOnly(path: String, header: DatabaseHeader?, busyTimeout: Double = 0) throws -> Connection {
         let immutable = (header?.isWAL ?? false) && !exists(path + "-wal")
         let connection = try open(path: path, immutable: immutable)
+        if busyTimeout > 0 {
+            connection.setBusyTimeout(milliseconds: Int32(min(busyTimeout * 1000, Double(Int32.max))))
+        }
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
         return connection
     }

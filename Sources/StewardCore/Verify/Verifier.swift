@@ -20,6 +20,8 @@ public struct Verifier: Sendable {
         public var migrationsDirectory: String?
         public var assertionFiles: [String] = []
         public var contractPath: String?
+        /// How long to wait for another connection's lock, in seconds.
+        public var timeout: Double = 30
 
         public init(databasePath: String?) {
             self.databasePath = databasePath
@@ -147,7 +149,7 @@ public struct Verifier: Sendable {
     ) throws {
         let connection: Connection
         do {
-            connection = try FileProbe.openReadOnly(path: path, header: header)
+            connection = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
             try connection.harden()
         } catch let error as SQLiteError {
             results.fail(Inspector.explain(error, path: path))
@@ -235,11 +237,14 @@ public struct Verifier: Sendable {
         var copy: Connection?
         var copyError: String?
         do {
-            let source = try FileProbe.openReadOnly(path: path, header: header)
+            let source = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
             let target = try Connection(path: (workspace as NSString).appendingPathComponent("copy.sqlite"))
             try target.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             try source.backup(to: target)
             copy = target
+        } catch let error as SQLiteError where error.isBusy {
+            results.fail(StewardError(.busy, "\(path) stayed locked by another connection for \(options.timeout) s (\(error.message))"))
+            return
         } catch let error as SQLiteError {
             copyError = "cannot copy the database: \(error.message) (SQLite error \(error.extendedCode))"
         }
