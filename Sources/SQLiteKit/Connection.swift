@@ -123,12 +123,14 @@ public final class Connection {
                         sqlite3_finalize(handle)
                         let statementOffset = cursor - start
                         if errorOffset >= 0 {
-                            throw StatementPreparationError(byteOffset: statementOffset + errorOffset, error: error)
+                            throw StatementPreparationError(
+                                byteOffset: statementOffset + errorOffset, statementOffset: statementOffset, error: error)
                         }
                         // No token to point at: point at the statement's first token, past
                         // the whitespace and comments that precede it.
                         var scanner = SQLScanner(String(decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self))
-                        throw StatementPreparationError(byteOffset: statementOffset + scanner.offsetOfNextToken(), error: error)
+                        throw StatementPreparationError(
+                            byteOffset: statementOffset + scanner.offsetOfNextToken(), statementOffset: statementOffset, error: error)
                     }
                     let offset = cursor - start
                     guard let next = tail, next > cursor else {
@@ -149,6 +151,9 @@ public final class Connection {
     public struct StatementPreparationError: Error, CustomStringConvertible {
         /// Byte offset in the UTF-8 text of the failing token, or of the statement.
         public let byteOffset: Int
+        /// Byte offset where the failing statement's text begins, after the previous one
+        /// (leading whitespace and comments included, as for statements that prepare).
+        public let statementOffset: Int
         public let error: SQLiteError
         public var description: String { error.description }
     }

@@ -64,9 +64,12 @@ struct AssertionRunner: Sendable {
                 consumed = stop.end
             } catch let error as Connection.StatementPreparationError {
                 count += 1
-                let absolute = cursorOffset + error.byteOffset
-                failures.append(Failure(name: "\(fileName) line \(line(at: absolute))",
-                                        reason: "cannot be prepared: \(error.error.message)"))
+                // Named like a statement that runs: by its `-- name:` comment, or by the line
+                // of its first token (not of the failing token, which may be lines later).
+                let start = cursorOffset + error.statementOffset
+                let text = String(decoding: bytes[start...], as: UTF8.self)
+                let name = Self.name(in: text) ?? "\(fileName) line \(line(at: start + leadingTrivia(text)))"
+                failures.append(Failure(name: name, reason: "cannot be prepared: \(error.error.message)"))
                 consumed = Self.endOfStatement(in: remaining, from: error.byteOffset)
             }
             cursorOffset += max(consumed, 1)
@@ -117,8 +120,10 @@ struct AssertionRunner: Sendable {
         var scanner = SQLScanner(statementText)
         let leading = String(decoding: Array(statementText.utf8).prefix(scanner.offsetOfNextToken()), as: UTF8.self)
         var name: String?
-        for line in leading.split(separator: "\n") {
-            let text = line.trimmingCharacters(in: .whitespaces)
+        // Split on LF scalars, as SQLite ends a `--` comment: "\r\n" is one Character, so
+        // splitting the String itself would see a CRLF file's comments as one line.
+        for line in leading.unicodeScalars.split(separator: "\n") {
+            let text = Substring(line).trimmingCharacters(in: .whitespacesAndNewlines)
             guard text.hasPrefix("--") else { continue }
             let comment = text.dropFirst(2).trimmingCharacters(in: .whitespaces)
             if comment.lowercased().hasPrefix("name:") {

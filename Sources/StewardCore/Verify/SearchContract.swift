@@ -108,7 +108,7 @@ public struct SearchContract: Codable, Sendable {
         do {
             contract = try decoder.decode(SearchContract.self, from: data)
         } catch let error as DecodingError {
-            throw StewardError(.badInput, "malformed contract \(path): \(describe(error))")
+            throw StewardError(.badInput, "malformed contract \(path): \(describe(error, in: data))")
         } catch {
             throw StewardError(.badInput, "malformed contract \(path): \(error.localizedDescription)")
         }
@@ -159,18 +159,30 @@ public struct SearchContract: Codable, Sendable {
         return nil
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    private static func describe(_ error: DecodingError, in data: Data) -> String {
+        // Written as in JSON: `cases[0].steps[1].key`.
         func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
+            let path = context.codingPath.reduce(into: "") { path, key in
+                if let index = key.intValue {
+                    path += "[\(index)]"
+                } else {
+                    path += path.isEmpty ? key.stringValue : "." + key.stringValue
+                }
+            }
+            return path.isEmpty ? "the top level" : path
         }
         switch error {
         case .keyNotFound(let key, let context):
             return "missing '\(key.stringValue)' at \(path(context))"
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return "wrong type at \(path(context))"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "bad value at \(path(context))"
+        case .dataCorrupted(let context) where !context.codingPath.isEmpty:
+            return "bad value at \(path(context))"
+        case .dataCorrupted:
+            // Foundation reports a number that does not fit its type (2.5 or 3000000000
+            // where an Int32 is expected) as invalid JSON, without a path.
+            let parses = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+            return parses ? "a number is out of range or not a whole number" : "not valid JSON"
         @unknown default:
             return "cannot be read"
         }

@@ -86,6 +86,8 @@ public struct Verifier: Sendable {
         }
         if let contract, let set {
             dispatch(group) { try self.checkContract(contract, set: set, results: results) }
+        } else if contract != nil {
+            results.add(.skipped("search-contract", "no --migrations given to run the contract on"))
         } else {
             results.add(.skipped("search-contract", "no --contract given"))
         }

@@ -1,0 +1,374 @@
+import Foundation
+import SQLiteKit
+import Testing
+@testable import StewardCore
+import TestSupport
+
+/// `Verifier` as a library, on example databases of each test's own: report fields,
+/// skipped checks, FTS5 variants, interruption, and that nothing is written or left behind.
+@Suite struct VerifierTests {
+    let directory: TemporaryDirectory
+    var database: String { directory.file("tickets.db") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    func options(_ change: (inout Verifier.Options) -> Void = { _ in }) -> Verifier.Options {
+        var options = Verifier.Options(databasePath: database)
+        options.timeout = 2
+        change(&options)
+        return options
+    }
+
+    func verify(
+        _ change: (inout Verifier.Options) -> Void = { _ in },
+        cancellation: Cancellation = Cancellation(), progress: @escaping @Sendable (Verifier.Event) -> Void = { _ in }
+    ) throws -> VerifyReport {
+        try Verifier(options: options(change), cancellation: cancellation, progress: progress).run()
+    }
+
+    func makeExample() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+    }
+
+    /// A database of its own, made by `sql`.
+    func makeDatabase(_ sql: String) throws {
+        try Connection(path: database).execute(sql: sql)
+    }
+
+    func write(_ text: String, to name: String) throws -> String {
+        let path = directory.file(name)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func check(_ report: VerifyReport, _ name: String) throws -> VerifyReport.Check {
+        try #require(report.checks.first { $0.name == name })
+    }
+
+    // MARK: - A healthy database
+
+    @Test func aHealthyDatabasePasses() throws {
+        try makeExample()
+        let report = try verify()
+        #expect(report.passed)
+        #expect(report.failedChecks == [])
+        #expect(report.checks.map(\.name) == Verifier.checkOrder)
+        for name in ["sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers"] {
+            #expect(try check(report, name).status == .pass, "\(name)")
+        }
+        #expect(try check(report, "integrity").summary == "integrity_check returned ok")
+        #expect(try check(report, "foreign-keys").summary == "foreign_key_check found no violations")
+        #expect(try check(report, "fts-sync").summary == "FTS5 integrity-check passed for ticket_fts")
+        #expect(try check(report, "fts-triggers").summary == "insert, delete and update sync triggers present for ticket_fts")
+        #expect(report.command == "verify")
+        #expect(report.stewardVersion == StewardVersion.current)
+        #expect(report.sqliteVersion == SQLiteLibrary.version)
+        #expect(report.fts5Available)
+        #expect(report.contractVersion == nil)
+        #expect(report.contractCases.isEmpty)
+        #expect(report.failedCases == [])
+    }
+
+    @Test func theReportDescribesTheDatabase() throws {
+        try makeExample()
+        let report = try verify()
+        let described = try #require(report.database)
+        #expect(described.fileName == "tickets.db")
+        #expect(described.path == database)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: database)[.size] as? NSNumber)
+        #expect(described.sizeBytes == size.int64Value)
+        #expect(described.userVersion == 2)
+        let table = try #require(described.ftsTables.first)
+        #expect(described.ftsTables.count == 1)
+        #expect(table.name == "ticket_fts")
+        #expect(table.columns == ["title", "body"])
+        #expect(table.contentMode == "external")
+        #expect(table.content == "ticket")
+        #expect(table.contentRowID == "id")
+        #expect(table.tokenize == "unicode61 remove_diacritics 2")
+    }
+
+    @Test func progressReportsEveryCheckThatRuns() throws {
+        try makeExample()
+        let events = VerifyEventLog()
+        let report = try verify(progress: { events.append($0) })
+        let ran = report.checks.filter { $0.status != .skipped }.map(\.name)
+        #expect(Set(events.started) == Set(ran))
+        #expect(Set(events.finished) == Set(ran))
+        #expect(events.started.count == ran.count)
+    }
+
+    // MARK: - Skipped checks
+
+    @Test func withoutADatabaseEveryDatabaseCheckIsSkipped() throws {
+        let report = try Verifier(options: .init(databasePath: nil)).run()
+        #expect(report.database == nil)
+        #expect(report.passed)
+        for check in report.checks where check.name != "search-contract" {
+            #expect(check.status == .skipped)
+            #expect(check.summary == "no --db given")
+        }
+        #expect(try check(report, "search-contract").summary == "no --contract given")
+        #expect(report.checks.count == Verifier.checkOrder.count)
+    }
+
+    @Test func skippedReasons() throws {
+        try makeExample()
+        let report = try verify()
+        for (name, reason) in [
+            ("version", "no --expect-version or --migrations given"),
+            ("assertions", "no --assert given"),
+            ("search-contract", "no --contract given"),
+        ] {
+            let skipped = try check(report, name)
+            #expect(skipped.status == .skipped)
+            #expect(skipped.summary == reason)
+            #expect(skipped.durationSeconds == 0)
+        }
+    }
+
+    @Test func aContractWithoutMigrationsSaysSo() throws {
+        try makeExample()
+        let contract = Fixtures.exampleMigrations.appendingPathComponent("ticket-search.contract.json").path
+        let report = try verify { $0.contractPath = contract }
+        let skipped = try check(report, "search-contract")
+        #expect(skipped.status == .skipped)
+        #expect(skipped.summary == "no --migrations given to run the contract on")
+    }
+
+    // MARK: - Options
+
+    @Test func quickUsesQuickCheck() throws {
+        try makeExample()
+        let integrity = try check(try verify { $0.quick = true }, "integrity")
+        #expect(integrity.status == .pass)
+        #expect(integrity.summary == "quick_check returned ok")
+    }
+
+    @Test func versionComesFromTheMigrationSetUnlessExpectedVersionIsGiven() throws {
+        try makeExample()
+        _ = try write("SELECT 1;\n", to: "migrations/0007_last.sql")
+        _ = try write("SELECT 1;\n", to: "migrations/0001_first.sql")
+        let migrations = directory.file("migrations")
+
+        let fromSet = try verify { $0.migrationsDirectory = migrations }
+        #expect(try check(fromSet, "version").status == .fail)
+        #expect(try check(fromSet, "version").summary == "user_version is 2, expected 7")
+        #expect(fromSet.failedChecks == ["version"])
+        #expect(!fromSet.passed)
+
+        let expected = try verify { $0.migrationsDirectory = migrations; $0.expectedVersion = 2 }
+        #expect(try check(expected, "version").status == .pass)
+        #expect(try check(expected, "version").summary == "user_version is 2")
+
+        let wrong = try verify { $0.expectedVersion = 3 }
+        #expect(try check(wrong, "version").summary == "user_version is 2, expected 3")
+    }
+
+    // MARK: - FTS5 variants
+
+    @Test func aDatabaseWithoutFTSTables() throws {
+        try makeDatabase("CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT); INSERT INTO ticket(title) VALUES ('x');")
+        let report = try verify()
+        #expect(report.passed)
+        #expect(try check(report, "fts-sync").status == .pass)
+        #expect(try check(report, "fts-sync").summary == "no FTS5 tables")
+        #expect(try check(report, "fts-triggers").status == .pass)
+        #expect(try check(report, "fts-triggers").summary == "no external-content FTS5 tables")
+        #expect(report.database?.ftsTables.isEmpty == true)
+        #expect(report.database?.userVersion == 0)
+    }
+
+    @Test func contentlessAndInternalContentTablesUseTheDefaultCheck() throws {
+        try makeDatabase("""
+            CREATE VIRTUAL TABLE note_index USING fts5(body, content='');
+            CREATE VIRTUAL TABLE note_copy USING fts5(body, tokenize='trigram');
+            INSERT INTO note_index(rowid, body) VALUES (1, 'printer on fire'), (2, 'café au lait');
+            INSERT INTO note_copy(body) VALUES ('printer on fire'), ('客户工单搜索');
+            PRAGMA user_version = 5;
+            """)
+        let report = try verify()
+        #expect(report.passed, "\(report.checks.map { "\($0.name): \($0.summary)" })")
+        let sync = try check(report, "fts-sync")
+        #expect(sync.status == .pass)
+        #expect(sync.summary.hasPrefix("FTS5 integrity-check passed for "))
+        #expect(sync.summary.contains("note_index") && sync.summary.contains("note_copy"))
+        #expect(try check(report, "fts-triggers").summary == "no external-content FTS5 tables")
+        let modes = Dictionary(uniqueKeysWithValues: (report.database?.ftsTables ?? []).map { ($0.name, $0.contentMode) })
+        #expect(modes == ["note_index": "contentless", "note_copy": "internal"])
+        #expect(report.database?.userVersion == 5)
+    }
+
+    @Test func aDamagedExternalContentIndexFailsFTSSync() throws {
+        try makeExample()
+        // Losing a row's document size is invisible to the default integrity-check, but
+        // not to the form with rank 1 that compares the index with its content table.
+        try Connection(path: database).execute(sql: "DELETE FROM ticket_fts_docsize WHERE id = 1")
+        let report = try verify()
+        let sync = try check(report, "fts-sync")
+        #expect(sync.status == .fail)
+        #expect(sync.summary == "FTS5 index out of sync: ticket_fts")
+        #expect(sync.details.count == 1)
+        #expect(sync.details.first?.hasPrefix("ticket_fts: the index does not match its content table ticket (") == true)
+        #expect(sync.details.first?.contains("SQLite error 267") == true, "SQLITE_CORRUPT_VTAB")
+        #expect(report.failedChecks == ["fts-sync"])
+        #expect(try check(report, "integrity").status == .pass, "the file itself is sound")
+    }
+
+    @Test func aDamagedInternalContentIndexFailsFTSSync() throws {
+        try makeDatabase("""
+            CREATE VIRTUAL TABLE note USING fts5(body);
+            INSERT INTO note(body) VALUES ('alpha beta'), ('gamma delta');
+            DELETE FROM note_data WHERE id > 10;
+            """)
+        let report = try verify()
+        let sync = try check(report, "fts-sync")
+        #expect(sync.status == .fail)
+        #expect(sync.summary == "FTS5 index out of sync: note")
+        #expect(sync.details.first?.hasPrefix("note: the index is damaged (") == true)
+    }
+
+    // MARK: - Assertions and contracts through the verifier
+
+    @Test func assertionsRunOnAPrivateCopy() throws {
+        try makeExample()
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let assertions = try write("""
+            DELETE FROM ticket;
+            -- name: the copy is empty now
+            SELECT count(*) = 0 FROM ticket;
+            -- name: fails
+            SELECT 0;
+            """, to: "checks.sql")
+        let report = try verify { $0.assertionFiles = [assertions, assertions] }
+        let check = try check(report, "assertions")
+        #expect(check.status == .fail)
+        #expect(check.summary == "2 of 6 statements failed: fails, fails")
+        #expect(check.details == ["fails: the first column is not 1 in 1 of 1 rows", "fails: the first column is not 1 in 1 of 1 rows"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+        #expect(try Connection(path: database, mode: [.readOnly]).integer(sql: "SELECT count(*) FROM ticket") == 2)
+    }
+
+    @Test func aContractThatCannotRunStopsTheRun() throws {
+        try makeExample()
+        var object = ContractJSON.valid()
+        object["table"] = "ticket"
+        object["fts_table"] = "ticket_fts"
+        object["records"] = [["id": 1]]
+        let contract = try write(String(decoding: try ContractJSON.data(object), as: UTF8.self), to: "contract.json")
+        let error = try #require(throws: StewardError.self) {
+            try verify { $0.contractPath = contract; $0.migrationsDirectory = Fixtures.exampleMigrations.path }
+        }
+        #expect(error.kind == .badInput)
+        #expect(error.message.hasPrefix("the contract's records cannot be inserted into 'ticket'"))
+    }
+
+    @Test func inputsAreCheckedBeforeAnyCheckRuns() throws {
+        try makeExample()
+        let events = VerifyEventLog()
+        let missing = try #require(throws: StewardError.self) {
+            try verify({ $0.assertionFiles = [directory.file("none.sql")] }, progress: { events.append($0) })
+        }
+        #expect(missing.kind == .notFound)
+        let notADatabase = try write("not a database, only text that is long enough to be read as a header", to: "text.db")
+        let bad = try #require(throws: StewardError.self) {
+            try verify({ $0.databasePath = notADatabase }, progress: { events.append($0) })
+        }
+        #expect(bad.kind == .badInput)
+        #expect(events.started.isEmpty)
+    }
+
+    // MARK: - Interruption and leftovers
+
+    @Test func aCancelledRunIsInterrupted() throws {
+        try makeExample()
+        let cancellation = Cancellation()
+        cancellation.cancel(reason: "SIGTERM")
+        let error = try #require(throws: StewardError.self) { try verify(cancellation: cancellation) }
+        #expect(error == StewardError(.interrupted, "interrupted by SIGTERM"))
+    }
+
+    @Test func theFileIsNotModified() throws {
+        try makeExample()
+        let path = URL(fileURLWithPath: database)
+        let before = try Data(contentsOf: path)
+        let modified = try FileManager.default.attributesOfItem(atPath: database)[.modificationDate] as? Date
+        _ = try verify { $0.quick = false; $0.expectedVersion = 2 }
+        #expect(try Data(contentsOf: path) == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: database)[.modificationDate] as? Date == modified)
+        #expect(try directory.contents() == ["tickets.db"], "no journal, WAL or copy next to the database")
+    }
+
+    @Test(arguments: [false, true])
+    func thePrivateCopyIsRemoved(cancelled: Bool) throws {
+        // Tests run in parallel, so other runs' workspaces come and go in the same
+        // temporary directory: find this run's own by a marker only its copy holds.
+        let marker = "marker_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
+        try makeExample()
+        try Connection(path: database).execute(sql: "CREATE TABLE \(marker)(x)")
+        let workspaces = WorkspaceLog()
+        let cancellation = Cancellation()
+        if cancelled { cancellation.cancel(reason: "SIGINT") }
+        let run = {
+            try verify(cancellation: cancellation, progress: { event in
+                if case .started(check: "fts-sync") = event { workspaces.find(holding: marker) }
+            })
+        }
+        if cancelled {
+            #expect(throws: StewardError.self) { try run() }
+        } else {
+            _ = try run()
+        }
+        let workspace = try #require(workspaces.found, "the copy was made under the temporary directory")
+        #expect((workspace as NSString).lastPathComponent.hasPrefix("steward-verify-"))
+        #expect(!FileManager.default.fileExists(atPath: workspace))
+    }
+}
+
+/// Events from the verifier's threads.
+private final class VerifyEventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [Verifier.Event] = []
+
+    func append(_ event: Verifier.Event) {
+        lock.lock(); defer { lock.unlock() }
+        events.append(event)
+    }
+
+    var started: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return events.compactMap { if case .started(let name) = $0 { name } else { nil } }
+    }
+
+    var finished: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return events.compactMap { if case .finished(let name, _, _) = $0 { name } else { nil } }
+    }
+}
+
+/// The verifier's workspace whose copy holds a marker, found while the run is going on.
+private final class WorkspaceLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var path: String?
+
+    var found: String? {
+        lock.lock(); defer { lock.unlock() }
+        return path
+    }
+
+    func find(holding marker: String) {
+        let base = FileManager.default.temporaryDirectory.path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+        for name in names where name.hasPrefix("steward-verify-") {
+            let workspace = (base as NSString).appendingPathComponent(name)
+            let copy = (workspace as NSString).appendingPathComponent("copy.sqlite")
+            guard let data = FileManager.default.contents(atPath: copy), data.range(of: Data(marker.utf8)) != nil else { continue }
+            lock.lock(); path = workspace; lock.unlock()
+            return
+        }
+    }
+}
