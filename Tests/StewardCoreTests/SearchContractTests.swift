@@ -97,7 +97,8 @@ enum ContractJSON {
         Problem(message: "table is empty") { $0["table"] = "" },
         Problem(message: "fts_table is empty") { $0["fts_table"] = "" },
         Problem(message: "key is empty") { $0["key"] = "" },
-        Problem(message: "legacy_version is negative") { $0["legacy_version"] = -1 },
+        Problem(message: "legacy_version must be at least 1 (the version at which old databases held records)") { $0["legacy_version"] = -1 },
+        Problem(message: "legacy_version must be at least 1 (the version at which old databases held records)") { $0["legacy_version"] = 0 },
         Problem(message: "max_query_length must be at least 1") { $0["max_query_length"] = 0 },
         Problem(message: "there are no cases") { $0["cases"] = [[String: Any]]() },
         Problem(message: "case 2 has no name") {
@@ -169,7 +170,7 @@ enum ContractJSON {
             $0["offset"] = 0
             $0["expect_error"] = false
         }
-        object["legacy_version"] = 0
+        object["legacy_version"] = 1
         object["max_query_length"] = 1
         #expect(try ContractJSON.decode(object).problem() == nil)
     }

@@ -124,7 +124,8 @@ public struct SearchContract: Codable, Sendable {
         for (field, value) in [("table", table), ("fts_table", ftsTable), ("key", key)] where value.isEmpty {
             return "\(field) is empty"
         }
-        if legacyVersion < 0 { return "legacy_version is negative" }
+        // Migration versions start at 1: at version 0 the table does not exist yet.
+        if legacyVersion < 1 { return "legacy_version must be at least 1 (the version at which old databases held records)" }
         if maxQueryLength < 1 { return "max_query_length must be at least 1" }
         if cases.isEmpty { return "there are no cases" }
         var names = Set<String>()
