@@ -136,7 +136,12 @@ struct MigrationScript {
     /// The FTS5 table a statement rebuilds, when it is `INSERT INTO t(t) VALUES ('rebuild')`
     /// (optionally schema-qualified).
     static func rebuiltTable(by sql: String) -> String? {
-        var tokens = SQLScanner.tokens(of: sql)[...]
+        var scanner = SQLScanner(sql)
+        var prefix: [SQLScanner.Token] = []
+        // The command has at most 12 tokens; read no further than that.
+        while prefix.count < 13, let token = scanner.nextToken() { prefix.append(token) }
+        guard prefix.count <= 12, prefix.first?.isKeyword("INSERT") == true else { return nil }
+        var tokens = prefix[...]
         func take(_ keyword: String) -> Bool {
             guard tokens.first?.isKeyword(keyword) == true else { return false }
             tokens = tokens.dropFirst()
@@ -157,7 +162,9 @@ struct MigrationScript {
 
     /// Why a statement cannot run inside Steward's transaction, or nil when it can.
     static func refusal(for sql: String) -> String? {
-        let tokens = SQLScanner.tokens(of: sql).prefix(6)
+        var scanner = SQLScanner(sql)
+        var tokens: [SQLScanner.Token] = []
+        while tokens.count < 6, let token = scanner.nextToken() { tokens.append(token) }
         guard let first = tokens.first, first.kind == .word else { return nil }
         switch first.text.uppercased() {
         case "BEGIN", "COMMIT", "END", "VACUUM", "ATTACH", "DETACH":
