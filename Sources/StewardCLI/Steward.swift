@@ -7,6 +7,7 @@ public enum Steward {
     static var commands: [any StewardCommand.Type] { [
         InspectCommand.self,
         MigrateCommand.self,
+        BackupCommand.self,
     ] }
 
     /// Commands that appear in help but are not built yet.
@@ -15,10 +16,6 @@ public enum Steward {
             commandName: "verify",
             abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
             unavailableReason: "'steward verify' is not available in this version of Steward yet."),
-        CommandConfiguration(
-            commandName: "backup",
-            abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
-            unavailableReason: "'steward backup' is not available in this version of Steward yet."),
         CommandConfiguration(
             commandName: "restore",
             abstract: "Unpack a bundle into a fresh directory and prove the database works.",

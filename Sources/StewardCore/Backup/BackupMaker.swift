@@ -1,0 +1,202 @@
+import Foundation
+import SQLiteKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `steward backup`: a consistent online snapshot of a live database, checked, hashed and
+/// streamed into a tar+zstd bundle that appears under its final name only when complete
+/// (field notes §3, design.md "Bundle format").
+///
+/// The phases, in order:
+/// 1. snapshot: a read transaction pins the source; the online backup API copies it into
+///    a temporary file in the output directory; the source is released;
+/// 2. checks on the copy, with its SHA-256 computed alongside;
+/// 3. bundle: manifest, checksum list and copy streamed into a temporary `.partial`
+///    file, synced, renamed into place without replacing anything, directory synced.
+/// Whatever fails, and on SIGINT or SIGTERM, every temporary file is removed.
+public struct BackupMaker {
+    public struct Options: Sendable {
+        public var databasePath: String
+        public var outputDirectory: String
+        /// The bundle's file name; nil for `<db>-v<user_version>-<UTC time>.tar.zst`.
+        public var bundleName: String?
+        public var compressionLevel = BackupMaker.defaultCompressionLevel
+        /// How long, in all, to wait for other connections' locks.
+        public var timeout: Double = 30
+        public var pagesPerStep: Int32 = BackupMaker.defaultPagesPerStep
+        /// zstd worker threads; the bundle's bytes do not depend on it.
+        public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+        public init(databasePath: String, outputDirectory: String) {
+            self.databasePath = databasePath
+            self.outputDirectory = outputDirectory
+        }
+    }
+
+    public static let defaultCompressionLevel = 1
+    public static let defaultPagesPerStep: Int32 = 4096
+
+    /// What the run is doing, for progress output.
+    public enum Event: Sendable {
+        /// About every 0.1 s while pages are copied, and once at the end.
+        case copying(pages: Int, totalPages: Int, bytesPerSecond: Double)
+        case copied(pages: Int, seconds: Double, heldSeconds: Double)
+        case checking
+        /// About every 0.1 s while the bundle is written, and once at the end.
+        case bundling(bytes: Int64, totalBytes: Int64, bytesPerSecond: Double)
+        case published(path: String)
+    }
+
+    let options: Options
+    let cancellation: Cancellation
+    let progress: @Sendable (Event) -> Void
+
+    public init(options: Options, cancellation: Cancellation = Cancellation(),
+                progress: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.options = options
+        self.cancellation = cancellation
+        self.progress = progress
+    }
+
+    public func run() throws -> BackupReport {
+        let total = Stopwatch()
+        if let name = options.bundleName, let problem = BackupNaming.problem(withBundleName: name) {
+            throw StewardError(.cannotCreate, "cannot use '\(name)' as the bundle name: \(problem)")
+        }
+        let directory = try OutputDirectory(path: options.outputDirectory)
+        let sourceMode = try Self.checkSource(options.databasePath)
+        if let name = options.bundleName { try Self.refuseExisting(directory.file(name)) }
+
+        let stale = directory.removeStaleTemporaries()
+        defer { directory.removeTemporaries() }
+
+        // Made before the source is opened, so an unwritable directory costs nothing.
+        let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600, sideSuffixes: ["-journal", "-wal", "-shm"])
+        // SQLite opens the file itself; this descriptor only claimed the name.
+        close(copy.descriptor)
+
+        // 1. Snapshot.
+        var bundleName = options.bundleName ?? ""
+        let snapshot = try SourceSnapshot(
+            databasePath: options.databasePath, copyPath: copy.path, pagesPerStep: options.pagesPerStep,
+            waits: LockWaits(timeout: options.timeout, cancellation: cancellation),
+            cancellation: cancellation, progress: progress
+        ).take { source, pinnedAt in
+            if options.bundleName == nil {
+                // The name carries the user_version of the snapshot itself.
+                bundleName = BackupNaming.defaultBundleName(database: options.databasePath, userVersion: source.userVersion, at: pinnedAt)
+                try Self.refuseExisting(directory.file(bundleName))
+            }
+        }
+        try checkCancellation()
+
+        // 2. Checks, and the SHA-256 of the copy.
+        let bundleWatch = Stopwatch()
+        progress(.checking)
+        let verified = try SnapshotVerification(copyPath: copy.path, source: snapshot.source, cancellation: cancellation).run()
+        try checkCancellation()
+
+        // 3. Bundle.
+        let payloadName = BundleManifest.payloadEntry(forDatabase: options.databasePath)
+        let manifest = BundleManifest(
+            stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
+            createdAt: BackupNaming.isoTimestamp(snapshot.pinnedAt), source: snapshot.source,
+            snapshot: snapshot.snapshot, checks: verified.checks,
+            files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)])
+        let finalPath = directory.file(bundleName)
+        let partial = try directory.createTemporary(suffix: ".tar.zst.partial", permissions: sourceMode & 0o666)
+        let written: BundleBuilder.Output
+        do {
+            written = try writeBundle(manifest: manifest, payloadPath: copy.path, descriptor: partial.descriptor, finalPath: finalPath)
+            let code = SystemCall.sync(partial.descriptor)
+            guard code == 0 else {
+                throw StewardError(.inputOutput, "cannot sync \(finalPath): \(SystemCall.message(code))")
+            }
+        } catch {
+            close(partial.descriptor)
+            throw error
+        }
+        // Some file systems (NFS) report a failed write-back only here.
+        guard close(partial.descriptor) == 0 else {
+            throw StewardError(.inputOutput, "cannot write \(finalPath): \(SystemCall.message(errno))")
+        }
+        // The copy is in the bundle now; its space comes back before the rename. Should
+        // this fail, the clean-up at the end tries again.
+        if unlink(copy.path) == 0 { directory.release(copy.path) }
+        try checkCancellation()
+        try directory.publish(partial.path, as: bundleName)
+        try directory.sync()
+        progress(.published(path: finalPath))
+
+        return BackupReport(
+            stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
+            database: options.databasePath, createdAt: manifest.createdAt, source: manifest.source,
+            snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
+            bundle: .init(
+                path: finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
+                compressionLevel: options.compressionLevel, threads: options.threads,
+                durationSeconds: bundleWatch.roundedSeconds),
+            staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
+    }
+
+    private func writeBundle(manifest: BundleManifest, payloadPath: String, descriptor: Int32, finalPath: String) throws -> BundleBuilder.Output {
+        var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
+        builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
+        let watch = Stopwatch()
+        var lastReport = -1.0
+        let progress = self.progress
+        return try builder.write(manifest: manifest, payloadPath: payloadPath, to: descriptor, outputName: finalPath) { done, total in
+            let seconds = watch.seconds
+            guard done == total || seconds - lastReport >= 0.1 else { return }
+            lastReport = seconds
+            progress(.bundling(bytes: done, totalBytes: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0))
+        }
+    }
+
+    private func checkCancellation() throws {
+        if cancellation.isCancelled {
+            throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+        }
+    }
+
+    // MARK: - Inputs
+
+    /// Why `name` cannot be a bundle name (for `--name`), or nil when it can.
+    public static func problem(withBundleName name: String) -> String? {
+        BackupNaming.problem(withBundleName: name)
+    }
+
+    /// Looks at the source with stat() only (opening it would be reading it as a plain
+    /// file) and returns its permission bits, which the bundle takes over.
+    static func checkSource(_ path: String) throws -> mode_t {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR {
+                throw StewardError(.notFound, "\(path): no such database")
+            }
+            throw StewardError(.notFound, "cannot read \(path): \(SystemCall.message(code))")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw StewardError(.badInput, "not a SQLite database: \(path) is a directory")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StewardError(.badInput, "not a SQLite database: \(path) is not a regular file")
+        }
+        guard info.st_size > 0 else {
+            // SQLite would call an empty file an empty database; backing one up is almost
+            // always a wrong path, and there is nothing to keep.
+            throw StewardError(.badInput, "\(path) is empty (0 bytes): there is no database to back up")
+        }
+        return info.st_mode & 0o777
+    }
+
+    static func refuseExisting(_ path: String) throws {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            throw StewardError(.cannotCreate, "\(path) already exists; a backup never replaces a file")
+        }
+    }
+}
