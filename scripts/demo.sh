@@ -1,5 +1,6 @@
 #!/bin/sh
-# The demo: upgrade the example ticket database with `steward migrate` and inspect it.
+# The demo: upgrade the example ticket database with `steward migrate`, inspect it, and
+# back it up into a bundle with `steward backup`.
 set -eu
 steward=$1
 demo=$2
@@ -28,3 +29,8 @@ sqlite3 "$db" "SELECT rowid FROM ticket_fts WHERE ticket_fts MATCH 'cafe' ORDER 
 echo >&2
 echo "==> steward inspect $db" >&2
 "$steward" inspect "$db"
+
+echo >&2
+echo "==> steward backup: a pinned snapshot of $db, checked, into a bundle in $demo/bundles" >&2
+mkdir -p "$demo/bundles"
+"$steward" backup --db "$db" --out "$demo/bundles"

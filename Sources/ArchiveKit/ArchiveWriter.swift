@@ -116,13 +116,32 @@ public final class ArchiveWriter {
     }
 
     deinit {
-        if !isFinished {
-            // A writer dropped after an error: nothing more may reach the output, whose file
-            // descriptor may already be closed (and its number reused).
-            sink.isAbandoned = true
-            archive_write_fail(archive)
+        guard !isFinished else {
+            archive_write_free(archive)
+            return
         }
-        archive_write_free(archive)
+        // A writer dropped after an error or a cancellation: nothing more may reach the
+        // output, whose file descriptor may already be closed (and its number reused).
+        sink.isAbandoned = true
+        archive_write_fail(archive)
+        // Freeing waits for zstd's workers to finish the jobs they hold, which takes
+        // seconds at high levels; a cancelled run should not wait for them.
+        let handle = ArchiveHandle(archive: archive, sink: sink)
+        Thread.detachNewThread { handle.free() }
+    }
+
+    /// What the background thread needs to free an abandoned archive: the handle, and the
+    /// sink that libarchive still points to until it is freed.
+    private final class ArchiveHandle: @unchecked Sendable {
+        let archive: OpaquePointer
+        let sink: Sink
+        init(archive: OpaquePointer, sink: Sink) {
+            self.archive = archive
+            self.sink = sink
+        }
+        func free() {
+            archive_write_free(archive)
+        }
     }
 
     // MARK: - Entries

@@ -29,7 +29,7 @@ struct BundleBuilder {
         guard let payload = manifest.files.first, manifest.files.count == 1 else {
             throw StewardError(.internal, "a version 1 bundle holds exactly one payload file")
         }
-        let sink = try Sink(descriptor: descriptor, failAfter: failWritesAfterBytes)
+        let sink = try Sink(descriptor: descriptor, failAfter: failWritesAfterBytes, cancellation: cancellation)
         let modificationTime = Self.seconds(ofTimestamp: manifest.createdAt)
         do {
             let writer = try ArchiveWriter(
@@ -47,6 +47,8 @@ struct BundleBuilder {
             }
             try writer.endFile()
             try writer.finish()
+        } catch is Sink.Cancelled {
+            throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
         } catch let failure as Sink.Failure {
             let kind: StewardError.Kind = failure.code == ENOSPC || failure.code == EDQUOT ? .inputOutput : SystemCall.outputKind(failure.code)
             throw StewardError(kind, "cannot write \(outputName): \(SystemCall.message(failure.code))")
@@ -74,18 +76,25 @@ struct BundleBuilder {
             let code: Int32
         }
 
+        struct Cancelled: Error {}
+
         let descriptor: Int32
         let hasher: SHA256Hasher
         let failAfter: Int64?
+        let cancellation: Cancellation
         private(set) var bytesWritten: Int64 = 0
 
-        init(descriptor: Int32, failAfter: Int64?) throws {
+        init(descriptor: Int32, failAfter: Int64?, cancellation: Cancellation) throws {
             self.descriptor = descriptor
             self.hasher = try SHA256Hasher()
             self.failAfter = failAfter
+            self.cancellation = cancellation
         }
 
         func write(_ buffer: UnsafeRawBufferPointer) throws {
+            // zstd keeps compressing what it was given after the last block was read (for
+            // seconds at high levels); each piece of output it hands over is a chance to stop.
+            if cancellation.isCancelled { throw Cancelled() }
             if let failAfter, bytesWritten + Int64(buffer.count) > failAfter {
                 throw Failure(code: ENOSPC)
             }
