@@ -112,9 +112,10 @@ final class OutputDirectory {
 
     /// Gives `temporary` the name `name` in this directory, failing with 73 when a file of
     /// that name exists: it is never replaced. The directory itself is not synced here.
-    func publish(_ temporary: String, as name: String) throws {
+    /// `useRename: false` takes the hard-link path that serves when renameat2 is missing.
+    func publish(_ temporary: String, as name: String, useRename: Bool = true) throws {
         let target = file(name)
-        if let renameNoReplace = Self.renameNoReplace {
+        if useRename, let renameNoReplace = Self.renameNoReplace {
             if renameNoReplace(AT_FDCWD, temporary, AT_FDCWD, target, Self.renameNoReplaceFlag) == 0 {
                 release(temporary)
                 return
