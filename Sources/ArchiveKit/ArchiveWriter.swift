@@ -9,6 +9,12 @@ import Foundation
 /// not depend on the number of worker threads: the same entries give the same bytes on
 /// any machine.
 ///
+/// One writer makes one zstd frame. A writer made with `endsArchive: false` leaves out
+/// tar's end-of-archive blocks, so that another writer's frame can follow it: zstd frames
+/// put one after another decompress to their contents one after another, and the two
+/// frames hold one tar stream. This is how a bundle's payload can be compressed before its
+/// manifest, which must come first, is known.
+///
 /// ```swift
 /// let writer = try ArchiveWriter(options: .init(compressionLevel: 3)) { bytes in try file.write(bytes) }
 /// try writer.addFile(name: "manifest.json", contents: manifest)
@@ -27,12 +33,17 @@ public final class ArchiveWriter {
         public var modificationTime: Int64
         /// The permission bits of every entry.
         public var permissions: UInt32
+        /// Whether the stream ends the tar archive; false when another writer's frame
+        /// with more entries will follow.
+        public var endsArchive: Bool
 
-        public init(compressionLevel: Int = 3, threads: Int = 1, modificationTime: Int64 = 0, permissions: UInt32 = 0o644) {
+        public init(compressionLevel: Int = 3, threads: Int = 1, modificationTime: Int64 = 0,
+                    permissions: UInt32 = 0o644, endsArchive: Bool = true) {
             self.compressionLevel = compressionLevel
             self.threads = threads
             self.modificationTime = modificationTime
             self.permissions = permissions
+            self.endsArchive = endsArchive
         }
     }
 
@@ -42,106 +53,49 @@ public final class ArchiveWriter {
 
     public static let levels = 1...19
 
-    /// Bridges libarchive's write callback to `Output` and keeps what it threw.
-    private final class Sink {
-        let output: Output
-        var error: Error?
-        /// Set when the writer is dropped unfinished: libarchive must not write any more.
-        var isAbandoned = false
-        var bytesWritten: Int64 = 0
-
-        init(output: @escaping Output) { self.output = output }
-
-        func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
-            guard !isAbandoned, error == nil else { return false }
-            do {
-                try output(buffer)
-                bytesWritten += Int64(buffer.count)
-                return true
-            } catch {
-                self.error = error
-                return false
-            }
-        }
-    }
-
-    private let archive: OpaquePointer
-    private let sink: Sink
+    /// libarchive's pax writer, uncompressed: its output goes to the compressor.
+    private let tar: OpaquePointer
+    private let tarSink: OutputSink
+    private let compressor: ZstdCompressor
     private let options: Options
     private var current: (name: String, size: Int64, written: Int64)?
     private var names = Set<String>()
+    private var isTarClosed = false
     private var isFinished = false
 
     /// Compressed bytes handed to the output so far.
-    public var bytesWritten: Int64 { sink.bytesWritten }
+    public var bytesWritten: Int64 { compressor.bytesWritten }
 
     public init(options: Options, output: @escaping Output) throws {
-        guard Self.levels.contains(options.compressionLevel) else {
-            throw ArchiveError.invalidState("the zstd level \(options.compressionLevel) is not between 1 and 19")
-        }
-        guard options.threads >= 1 else {
-            throw ArchiveError.invalidState("zstd needs at least one worker thread, not \(options.threads)")
-        }
-        guard let archive = archive_write_new() else {
+        let compressor = try ZstdCompressor(level: options.compressionLevel, threads: options.threads, output: output)
+        guard let tar = archive_write_new() else {
             throw ArchiveError.libarchive(operation: "archive_write_new", message: "out of memory")
         }
-        self.archive = archive
-        self.sink = Sink(output: output)
+        self.tar = tar
+        self.compressor = compressor
+        self.tarSink = OutputSink { try compressor.write($0) }
         self.options = options
-
         do {
-            // ARCHIVE_WARN here would mean an external zstd program: refuse it, the
-            // stream must come from the library Steward was built and tested with.
-            try check(archive_write_add_filter_zstd(archive), "adding the zstd filter")
-            try check(archive_write_set_format_pax(archive), "choosing the pax format")
-            try check(archive_write_set_filter_option(archive, "zstd", "compression-level", "\(options.compressionLevel)"),
-                      "setting the zstd level")
-            // zstd's multithreaded mode (1 worker or more) gives the same bytes whatever the
-            // number of workers; its single-threaded mode (0) would give different ones.
-            try check(archive_write_set_filter_option(archive, "zstd", "threads", "\(options.threads)"),
-                      "setting the zstd threads")
-            // Unbuffered: libarchive would otherwise pad the last block after the zstd frame.
-            try check(archive_write_set_bytes_per_block(archive, 0), "setting the block size")
-            let context = Unmanaged.passUnretained(sink).toOpaque()
-            try check(archive_write_open2(archive, context, nil, { _, context, buffer, length in
-                guard let context, let buffer else { return -1 }
-                let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
-                return sink.write(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : -1
-            }, nil, nil), "opening the archive")
+            try check(archive_write_set_format_pax(tar), "choosing the pax format")
+            // Unbuffered: every byte goes on to the compressor at once, and nothing is
+            // padded or held back when the end-of-archive blocks are left out.
+            try check(archive_write_set_bytes_per_block(tar, 0), "setting the block size")
+            try check(tarSink.open(tar), "opening the archive")
         } catch {
-            sink.isAbandoned = true
-            archive_write_free(archive)
+            tarSink.isAbandoned = true
+            archive_write_free(tar)
             throw error
         }
     }
 
     deinit {
-        guard !isFinished else {
-            archive_write_free(archive)
-            return
+        if !isTarClosed {
+            // Without the end-of-archive blocks: archive_write_fail keeps free() from
+            // writing them (the tar side holds no compressor state, so this is quick).
+            tarSink.isAbandoned = true
+            archive_write_fail(tar)
         }
-        // A writer dropped after an error or a cancellation: nothing more may reach the
-        // output, whose file descriptor may already be closed (and its number reused).
-        sink.isAbandoned = true
-        archive_write_fail(archive)
-        // Freeing waits for zstd's workers to finish the jobs they hold, which takes
-        // seconds at high levels; a cancelled run should not wait for them.
-        let handle = ArchiveHandle(archive: archive, sink: sink)
-        Thread.detachNewThread { handle.free() }
-    }
-
-    /// What the background thread needs to free an abandoned archive: the handle, and the
-    /// sink that libarchive still points to until it is freed.
-    private final class ArchiveHandle: @unchecked Sendable {
-        let archive: OpaquePointer
-        let sink: Sink
-        init(archive: OpaquePointer, sink: Sink) {
-            self.archive = archive
-            self.sink = sink
-        }
-        func free() {
-            archive_write_free(archive)
-        }
+        archive_write_free(tar)
     }
 
     // MARK: - Entries
@@ -164,7 +118,7 @@ public final class ArchiveWriter {
         archive_entry_set_uid(entry, 0)
         archive_entry_set_gid(entry, 0)
         archive_entry_set_mtime(entry, time_t(options.modificationTime), 0)
-        try check(archive_write_header(archive, entry), "writing the header of \(name)")
+        try check(archive_write_header(tar, entry), "writing the header of \(name)")
         names.insert(name)
         current = (name, size, 0)
     }
@@ -179,8 +133,8 @@ public final class ArchiveWriter {
         }
         var offset = 0
         while offset < buffer.count {
-            let written = archive_write_data(archive, base + offset, buffer.count - offset)
-            guard written > 0 else { throw failure("writing \(entry.name)") }
+            let written = archive_write_data(tar, base + offset, buffer.count - offset)
+            guard written > 0 else { throw tarSink.failure(of: tar, "writing \(entry.name)") }
             offset += written
         }
         entry.written += Int64(buffer.count)
@@ -198,7 +152,7 @@ public final class ArchiveWriter {
             // libarchive would silently pad the entry with zeros.
             throw ArchiveError.sizeMismatch(name: entry.name, declared: entry.size, actual: entry.written)
         }
-        try check(archive_write_finish_entry(archive), "finishing \(entry.name)")
+        try check(archive_write_finish_entry(tar), "finishing \(entry.name)")
         current = nil
     }
 
@@ -209,26 +163,22 @@ public final class ArchiveWriter {
         try endFile()
     }
 
-    /// Writes the end of the archive and flushes the compressor. The output has then
-    /// received every byte; the writer cannot be used any more.
+    /// Writes the end of the archive (unless `endsArchive` is false) and flushes the
+    /// compressor. The output has then received every byte; the writer cannot be used
+    /// any more.
     public func finish() throws {
         guard !isFinished else { return }
         if let current { throw ArchiveError.invalidState("the entry '\(current.name)' is still open") }
-        try check(archive_write_close(archive), "closing the archive")
+        if options.endsArchive {
+            try check(archive_write_close(tar), "closing the archive")
+            isTarClosed = true
+        }
+        try compressor.finish()
         isFinished = true
     }
 
-    // MARK: - Errors
-
     private func check(_ status: Int32, _ operation: String) throws {
         guard status != ARCHIVE_OK else { return }
-        throw failure(operation)
-    }
-
-    /// The output's own error when it threw, libarchive's message otherwise.
-    private func failure(_ operation: String) -> Error {
-        if let error = sink.error { return error }
-        let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
-        return ArchiveError.libarchive(operation: operation, message: message)
+        throw tarSink.failure(of: tar, operation)
     }
 }

@@ -92,6 +92,39 @@ func makeArchive(payload: [UInt8], options: ArchiveWriter.Options = .init(), blo
         }
     }
 
+    @Test func twoFramesOneAfterTheOtherHoldOneArchive() throws {
+        let payload = sampleBytes(count: 1_500_000, seed: 11)
+        let head = MemoryOutput(), tail = MemoryOutput()
+        let first = try ArchiveWriter(options: .init(compressionLevel: 1, modificationTime: 1_700_000_000, endsArchive: false)) {
+            try head.write($0)
+        }
+        try first.addFile(name: "manifest.json", contents: Array("{\"formatVersion\":1}\n".utf8))
+        try first.addFile(name: "manifest-sha256.txt", contents: Array("abc  data/app.sqlite\n".utf8))
+        try first.finish()
+        let second = try ArchiveWriter(options: .init(compressionLevel: 1, modificationTime: 1_700_000_000)) { try tail.write($0) }
+        try second.addFile(name: "data/app.sqlite", contents: payload)
+        try second.finish()
+
+        let joined = head.bytes + tail.bytes
+        let single = try makeArchive(payload: payload, options: .init(compressionLevel: 1, modificationTime: 1_700_000_000))
+        #expect(try decompress(joined) == decompress(single), "the same tar stream as one writer makes")
+
+        let directory = try TemporaryDirectory()
+        let path = directory.file("joined.tar.zst")
+        try Data(joined).write(to: URL(fileURLWithPath: path))
+        #expect(try run(["tar", "-tf", path]) == "manifest.json\nmanifest-sha256.txt\ndata/app.sqlite\n")
+        let reader = try ArchiveReader(path: path)
+        var names: [String] = []
+        var last: [UInt8] = []
+        while let entry = try reader.nextEntry() {
+            names.append(entry.name)
+            last = []
+            try reader.readData { last.append(contentsOf: $0) }
+        }
+        #expect(names == ["manifest.json", "manifest-sha256.txt", "data/app.sqlite"])
+        #expect(last == payload)
+    }
+
     @Test(arguments: ["", "/etc/passwd", "../x", "data/../x", "a//b", "data/", ".hidden", "-rf", "data/.x",
                       "a b", "é.sqlite", "x\ny", "a/b/c/d/e", String(repeating: "a", count: 201)])
     func invalidNamesAreRefused(name: String) throws {
@@ -163,6 +196,23 @@ func makeArchive(payload: [UInt8], options: ArchiveWriter.Options = .init(), blo
         let count = output.bytes.count
         writer = nil
         #expect(output.bytes.count == count)
+    }
+
+    /// The tar stream inside, by the system `zstd`.
+    private func decompress(_ bytes: [UInt8]) throws -> [UInt8] {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("x.zst")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["zstd", "-q", "-d", "-c", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return Array(data)
     }
 
     private func run(_ arguments: [String]) throws -> String {
