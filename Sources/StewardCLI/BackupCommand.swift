@@ -77,10 +77,11 @@ struct BackupCommand: StewardCommand {
         case .copied:
             line = "copied; source released"
         case .checking:
-            line = "checking the copy and hashing it ..."
+            line = "checking, hashing and compressing the copy ..."
         case .bundling(let bytes, let total, let rate):
             let percent = total > 0 ? Int(bytes * 100 / total) : 100
-            line = "bundling \(percent)% of \(ReportOutput.bytes(total).split(separator: " (").first ?? ""), \(rateText(rate))"
+            line = "checking, hashing and compressing the copy: \(percent)% of "
+                + "\(ReportOutput.bytes(total).split(separator: " (").first ?? "") compressed, \(rateText(rate))"
         case .published:
             terminal.progress("\r\u{1B}[2K")
             return

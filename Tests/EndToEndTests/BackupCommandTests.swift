@@ -248,12 +248,12 @@ import TestSupport
     func launchSlowBackup(name: String) throws -> RunningSteward {
         try makeTextDatabase(megabytes: 24)
         let running = try StewardProcess.launch(["backup", "--db", database, "--out", out, "--name", name, "--level", "19"])
-        // Wait until the bundle is being written.
+        // Wait until the payload is being compressed (while the copy is checked).
         let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, !(try outContents().contains { $0.hasSuffix(".tar.zst.partial") }) {
+        while Date() < deadline, !(try outContents().contains { $0.hasSuffix(".payload.zst") }) {
             Thread.sleep(forTimeInterval: 0.01)
         }
-        Thread.sleep(forTimeInterval: 0.2)
+        Thread.sleep(forTimeInterval: 0.3)
         return running
     }
 

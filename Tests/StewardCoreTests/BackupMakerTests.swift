@@ -59,7 +59,7 @@ import TestSupport
         let name = (first.bundle.path as NSString).lastPathComponent
         #expect(name.hasPrefix("tickets-v2-"))
         #expect(name == BackupNaming.defaultBundleName(database: database, userVersion: 2,
-                                                       at: BundleBuilder.seconds(ofTimestamp: first.createdAt)))
+                                                       at: try #require(BackupNaming.seconds(ofTimestamp: first.createdAt))))
         // The same second gives the same name: refused, and the first bundle stays.
         let before = FileManager.default.contents(atPath: first.bundle.path)
         let second = kind {

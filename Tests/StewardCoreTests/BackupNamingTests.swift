@@ -18,8 +18,8 @@ import Testing
 
     @Test func isoTimestampsParseBack() {
         #expect(BackupNaming.isoTimestamp(1_796_012_910) == "2026-11-30T04:28:30Z")
-        #expect(BundleBuilder.seconds(ofTimestamp: "2026-11-30T04:28:30Z") == 1_796_012_910)
-        #expect(BundleBuilder.seconds(ofTimestamp: "not a time") == 0)
+        #expect(BackupNaming.seconds(ofTimestamp: "2026-11-30T04:28:30Z") == 1_796_012_910)
+        #expect(BackupNaming.seconds(ofTimestamp: "not a time") == nil)
     }
 
     @Test func payloadEntryIsUnderData() {

@@ -26,15 +26,25 @@ import TestSupport
         return (path, manifest)
     }
 
+    /// The payload frame into a temporary file, then the bundle into `name`.
     func build(_ manifest: BundleManifest, payload: String, into name: String, threads: Int = 2,
                failAfter: Int64? = nil, cancellation: Cancellation = Cancellation()) throws -> BundleBuilder.Output {
-        let path = directory.file(name)
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        #expect(descriptor >= 0)
-        defer { close(descriptor) }
         var builder = BundleBuilder(compressionLevel: 3, threads: threads, cancellation: cancellation)
         builder.failWritesAfterBytes = failAfter
-        return try builder.write(manifest: manifest, payloadPath: payload, to: descriptor, outputName: name) { _, _ in }
+        let framePath = directory.file(name + ".frame")
+        let frame = open(framePath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(frame >= 0)
+        defer { close(frame) }
+        let compression = builder.startPayload(
+            path: payload, entryName: manifest.files[0].path, size: manifest.files[0].size,
+            modificationTime: try #require(BackupNaming.seconds(ofTimestamp: manifest.createdAt)),
+            into: frame, outputName: name) { _, _ in }
+        _ = try compression.wait()
+
+        let descriptor = open(directory.file(name), O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        return try builder.write(manifest: manifest, payload: compression, payloadFramePath: framePath, to: descriptor, outputName: name)
     }
 
     @Test func theSameSnapshotGivesTheSameBytes() throws {
@@ -85,10 +95,30 @@ import TestSupport
         #expect(throws: StewardError.self) { _ = try build(manifest, payload: payload, into: "b.tar.zst") }
     }
 
+    @Test func aManifestForAnotherPayloadIsRefused() throws {
+        let (payload, manifest) = try makePayload()
+        var builder = BundleBuilder(compressionLevel: 1, threads: 1, cancellation: Cancellation())
+        builder.failWritesAfterBytes = nil
+        let framePath = directory.file("frame")
+        let frame = open(framePath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        defer { close(frame) }
+        let compression = builder.startPayload(path: payload, entryName: "data/other.sqlite", size: manifest.files[0].size,
+                                               modificationTime: 0, into: frame, outputName: "b") { _, _ in }
+        _ = try compression.wait()
+        let output = open(directory.file("b"), O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        defer { close(output) }
+        do {
+            _ = try builder.write(manifest: manifest, payload: compression, payloadFramePath: framePath, to: output, outputName: "b")
+            Issue.record("the manifest names another entry")
+        } catch let error as StewardError {
+            #expect(error.kind == .internal)
+        }
+    }
+
     @Test func aFullDiskIsAnInputOutputError() throws {
         let (payload, manifest) = try makePayload()
         do {
-            _ = try build(manifest, payload: payload, into: "b.tar.zst", failAfter: 1000)
+            _ = try build(manifest, payload: payload, into: "b.tar.zst", failAfter: 100)
             Issue.record("the write should fail")
         } catch let error as StewardError {
             #expect(error.kind == .inputOutput)

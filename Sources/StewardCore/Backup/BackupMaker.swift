@@ -12,9 +12,11 @@ import Glibc
 /// The phases, in order:
 /// 1. snapshot: a read transaction pins the source; the online backup API copies it into
 ///    a temporary file in the output directory; the source is released;
-/// 2. checks on the copy, with its SHA-256 computed alongside;
-/// 3. bundle: manifest, checksum list and copy streamed into a temporary `.partial`
-///    file, synced, renamed into place without replacing anything, directory synced.
+/// 2. checks on the copy, with its SHA-256 computed and the payload's zstd frame
+///    compressed alongside, each on a thread of its own;
+/// 3. bundle: the frame of the manifest and checksum list, then the payload's frame, into
+///    a temporary `.partial` file, synced, renamed into place without replacing anything,
+///    directory synced.
 /// Whatever fails, and on SIGINT or SIGTERM, every temporary file is removed.
 public struct BackupMaker {
     public struct Options: Sendable {
@@ -43,8 +45,10 @@ public struct BackupMaker {
         /// About every 0.1 s while pages are copied, and once at the end.
         case copying(pages: Int, totalPages: Int, bytesPerSecond: Double)
         case copied(pages: Int, seconds: Double, heldSeconds: Double)
+        /// The checks, the hash and the compression of the copy start.
         case checking
-        /// About every 0.1 s while the bundle is written, and once at the end.
+        /// About every 0.1 s while the copy is compressed, and once at the end: bytes of
+        /// the copy read so far. Sent from the compressing thread.
         case bundling(bytes: Int64, totalBytes: Int64, bytesPerSecond: Double)
         case published(path: String)
     }
@@ -92,24 +96,50 @@ public struct BackupMaker {
         }
         try checkCancellation()
 
-        // 2. Checks, and the SHA-256 of the copy.
+        // 2. Checks and the SHA-256 of the copy, while the payload is compressed.
         let bundleWatch = Stopwatch()
-        progress(.checking)
-        let verified = try SnapshotVerification(copyPath: copy.path, source: snapshot.source, cancellation: cancellation).run()
-        try checkCancellation()
-
-        // 3. Bundle.
+        let finalPath = directory.file(bundleName)
         let payloadName = BundleManifest.payloadEntry(forDatabase: options.databasePath)
+        var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
+        builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
+        let frame = try directory.createTemporary(suffix: ".payload.zst", permissions: 0o600)
+        var isFrameOpen = true
+        defer { if isFrameOpen { close(frame.descriptor) } }
+        progress(.checking)
+        let compression = builder.startPayload(
+            path: copy.path, entryName: payloadName, size: try Self.size(of: copy.path),
+            modificationTime: snapshot.pinnedAt, into: frame.descriptor, outputName: finalPath,
+            progress: Self.throttled(progress))
+        let verified: SnapshotVerification.Result
+        do {
+            verified = try SnapshotVerification(copyPath: copy.path, source: snapshot.source, cancellation: cancellation).run()
+            _ = try compression.wait()
+        } catch {
+            compression.cancel()
+            _ = try? compression.wait()
+            throw error
+        }
+        try checkCancellation()
+        isFrameOpen = false
+        guard close(frame.descriptor) == 0 else {
+            throw StewardError(.inputOutput, "cannot write in \(options.outputDirectory): \(SystemCall.message(errno))")
+        }
+        // Hashed, checked and compressed: the copy's space comes back before the bundle
+        // takes its own. Should this fail, the clean-up at the end tries again.
+        if unlink(copy.path) == 0 { directory.release(copy.path) }
+
+        // 3. Bundle: the manifest's frame, then the payload's, synced and published.
         let manifest = BundleManifest(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             createdAt: BackupNaming.isoTimestamp(snapshot.pinnedAt), source: snapshot.source,
             snapshot: snapshot.snapshot, checks: verified.checks,
             files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)])
-        let finalPath = directory.file(bundleName)
         let partial = try directory.createTemporary(suffix: ".tar.zst.partial", permissions: sourceMode & 0o666)
         let written: BundleBuilder.Output
         do {
-            written = try writeBundle(manifest: manifest, payloadPath: copy.path, descriptor: partial.descriptor, finalPath: finalPath)
+            written = try builder.write(
+                manifest: manifest, payload: compression, payloadFramePath: frame.path, to: partial.descriptor,
+                outputName: finalPath)
             let code = SystemCall.sync(partial.descriptor)
             guard code == 0 else {
                 throw StewardError(.inputOutput, "cannot sync \(finalPath): \(SystemCall.message(code))")
@@ -122,9 +152,7 @@ public struct BackupMaker {
         guard close(partial.descriptor) == 0 else {
             throw StewardError(.inputOutput, "cannot write \(finalPath): \(SystemCall.message(errno))")
         }
-        // The copy is in the bundle now; its space comes back before the rename. Should
-        // this fail, the clean-up at the end tries again.
-        if unlink(copy.path) == 0 { directory.release(copy.path) }
+        if unlink(frame.path) == 0 { directory.release(frame.path) }
         try checkCancellation()
         try directory.publish(partial.path, as: bundleName)
         try directory.sync()
@@ -141,18 +169,21 @@ public struct BackupMaker {
             staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
     }
 
-    private func writeBundle(manifest: BundleManifest, payloadPath: String, descriptor: Int32, finalPath: String) throws -> BundleBuilder.Output {
-        var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
-        builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
-        let watch = Stopwatch()
-        var lastReport = -1.0
-        let progress = self.progress
-        return try builder.write(manifest: manifest, payloadPath: payloadPath, to: descriptor, outputName: finalPath) { done, total in
-            let seconds = watch.seconds
-            guard done == total || seconds - lastReport >= 0.1 else { return }
-            lastReport = seconds
+    /// Bundling progress at most every 0.1 s (and at the end), from the compressing thread.
+    static func throttled(_ progress: @escaping @Sendable (Event) -> Void) -> @Sendable (Int64, Int64) -> Void {
+        let throttle = Throttle()
+        return { done, total in
+            guard let seconds = throttle.due(final: done == total) else { return }
             progress(.bundling(bytes: done, totalBytes: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0))
         }
+    }
+
+    static func size(of path: String) throws -> Int64 {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw StewardError(.inputOutput, "cannot read \(path): \(SystemCall.message(errno))")
+        }
+        return Int64(info.st_size)
     }
 
     private func checkCancellation() throws {
@@ -198,5 +229,22 @@ public struct BackupMaker {
         if lstat(path, &info) == 0 {
             throw StewardError(.cannotCreate, "\(path) already exists; a backup never replaces a file")
         }
+    }
+}
+
+/// Says when progress is due: every 0.1 s, and at the end. Returns the seconds since the
+/// first call.
+final class Throttle: @unchecked Sendable {
+    private let lock = NSLock()
+    private let watch = Stopwatch()
+    private var last = -1.0
+
+    func due(final: Bool) -> Double? {
+        lock.lock()
+        defer { lock.unlock() }
+        let seconds = watch.seconds
+        guard final || seconds - last >= 0.1 else { return nil }
+        last = seconds
+        return seconds
     }
 }

@@ -41,6 +41,13 @@ enum BackupNaming {
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second)
     }
 
+    /// `2026-11-30T04:15:00Z` → seconds since 1970; nil when it does not parse.
+    static func seconds(ofTimestamp text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) }
+    }
+
     /// `20261130T041500Z`: ISO 8601 basic format, safe in file names.
     static func compactTimestamp(_ seconds: Int64) -> String {
         let parts = utc(seconds)
