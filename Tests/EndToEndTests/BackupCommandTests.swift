@@ -244,6 +244,22 @@ import TestSupport
         #expect(try directory.contents() == ["out", "tickets.sqlite"], "nothing beside the source either")
     }
 
+    @Test func walDatabaseInAReadOnlyDirectoryWithoutItsSideFilesExits66() throws {
+        // No -wal and no -shm, and no way to create them: SQLite cannot pin a snapshot.
+        let sub = directory.file("sub")
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+        let path = sub + "/tickets.sqlite"
+        do { try Fixtures.makeExampleDatabase(at: path, journalMode: "wal") }
+        #expect(try directory.contents(of: "sub") == ["tickets.sqlite"])
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: sub)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: out)
+        let run = try StewardProcess.run(["backup", "--db", path, "--out", out], asUser: Self.nobody)
+        #expect(run.status == 66, "\(run.stderr)")
+        #expect(run.stderr.contains("WAL mode"), "\(run.stderr)")
+        #expect(try outContents().isEmpty)
+        #expect(try directory.contents(of: "sub") == ["tickets.sqlite"])
+    }
+
     /// Starts a backup slow enough to be caught in the middle: level 19 on text.
     func launchSlowBackup(name: String) throws -> RunningSteward {
         try makeTextDatabase(megabytes: 24)

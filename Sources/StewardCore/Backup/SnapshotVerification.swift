@@ -34,7 +34,12 @@ struct SnapshotVerification {
             }
             throw StewardError(.checkFailed, "refusing to publish: the copy cannot be checked: \(error.message)")
         }
-        let digest = try hashing.wait()
+        let digest: BackgroundFileDigest.Digest
+        do {
+            digest = try hashing.wait()
+        } catch let error as StewardError where error.kind == .interrupted {
+            throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+        }
 
         var problems: [String] = []
         if findings.integrity != ["ok"] {

@@ -191,6 +191,14 @@ struct SourceSnapshot {
         if error.code == 14 /* SQLITE_CANTOPEN */ {
             return StewardError(.notFound, "cannot open \(databasePath): \(error.message)")
         }
+        if error.code == 8 /* SQLITE_READONLY */ {
+            // Reading a WAL database needs its -shm (and -wal); when neither exists and the
+            // directory is read-only, SQLite cannot make them. Reading the main file alone
+            // would not be pinned against a writer that starts meanwhile: refused.
+            return StewardError(
+                .notFound,
+                "cannot read \(databasePath): \(error.message); a database in WAL mode needs its -wal and -shm files, or a directory where SQLite can create them")
+        }
         return Inspector.explain(error, path: databasePath)
     }
 
