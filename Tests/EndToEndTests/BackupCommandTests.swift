@@ -137,6 +137,23 @@ import TestSupport
         #expect(try Connection(path: contents.databasePath).integer(sql: "SELECT count(*) FROM ticket") == 52)
     }
 
+    /// stderr of a backup run under a pseudo-terminal (`script`), stdout discarded.
+    func stderrOnATerminal(_ extra: String) throws -> String {
+        let command = "'\(StewardProcess.executable.path)' backup --db '\(database)' --out '\(out)' \(extra) > /dev/null"
+        return try tool(["script", "-qec", command, "/dev/null"]).output
+    }
+
+    @Test func progressOnlyOnATerminalAndNeverWithQuiet() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let shown = try stderrOnATerminal("--name a.tar.zst")
+        #expect(shown.contains("copying 7 of 7 pages (100%)"), "\(shown)")
+        #expect(shown.contains("compressing the copy"), "\(shown)")
+        #expect(shown.hasSuffix("\r\u{1B}[2K"), "the progress line is cleared at the end")
+        let quiet = try stderrOnATerminal("--name b.tar.zst --quiet")
+        #expect(quiet.isEmpty, "\(quiet)")
+        #expect(try outContents() == ["a.tar.zst", "b.tar.zst"])
+    }
+
     // MARK: - Refusals
 
     @Test func anExistingTargetIsNeverReplaced() throws {
