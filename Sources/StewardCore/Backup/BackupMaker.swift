@@ -79,7 +79,9 @@ public struct BackupMaker {
         // Made before the source is opened, so an unwritable directory costs nothing.
         let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600, sideSuffixes: ["-journal", "-wal", "-shm"])
         // SQLite opens the file itself; this descriptor only claimed the name.
-        close(copy.descriptor)
+        guard close(copy.descriptor) == 0 else {
+            throw StewardError(.inputOutput, "cannot create files in \(options.outputDirectory): \(SystemCall.message(errno))")
+        }
 
         // 1. Snapshot.
         var bundleName = options.bundleName ?? ""
@@ -96,35 +98,16 @@ public struct BackupMaker {
         }
         try checkCancellation()
 
-        // 2. Checks and the SHA-256 of the copy, while the payload is compressed.
+        // 2. Checks and the SHA-256 of the copy, while its zstd frame is compressed.
         let bundleWatch = Stopwatch()
         let finalPath = directory.file(bundleName)
-        let payloadName = BundleManifest.payloadEntry(forDatabase: options.databasePath)
         var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
         builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
-        let frame = try directory.createTemporary(suffix: ".payload.zst", permissions: 0o600)
-        var isFrameOpen = true
-        defer { if isFrameOpen { close(frame.descriptor) } }
-        progress(.checking)
-        let compression = builder.startPayload(
-            path: copy.path, entryName: payloadName, size: try Self.size(of: copy.path),
-            modificationTime: snapshot.pinnedAt, into: frame.descriptor, outputName: finalPath,
-            progress: Self.throttled(progress))
-        let verified: SnapshotVerification.Result
-        do {
-            verified = try SnapshotVerification(copyPath: copy.path, source: snapshot.source, cancellation: cancellation).run()
-            _ = try compression.wait()
-        } catch {
-            compression.cancel()
-            _ = try? compression.wait()
-            throw error
-        }
-        try checkCancellation()
-        isFrameOpen = false
-        guard close(frame.descriptor) == 0 else {
-            throw StewardError(.inputOutput, "cannot write in \(options.outputDirectory): \(SystemCall.message(errno))")
-        }
-        // Hashed, checked and compressed: the copy's space comes back before the bundle
+        let payloadName = BundleManifest.payloadEntry(forDatabase: options.databasePath)
+        let (verified, compression, framePath) = try checkAndCompress(
+            copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
+            finalPath: finalPath)
+        // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
         if unlink(copy.path) == 0 { directory.release(copy.path) }
 
@@ -134,11 +117,68 @@ public struct BackupMaker {
             createdAt: BackupNaming.isoTimestamp(snapshot.pinnedAt), source: snapshot.source,
             snapshot: snapshot.snapshot, checks: verified.checks,
             files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)])
-        let partial = try directory.createTemporary(suffix: ".tar.zst.partial", permissions: sourceMode & 0o666)
+        let written = try writeAndPublish(
+            manifest: manifest, compression: compression, framePath: framePath, builder: builder, directory: directory,
+            bundleName: bundleName, permissions: sourceMode & 0o666)
+        progress(.published(path: finalPath))
+
+        return BackupReport(
+            stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
+            database: options.databasePath, createdAt: manifest.createdAt, source: manifest.source,
+            snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
+            bundle: .init(
+                path: finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
+                compressionLevel: options.compressionLevel, threads: options.threads,
+                durationSeconds: bundleWatch.roundedSeconds),
+            staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
+    }
+
+    /// Runs the checks and the hash on this thread and another, while a third compresses
+    /// the payload's frame into a temporary file. Returns when all three are done.
+    private func checkAndCompress(
+        copyPath: String, snapshot: SourceSnapshot.Result, payloadName: String, builder: BundleBuilder,
+        directory: OutputDirectory, finalPath: String
+    ) throws -> (SnapshotVerification.Result, PayloadCompression, String) {
+        let frame = try directory.createTemporary(suffix: ".payload.zst", permissions: 0o600)
+        progress(.checking)
+        let compression: PayloadCompression
+        let verified: SnapshotVerification.Result
+        do {
+            compression = builder.startPayload(
+                path: copyPath, entryName: payloadName, size: try Self.size(of: copyPath),
+                modificationTime: snapshot.pinnedAt, into: frame.descriptor, outputName: finalPath,
+                progress: Self.throttled(progress))
+            do {
+                verified = try SnapshotVerification(copyPath: copyPath, source: snapshot.source, cancellation: cancellation).run()
+                _ = try compression.wait()
+            } catch {
+                // The frame is of no use any more; its thread must stop before its file goes.
+                compression.cancel()
+                _ = try? compression.wait()
+                throw error
+            }
+        } catch {
+            close(frame.descriptor)
+            throw error
+        }
+        guard close(frame.descriptor) == 0 else {
+            throw StewardError(.inputOutput, "cannot write in \(options.outputDirectory): \(SystemCall.message(errno))")
+        }
+        try checkCancellation()
+        return (verified, compression, frame.path)
+    }
+
+    /// Writes the bundle into a `.partial` temporary, syncs it and gives it its name.
+    private func writeAndPublish(
+        manifest: BundleManifest, compression: PayloadCompression, framePath: String, builder: BundleBuilder,
+        directory: OutputDirectory, bundleName: String, permissions: mode_t
+    ) throws -> BundleBuilder.Output {
+        let finalPath = directory.file(bundleName)
+        let partial = try directory.createTemporary(suffix: ".tar.zst.partial", permissions: permissions)
         let written: BundleBuilder.Output
         do {
             written = try builder.write(
-                manifest: manifest, payload: compression, payloadFramePath: frame.path, to: partial.descriptor,
+                manifest: manifest, payload: compression, payloadFramePath: framePath, to: partial.descriptor,
                 outputName: finalPath)
             let code = SystemCall.sync(partial.descriptor)
             guard code == 0 else {
@@ -152,21 +192,11 @@ public struct BackupMaker {
         guard close(partial.descriptor) == 0 else {
             throw StewardError(.inputOutput, "cannot write \(finalPath): \(SystemCall.message(errno))")
         }
-        if unlink(frame.path) == 0 { directory.release(frame.path) }
+        if unlink(framePath) == 0 { directory.release(framePath) }
         try checkCancellation()
         try directory.publish(partial.path, as: bundleName)
         try directory.sync()
-        progress(.published(path: finalPath))
-
-        return BackupReport(
-            stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
-            database: options.databasePath, createdAt: manifest.createdAt, source: manifest.source,
-            snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
-            bundle: .init(
-                path: finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
-                compressionLevel: options.compressionLevel, threads: options.threads,
-                durationSeconds: bundleWatch.roundedSeconds),
-            staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
+        return written
     }
 
     /// Bundling progress at most every 0.1 s (and at the end), from the compressing thread.
