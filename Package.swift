@@ -40,14 +40,14 @@ let package = Package(
         .executableTarget(name: "steward", dependencies: ["StewardCLI"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["SQLiteKit"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SQLiteKit", "ArchiveKit"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"]),
         .testTarget(name: "ArchiveKitTests", dependencies: ["ArchiveKit", "TestSupport"]),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
-        .testTarget(name: "StewardCoreTests", dependencies: ["StewardCore", "SQLiteKit", "TestSupport"]),
+        .testTarget(name: "StewardCoreTests", dependencies: ["StewardCore", "SQLiteKit", "ArchiveKit", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["steward", "SQLiteKit", "TestSupport"]
+            dependencies: ["steward", "SQLiteKit", "ArchiveKit", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

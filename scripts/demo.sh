@@ -1,6 +1,7 @@
 #!/bin/sh
 # The demo: upgrade the example ticket database with `steward migrate`, prove it with
-# `steward verify` and its search contract, and inspect it.
+# `steward verify` and its search contract, inspect it, and back it up into a bundle
+# with `steward backup`.
 set -eu
 steward=$1
 demo=$2
@@ -35,3 +36,8 @@ echo "    (handover report written to $demo/verify-report.json)" >&2
 echo >&2
 echo "==> steward inspect $db" >&2
 "$steward" inspect "$db"
+
+echo >&2
+echo "==> steward backup: a pinned snapshot of $db, checked, into a bundle in $demo/bundles" >&2
+mkdir -p "$demo/bundles"
+"$steward" backup --db "$db" --out "$demo/bundles"

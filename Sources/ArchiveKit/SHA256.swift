@@ -6,6 +6,7 @@ import CCrypto
 public final class SHA256Hasher {
     private let context: OpaquePointer
     private var isFinished = false
+    private var hasFailed = false
 
     public enum Failure: Error, Sendable {
         case libcrypto(String)
@@ -24,10 +25,11 @@ public final class SHA256Hasher {
         EVP_MD_CTX_free(context)
     }
 
+    /// Adds bytes. A failure of libcrypto here is kept and thrown by `finalize()`, so that
+    /// callers feeding many blocks check once.
     public func update(_ buffer: UnsafeRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0, !isFinished else { return }
-        // EVP_DigestUpdate on an initialised SHA-256 context cannot fail for valid input.
-        _ = EVP_DigestUpdate(context, base, buffer.count)
+        if EVP_DigestUpdate(context, base, buffer.count) != 1 { hasFailed = true }
     }
 
     public func update(_ bytes: [UInt8]) {
@@ -38,6 +40,7 @@ public final class SHA256Hasher {
     public func finalize() throws -> String {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
+        guard !hasFailed else { throw Failure.libcrypto("EVP_DigestUpdate failed") }
         guard !isFinished, EVP_DigestFinal_ex(context, &digest, &length) == 1 else {
             throw Failure.libcrypto("EVP_DigestFinal_ex failed")
         }

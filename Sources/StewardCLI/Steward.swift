@@ -8,14 +8,11 @@ public enum Steward {
         InspectCommand.self,
         MigrateCommand.self,
         VerifyCommand.self,
+        BackupCommand.self,
     ] }
 
     /// Commands that appear in help but are not built yet.
     static let plannedCommands: [CommandConfiguration] = [
-        CommandConfiguration(
-            commandName: "backup",
-            abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
-            unavailableReason: "'steward backup' is not available in this version of Steward yet."),
         CommandConfiguration(
             commandName: "restore",
             abstract: "Unpack a bundle into a fresh directory and prove the database works.",

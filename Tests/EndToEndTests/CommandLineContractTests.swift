@@ -85,7 +85,7 @@ import TestSupport
         #expect(lines.dropFirst(2).first == "  See '\(command) --help' for more information.")
     }
 
-    @Test(arguments: ["backup", "restore"])
+    @Test(arguments: ["restore"])
     func unbuiltCommandsSaySoAndExit64(command: String) throws {
         let run = try StewardProcess.run([command])
         #expect(run.status == 64)

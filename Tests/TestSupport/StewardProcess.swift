@@ -48,15 +48,23 @@ public enum StewardProcess {
         return try RunningSteward(process: process)
     }
 
-    /// Runs `steward` with `arguments`, optionally as another user (`setpriv`), with a
-    /// time limit after which the process is killed.
+    /// The environment of this process with `extra` added, for `run(_:environment:)`.
+    static func environment(adding extra: [String: String]) -> [String: String]? {
+        guard !extra.isEmpty else { return nil }
+        return ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+    }
+
+    /// Runs `steward` with `arguments`, optionally as another user (`setpriv`) and with
+    /// extra environment variables, with a time limit after which the process is killed.
     public static func run(
         _ arguments: [String],
         currentDirectory: String? = nil,
         asUser uid: UInt32? = nil,
+        environment: [String: String] = [:],
         timeout: TimeInterval = 60
     ) throws -> StewardRun {
         let process = Process()
+        if let merged = Self.environment(adding: environment) { process.environment = merged }
         if let uid {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", executable.path] + arguments

@@ -1,0 +1,237 @@
+import CArchive
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a tar+zstd archive that may have been made, or changed, by anybody: a bundle
+/// received from elsewhere is hostile until proven otherwise.
+///
+/// Only a single zstd layer over a ustar or pax tar stream is accepted; only regular files
+/// with valid names (`ArchiveEntryName`), each name once; entry sizes, the number of
+/// entries and the total size are limited before any data is read; and every byte read is
+/// hashed with SHA-256 on the way through, so that nothing has to be read twice.
+///
+/// ```swift
+/// let reader = try ArchiveReader(path: bundle)
+/// while let entry = try reader.nextEntry() {
+///     let summary = try reader.readData { block in try output.write(block) }
+///     // summary.sha256, summary.size
+/// }
+/// ```
+public final class ArchiveReader {
+    public struct Limits: Sendable {
+        public var maximumEntries: Int
+        /// The largest entry, as declared in its header and as read.
+        public var maximumEntrySize: Int64
+        /// All entries together.
+        public var maximumTotalSize: Int64
+        /// Components of a name (`data/app.sqlite` has two).
+        public var maximumComponents: Int
+
+        public init(maximumEntries: Int = 16, maximumEntrySize: Int64 = 1 << 40,
+                    maximumTotalSize: Int64 = 1 << 40, maximumComponents: Int = 2) {
+            self.maximumEntries = maximumEntries
+            self.maximumEntrySize = maximumEntrySize
+            self.maximumTotalSize = maximumTotalSize
+            self.maximumComponents = maximumComponents
+        }
+    }
+
+    public struct Entry: Sendable, Equatable {
+        public let name: String
+        public let size: Int64
+        public let permissions: UInt32
+        public let modificationTime: Int64
+    }
+
+    /// What was read of one entry.
+    public struct DataSummary: Sendable, Equatable {
+        public let size: Int64
+        /// 64 lower-case hex digits.
+        public let sha256: String
+
+        public init(size: Int64, sha256: String) {
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
+
+    private let archive: OpaquePointer
+    private let limits: Limits
+    private let ownedDescriptor: Int32?
+    private var current: Entry?
+    private var isCurrentRead = false
+    private var entryCount = 0
+    private var declaredTotal: Int64 = 0
+    private var names = Set<String>()
+    private var isChecked = false
+
+    /// Opens the archive at `path` (the reader closes the file).
+    public convenience init(path: String, limits: Limits = Limits()) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw ArchiveError.input(errno: code, message: "\(path): \(String(cString: strerror(code)))")
+        }
+        try self.init(descriptor: descriptor, owned: true, limits: limits)
+    }
+
+    /// Reads from an open file descriptor, which stays the caller's to close.
+    public convenience init(fileDescriptor: Int32, limits: Limits = Limits()) throws {
+        try self.init(descriptor: fileDescriptor, owned: false, limits: limits)
+    }
+
+    private init(descriptor: Int32, owned: Bool, limits: Limits) throws {
+        guard let archive = archive_read_new() else {
+            if owned { close(descriptor) }
+            throw ArchiveError.libarchive(operation: "archive_read_new", message: "out of memory")
+        }
+        self.archive = archive
+        self.limits = limits
+        self.ownedDescriptor = owned ? descriptor : nil
+        // Everything else (other compressions, zip, cpio, …) stays switched off, so that
+        // libarchive never parses a format the bundle cannot be.
+        try check(archive_read_support_filter_zstd(archive), "enabling zstd")
+        try check(archive_read_support_format_tar(archive), "enabling tar")
+        try check(archive_read_open_fd(archive, descriptor, 1 << 20), "opening the archive")
+    }
+
+    deinit {
+        archive_read_free(archive)
+        if let ownedDescriptor {
+            // Read-only descriptor: close() has nothing to flush, so its result says nothing.
+            close(ownedDescriptor)
+        }
+    }
+
+    // MARK: - Entries
+
+    /// The next entry, checked, or nil at the end of the archive. Data of the previous
+    /// entry that was not read is skipped.
+    public func nextEntry() throws -> Entry? {
+        if current != nil, !isCurrentRead {
+            guard archive_read_data_skip(archive) == ARCHIVE_OK else { throw readFailure() }
+        }
+        current = nil
+        isCurrentRead = false
+
+        var header: OpaquePointer?
+        let status = archive_read_next_header(archive, &header)
+        if status == ARCHIVE_EOF { return nil }
+        // A warning (a malformed pax attribute, an odd checksum) is a reason to refuse too.
+        guard status == ARCHIVE_OK, let header else { throw readFailure() }
+        try checkStream()
+
+        entryCount += 1
+        guard entryCount <= limits.maximumEntries else { throw ArchiveError.tooManyEntries(limit: limits.maximumEntries) }
+
+        guard let rawName = archive_entry_pathname_utf8(header) ?? archive_entry_pathname(header) else {
+            throw ArchiveError.invalidName("")
+        }
+        let name = String(cString: rawName)
+        guard archive_entry_filetype(header) == steward_archive_regular_file(),
+              archive_entry_hardlink(header) == nil, archive_entry_symlink(header) == nil,
+              archive_entry_sparse_count(header) == 0
+        else { throw ArchiveError.notRegularFile(name) }
+        guard ArchiveEntryName.isValid(name, maximumComponents: limits.maximumComponents) else {
+            throw ArchiveError.invalidName(name)
+        }
+        guard names.insert(name).inserted else { throw ArchiveError.duplicateName(name) }
+        guard archive_entry_size_is_set(header) != 0 else {
+            throw ArchiveError.corrupt("the entry '\(name)' has no size")
+        }
+        let size = archive_entry_size(header)
+        guard size >= 0 else { throw ArchiveError.corrupt("the entry '\(name)' has a negative size") }
+        guard size <= limits.maximumEntrySize else { throw ArchiveError.tooLarge(name: name, limit: limits.maximumEntrySize) }
+        declaredTotal += size
+        guard declaredTotal <= limits.maximumTotalSize else {
+            throw ArchiveError.tooLarge(name: "the archive", limit: limits.maximumTotalSize)
+        }
+
+        let entry = Entry(
+            name: name, size: size, permissions: UInt32(archive_entry_perm(header)),
+            modificationTime: Int64(archive_entry_mtime(header)))
+        current = entry
+        return entry
+    }
+
+    /// Streams the data of the current entry to `body` in blocks of up to `blockSize`
+    /// bytes, hashing it; throws when the stream ends before the declared size.
+    @discardableResult
+    public func readData(blockSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> DataSummary {
+        guard let entry = current, !isCurrentRead else { throw ArchiveError.invalidState("no entry to read") }
+        isCurrentRead = true
+        let hasher = try SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(blockSize, 4096), alignment: 16)
+        defer { buffer.deallocate() }
+        var total: Int64 = 0
+        while true {
+            let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
+            if count == 0 { break }
+            guard count > 0 else { throw readFailure() }
+            total += Int64(count)
+            guard total <= entry.size else {
+                throw ArchiveError.sizeMismatch(name: entry.name, declared: entry.size, actual: total)
+            }
+            let block = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            hasher.update(block)
+            try body(block)
+        }
+        guard total == entry.size else {
+            throw ArchiveError.truncated("'\(entry.name)' ends after \(total) of \(entry.size) bytes")
+        }
+        return DataSummary(size: total, sha256: try hasher.finalize())
+    }
+
+    /// The whole current entry in memory; refused before reading when it is larger than
+    /// `maximumSize` (for manifests and checksum lists, never payloads).
+    public func readContents(maximumSize: Int) throws -> (bytes: [UInt8], summary: DataSummary) {
+        guard let entry = current, !isCurrentRead else { throw ArchiveError.invalidState("no entry to read") }
+        guard entry.size <= Int64(maximumSize) else { throw ArchiveError.tooLarge(name: entry.name, limit: Int64(maximumSize)) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(entry.size))
+        let summary = try readData(blockSize: 64 * 1024) { bytes.append(contentsOf: $0) }
+        return (bytes, summary)
+    }
+
+    // MARK: - Checks
+
+    /// Once, after the first header: exactly one zstd layer, and a ustar or pax stream.
+    private func checkStream() throws {
+        guard !isChecked else { return }
+        isChecked = true
+        // The filter chain ends with libarchive's own "none" reader of the raw bytes.
+        let filters = archive_filter_count(archive)
+        guard filters == 2, archive_filter_code(archive, 0) == ARCHIVE_FILTER_ZSTD else { throw ArchiveError.notZstd }
+        let format = archive_format(archive)
+        guard format == ARCHIVE_FORMAT_TAR_USTAR || format == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE
+            || format == ARCHIVE_FORMAT_TAR_PAX_RESTRICTED
+        else {
+            let name = archive_format_name(archive).map { String(cString: $0) } ?? "format \(format)"
+            throw ArchiveError.notTar(name)
+        }
+    }
+
+    private func check(_ status: Int32, _ operation: String) throws {
+        guard status != ARCHIVE_OK else { return }
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        throw ArchiveError.libarchive(operation: operation, message: message)
+    }
+
+    /// libarchive's error on a read, as an input error, truncation or damage. libarchive
+    /// has no code that tells a short stream from a damaged one, only its message.
+    private func readFailure() -> ArchiveError {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        let code = archive_errno(archive)
+        if [EIO, EBADF, EISDIR, ENXIO, ENOMEM].contains(code) {
+            return .input(errno: code, message: message)
+        }
+        let lowered = message.lowercased()
+        if lowered.contains("truncated") || lowered.contains("premature") || lowered.contains("unexpected end") {
+            return .truncated(message)
+        }
+        return .corrupt(message)
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentKit
+import Foundation
+import StewardCore
+
+/// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.
+struct BackupCommand: StewardCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
+        discussion: """
+            Pins one point in time with a read transaction, copies the database with SQLite's online \
+            backup API into a temporary file in the output directory, and releases it. The copy is \
+            switched to rollback-journal mode and checked (integrity_check, foreign_key_check, \
+            user_version), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
+            which appears under its final name only when complete and synced. A bundle is never \
+            replaced; on any failure or signal, every temporary file is removed.
+            """,
+        options: [
+            .option("db", value: "path", help: "The database to back up.", required: true),
+            .option("out", value: "dir", help: "The existing directory to write the bundle into.", required: true),
+            .option("name", value: "file", help: "The bundle's file name (default: <db>-v<user_version>-<UTC time>.tar.zst)."),
+            .option("level", value: "n", help: "The zstd compression level, 1 (fast) to 19 (small).",
+                    default: String(BackupMaker.defaultCompressionLevel)),
+            .option("timeout", value: "seconds", help: "How long, in all, to wait for other connections' locks.", default: "30"),
+            .option("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
+                    default: String(BackupMaker.defaultPagesPerStep)),
+            CommonOptions.quiet,
+            CommonOptions.json,
+        ])
+
+    let options: BackupMaker.Options
+    let json: Bool
+    let quiet: Bool
+
+    init(_ values: ParsedValues) throws(CommandLineError) {
+        var options = BackupMaker.Options(databasePath: try values.required("db"), outputDirectory: try values.required("out"))
+        if options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
+        if options.outputDirectory.isEmpty { throw values.error("The value '' is invalid for '--out <dir>'") }
+        if let name = values.value("name") {
+            if let problem = BackupMaker.problem(withBundleName: name) {
+                throw values.error("The value '\(name)' is invalid for '--name <file>': \(problem)")
+            }
+            options.bundleName = name
+        }
+        options.compressionLevel = try values.integer("level", in: 1...19) ?? BackupMaker.defaultCompressionLevel
+        options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
+        options.pagesPerStep = Int32(try values.integer("pages-per-step", in: 1...1_000_000) ?? Int(BackupMaker.defaultPagesPerStep))
+        self.options = options
+        self.json = values.flag("json")
+        self.quiet = values.flag("quiet")
+    }
+
+    func run(on terminal: Terminal) throws -> Int32 {
+        let trap = SignalTrap()
+        let live = terminal.isErrorInteractive && !quiet
+        let maker = BackupMaker(options: options, cancellation: trap.cancellation) { event in
+            guard live else { return }
+            Self.draw(event, on: terminal)
+        }
+        let report: BackupReport
+        do {
+            report = try withExtendedLifetime(trap) { try maker.run() }
+        } catch {
+            if live { terminal.progress("\r\u{1B}[2K") }
+            throw error
+        }
+        terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+        return ExitCode.success
+    }
+
+    static func draw(_ event: BackupMaker.Event, on terminal: Terminal) {
+        let line: String
+        switch event {
+        case .copying(let pages, let total, let rate):
+            let percent = total > 0 ? pages * 100 / total : 100
+            line = "copying \(pages) of \(total) pages (\(percent)%), \(rateText(rate))"
+        case .copied:
+            line = "copied; source released"
+        case .checking:
+            line = "checking, hashing and compressing the copy ..."
+        case .bundling(let bytes, let total, let rate):
+            let percent = total > 0 ? Int(bytes * 100 / total) : 100
+            line = "checking, hashing and compressing the copy: \(percent)% of "
+                + "\(ReportOutput.bytes(total).split(separator: " (").first ?? "") compressed, \(rateText(rate))"
+        case .published:
+            terminal.progress("\r\u{1B}[2K")
+            return
+        }
+        terminal.progress("\r\u{1B}[2K" + line)
+    }
+
+    static func rateText(_ bytesPerSecond: Double) -> String {
+        String(format: "%.1f MiB/s", bytesPerSecond / 1_048_576)
+    }
+
+    static func seconds(_ value: Double) -> String {
+        String(format: "%.3f s", value)
+    }
+
+    static func render(_ report: BackupReport) -> String {
+        var lines: [String] = []
+        let source = report.source
+        let snapshot = report.snapshot
+        let checks = report.checks
+        lines.append("Bundle      \(report.bundle.path)")
+        lines.append("            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)")
+        lines.append("Source      \(report.database): user_version \(source.userVersion), application_id \(source.applicationID), "
+                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(source.journalMode)")
+        lines.append("Snapshot    \(seconds(snapshot.durationSeconds)) at \(report.createdAt); source held \(seconds(snapshot.sourceHeldSeconds)), "
+                     + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "
+                     + "of up to \(snapshot.pagesPerStep) pages, waited \(seconds(snapshot.lockWaitSeconds)) for locks")
+        lines.append("Checks      integrity_check \(checks.integrityCheck), \(checks.foreignKeyViolations) foreign key violations, "
+                     + "user_version \(checks.userVersion) as in the source, journal mode \(checks.journalMode) "
+                     + "(header \(checks.writeVersion), \(checks.readVersion)) in \(seconds(checks.durationSeconds))")
+        for file in report.files {
+            lines.append("Payload     \(file.path)  \(ReportOutput.bytes(file.size))")
+            lines.append("            sha256 \(file.sha256)")
+        }
+        lines.append("Bundling    \(seconds(report.bundle.durationSeconds)) (checks, hash, zstd level \(report.bundle.compressionLevel) "
+                     + "with \(report.bundle.threads) thread\(report.bundle.threads == 1 ? "" : "s"), sync, rename)")
+        if !report.staleTemporariesRemoved.isEmpty {
+            lines.append("Removed     stale temporaries of killed runs: \(report.staleTemporariesRemoved.joined(separator: ", "))")
+        }
+        lines.append("Time        \(seconds(report.totalSeconds))")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import SQLiteKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `steward backup`: a consistent online snapshot of a live database, checked, hashed and
+/// streamed into a tar+zstd bundle that appears under its final name only when complete
+/// (field notes §3, design.md "Bundle format").
+///
+/// The phases, in order:
+/// 1. snapshot: a read transaction pins the source; the online backup API copies it into
+///    a temporary file in the output directory; the source is released;
+/// 2. checks on the copy, with its SHA-256 computed and the payload's zstd frame
+///    compressed alongside, each on a thread of its own;
+/// 3. bundle: the frame of the manifest and checksum list, then the payload's frame, into
+///    a temporary `.partial` file, synced, renamed into place without replacing anything,
+///    directory synced.
+/// Whatever fails, and on SIGINT or SIGTERM, every temporary file is removed.
+public struct BackupMaker {
+    public struct Options: Sendable {
+        public var databasePath: String
+        public var outputDirectory: String
+        /// The bundle's file name; nil for `<db>-v<user_version>-<UTC time>.tar.zst`.
+        public var bundleName: String?
+        public var compressionLevel = BackupMaker.defaultCompressionLevel
+        /// How long, in all, to wait for other connections' locks.
+        public var timeout: Double = 30
+        public var pagesPerStep: Int32 = BackupMaker.defaultPagesPerStep
+        /// zstd worker threads; the bundle's bytes do not depend on it.
+        public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+        public init(databasePath: String, outputDirectory: String) {
+            self.databasePath = databasePath
+            self.outputDirectory = outputDirectory
+        }
+    }
+
+    public static let defaultCompressionLevel = 1
+    public static let defaultPagesPerStep: Int32 = 4096
+
+    /// What the run is doing, for progress output.
+    public enum Event: Sendable {
+        /// About every 0.1 s while pages are copied, and once at the end.
+        case copying(pages: Int, totalPages: Int, bytesPerSecond: Double)
+        case copied(pages: Int, seconds: Double, heldSeconds: Double)
+        /// The checks, the hash and the compression of the copy start.
+        case checking
+        /// About every 0.1 s while the copy is compressed, and once at the end: bytes of
+        /// the copy read so far. Sent from the compressing thread.
+        case bundling(bytes: Int64, totalBytes: Int64, bytesPerSecond: Double)
+        case published(path: String)
+    }
+
+    let options: Options
+    let cancellation: Cancellation
+    let progress: @Sendable (Event) -> Void
+
+    public init(options: Options, cancellation: Cancellation = Cancellation(),
+                progress: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.options = options
+        self.cancellation = cancellation
+        self.progress = progress
+    }
+
+    public func run() throws -> BackupReport {
+        let total = Stopwatch()
+        if let name = options.bundleName, let problem = BackupNaming.problem(withBundleName: name) {
+            throw StewardError(.cannotCreate, "cannot use '\(name)' as the bundle name: \(problem)")
+        }
+        let directory = try OutputDirectory(path: options.outputDirectory)
+        let sourceMode = try Self.checkSource(options.databasePath)
+        if let name = options.bundleName { try Self.refuseExisting(directory.file(name)) }
+
+        let stale = directory.removeStaleTemporaries()
+        defer { directory.removeTemporaries() }
+
+        // Made before the source is opened, so an unwritable directory costs nothing.
+        let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600, sideSuffixes: ["-journal", "-wal", "-shm"])
+        // SQLite opens the file itself; this descriptor only claimed the name.
+        guard close(copy.descriptor) == 0 else {
+            throw StewardError(.inputOutput, "cannot create files in \(options.outputDirectory): \(SystemCall.message(errno))")
+        }
+
+        // 1. Snapshot.
+        var bundleName = options.bundleName ?? ""
+        let snapshot = try SourceSnapshot(
+            databasePath: options.databasePath, copyPath: copy.path, pagesPerStep: options.pagesPerStep,
+            waits: LockWaits(timeout: options.timeout, cancellation: cancellation),
+            cancellation: cancellation, progress: progress
+        ).take { source, pinnedAt in
+            if options.bundleName == nil {
+                // The name carries the user_version of the snapshot itself.
+                bundleName = BackupNaming.defaultBundleName(database: options.databasePath, userVersion: source.userVersion, at: pinnedAt)
+                try Self.refuseExisting(directory.file(bundleName))
+            }
+        }
+        try checkCancellation()
+
+        // 2. Checks and the SHA-256 of the copy, while its zstd frame is compressed.
+        let bundleWatch = Stopwatch()
+        let finalPath = directory.file(bundleName)
+        var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
+        builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
+        let payloadName = BundleManifest.payloadEntry(forDatabase: options.databasePath)
+        let (verified, compression, framePath) = try checkAndCompress(
+            copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
+            finalPath: finalPath)
+        // Checked, hashed and compressed: the copy's space comes back before the bundle
+        // takes its own. Should this fail, the clean-up at the end tries again.
+        if unlink(copy.path) == 0 { directory.release(copy.path) }
+
+        // 3. Bundle: the manifest's frame, then the payload's, synced and published.
+        let manifest = BundleManifest(
+            stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
+            createdAt: BackupNaming.isoTimestamp(snapshot.pinnedAt), source: snapshot.source,
+            snapshot: snapshot.snapshot, checks: verified.checks,
+            files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)])
+        let written = try writeAndPublish(
+            manifest: manifest, compression: compression, framePath: framePath, builder: builder, directory: directory,
+            bundleName: bundleName, permissions: sourceMode & 0o666)
+        progress(.published(path: finalPath))
+
+        return BackupReport(
+            stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
+            database: options.databasePath, createdAt: manifest.createdAt, source: manifest.source,
+            snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
+            bundle: .init(
+                path: finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
+                compressionLevel: options.compressionLevel, threads: options.threads,
+                durationSeconds: bundleWatch.roundedSeconds),
+            staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
+    }
+
+    /// Runs the checks and the hash on this thread and another, while a third compresses
+    /// the payload's frame into a temporary file. Returns when all three are done.
+    private func checkAndCompress(
+        copyPath: String, snapshot: SourceSnapshot.Result, payloadName: String, builder: BundleBuilder,
+        directory: OutputDirectory, finalPath: String
+    ) throws -> (SnapshotVerification.Result, PayloadCompression, String) {
+        let frame = try directory.createTemporary(suffix: ".payload.zst", permissions: 0o600)
+        progress(.checking)
+        let compression: PayloadCompression
+        let verified: SnapshotVerification.Result
+        do {
+            compression = builder.startPayload(
+                path: copyPath, entryName: payloadName, size: try Self.size(of: copyPath),
+                modificationTime: snapshot.pinnedAt, into: frame.descriptor, outputName: finalPath,
+                progress: Self.throttled(progress))
+            do {
+                verified = try SnapshotVerification(copyPath: copyPath, source: snapshot.source, cancellation: cancellation).run()
+                _ = try compression.wait()
+            } catch {
+                // The frame is of no use any more; its thread must stop before its file goes.
+                compression.cancel()
+                _ = try? compression.wait()
+                throw error
+            }
+        } catch {
+            close(frame.descriptor)
+            throw error
+        }
+        guard close(frame.descriptor) == 0 else {
+            throw StewardError(.inputOutput, "cannot write in \(options.outputDirectory): \(SystemCall.message(errno))")
+        }
+        try checkCancellation()
+        return (verified, compression, frame.path)
+    }
+
+    /// Writes the bundle into a `.partial` temporary, syncs it and gives it its name.
+    private func writeAndPublish(
+        manifest: BundleManifest, compression: PayloadCompression, framePath: String, builder: BundleBuilder,
+        directory: OutputDirectory, bundleName: String, permissions: mode_t
+    ) throws -> BundleBuilder.Output {
+        let finalPath = directory.file(bundleName)
+        let partial = try directory.createTemporary(suffix: ".tar.zst.partial", permissions: permissions)
+        let written: BundleBuilder.Output
+        do {
+            written = try builder.write(
+                manifest: manifest, payload: compression, payloadFramePath: framePath, to: partial.descriptor,
+                outputName: finalPath)
+            let code = SystemCall.sync(partial.descriptor)
+            guard code == 0 else {
+                throw StewardError(.inputOutput, "cannot sync \(finalPath): \(SystemCall.message(code))")
+            }
+        } catch {
+            close(partial.descriptor)
+            throw error
+        }
+        // Some file systems (NFS) report a failed write-back only here.
+        guard close(partial.descriptor) == 0 else {
+            throw StewardError(.inputOutput, "cannot write \(finalPath): \(SystemCall.message(errno))")
+        }
+        if unlink(framePath) == 0 { directory.release(framePath) }
+        try checkCancellation()
+        try directory.publish(partial.path, as: bundleName)
+        try directory.sync()
+        return written
+    }
+
+    /// Bundling progress at most every 0.1 s (and at the end), from the compressing thread.
+    static func throttled(_ progress: @escaping @Sendable (Event) -> Void) -> @Sendable (Int64, Int64) -> Void {
+        let throttle = Throttle()
+        return { done, total in
+            guard let seconds = throttle.due(final: done == total) else { return }
+            progress(.bundling(bytes: done, totalBytes: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0))
+        }
+    }
+
+    static func size(of path: String) throws -> Int64 {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw StewardError(.inputOutput, "cannot read \(path): \(SystemCall.message(errno))")
+        }
+        return Int64(info.st_size)
+    }
+
+    private func checkCancellation() throws {
+        if cancellation.isCancelled {
+            throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+        }
+    }
+
+    // MARK: - Inputs
+
+    /// Why `name` cannot be a bundle name (for `--name`), or nil when it can.
+    public static func problem(withBundleName name: String) -> String? {
+        BackupNaming.problem(withBundleName: name)
+    }
+
+    /// Looks at the source with stat() only (opening it would be reading it as a plain
+    /// file) and returns its permission bits, which the bundle takes over.
+    static func checkSource(_ path: String) throws -> mode_t {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR {
+                throw StewardError(.notFound, "\(path): no such database")
+            }
+            throw StewardError(.notFound, "cannot read \(path): \(SystemCall.message(code))")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw StewardError(.badInput, "not a SQLite database: \(path) is a directory")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StewardError(.badInput, "not a SQLite database: \(path) is not a regular file")
+        }
+        guard info.st_size > 0 else {
+            // SQLite would call an empty file an empty database; backing one up is almost
+            // always a wrong path, and there is nothing to keep.
+            throw StewardError(.badInput, "\(path) is empty (0 bytes): there is no database to back up")
+        }
+        return info.st_mode & 0o777
+    }
+
+    static func refuseExisting(_ path: String) throws {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            throw StewardError(.cannotCreate, "\(path) already exists; a backup never replaces a file")
+        }
+    }
+}
+
+/// Says when progress is due: every 0.1 s, and at the end. Returns the seconds since the
+/// first call.
+final class Throttle: @unchecked Sendable {
+    private let lock = NSLock()
+    private let watch = Stopwatch()
+    private var last = -1.0
+
+    func due(final: Bool) -> Double? {
+        lock.lock()
+        defer { lock.unlock() }
+        let seconds = watch.seconds
+        guard final || seconds - last >= 0.1 else { return nil }
+        last = seconds
+        return seconds
+    }
+}

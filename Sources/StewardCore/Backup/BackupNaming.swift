@@ -1,0 +1,66 @@
+import ArchiveKit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The names a backup gives things: the default bundle name, the payload's stem, the
+/// time stamps, and which names `--name` may use.
+enum BackupNaming {
+    static let bundleExtension = ".tar.zst"
+
+    /// The database file name without its directory and last extension, made into a
+    /// valid entry name: `/srv/Tickets DB.sqlite` → `Tickets_DB`.
+    static func stem(of path: String) -> String {
+        let base = (path as NSString).lastPathComponent
+        let withoutExtension = (base as NSString).deletingPathExtension
+        return ArchiveEntryName.component(from: withoutExtension.isEmpty ? base : withoutExtension)
+    }
+
+    /// `<stem>-v<user_version>-<UTC time>.tar.zst`, such as `tickets-v2-20261130T041500Z.tar.zst`.
+    static func defaultBundleName(database: String, userVersion: Int32, at seconds: Int64) -> String {
+        "\(stem(of: database))-v\(userVersion)-\(compactTimestamp(seconds))\(bundleExtension)"
+    }
+
+    /// Why `name` cannot be a bundle name, or nil when it can: one file name, not hidden
+    /// (hidden names belong to temporaries), ending in `.tar.zst`.
+    static func problem(withBundleName name: String) -> String? {
+        if name.isEmpty { return "the name is empty" }
+        if name.contains("/") { return "the name must be a file name, without '/'; the directory is --out" }
+        if name.hasPrefix(".") { return "the name must not start with '.'" }
+        if name.utf8.contains(0) { return "the name contains a NUL byte" }
+        if name.utf8.count > 255 { return "the name is longer than 255 bytes" }
+        if !name.hasSuffix(bundleExtension) || name == bundleExtension { return "the name must end in \(bundleExtension)" }
+        return nil
+    }
+
+    /// `2026-11-30T04:15:00Z`.
+    static func isoTimestamp(_ seconds: Int64) -> String {
+        let parts = utc(seconds)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second)
+    }
+
+    /// `2026-11-30T04:15:00Z` → seconds since 1970; nil when it does not parse.
+    static func seconds(ofTimestamp text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) }
+    }
+
+    /// `20261130T041500Z`: ISO 8601 basic format, safe in file names.
+    static func compactTimestamp(_ seconds: Int64) -> String {
+        let parts = utc(seconds)
+        return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second)
+    }
+
+    private static func utc(_ seconds: Int64) -> (year: Int32, month: Int32, day: Int32, hour: Int32, minute: Int32, second: Int32) {
+        var time = time_t(seconds)
+        var parts = tm()
+        // gmtime_r fails only for years beyond int; the epoch is a sane stand-in then.
+        if gmtime_r(&time, &parts) == nil {
+            return (1970, 1, 1, 0, 0, 0)
+        }
+        return (parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+    }
+}

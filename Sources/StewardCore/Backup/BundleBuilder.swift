@@ -1,0 +1,207 @@
+import ArchiveKit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a bundle (design.md, "Bundle format", version 1) as two zstd frames that hold
+/// one pax tar stream:
+///
+/// 1. the manifest and the checksum list, written last but placed first;
+/// 2. the payload entry and the end of the archive, compressed into a temporary file on a
+///    thread of its own while the copy is still being checked and hashed, and copied
+///    after the first frame at the end.
+///
+/// The manifest needs the payload's SHA-256 and the check results, and comes first; the
+/// payload is most of the work. Splitting the stream at the entry boundary lets the two
+/// overlap. The same snapshot (manifest, payload, time) gives the same bytes.
+struct BundleBuilder {
+    struct Output {
+        let sizeBytes: Int64
+        let sha256: String
+    }
+
+    let compressionLevel: Int
+    let threads: Int
+    let cancellation: Cancellation
+    /// Test hook: the write that would take the bundle past this many bytes fails with ENOSPC.
+    var failWritesAfterBytes: Int64? = nil
+
+    /// Starts compressing the payload frame: `payloadPath` as the entry `entryName` of
+    /// `size` bytes, into `descriptor` (which stays the caller's), on a background thread.
+    func startPayload(
+        path payloadPath: String, entryName: String, size: Int64, modificationTime: Int64, into descriptor: Int32,
+        outputName: String, progress: @escaping @Sendable (Int64, Int64) -> Void
+    ) -> PayloadCompression {
+        let compression = PayloadCompression(
+            payloadPath: payloadPath, entryName: entryName, size: size,
+            options: .init(compressionLevel: compressionLevel, threads: threads, modificationTime: modificationTime),
+            descriptor: descriptor, outputName: outputName, cancellation: cancellation, progress: progress)
+        compression.start()
+        return compression
+    }
+
+    /// Writes the first frame for `manifest`, then the finished payload frame from
+    /// `payloadFramePath`, into `descriptor` (which stays the caller's: it syncs and
+    /// closes it).
+    func write(
+        manifest: BundleManifest, payload: PayloadCompression, payloadFramePath: String, to descriptor: Int32,
+        outputName: String
+    ) throws -> Output {
+        guard let file = manifest.files.first, manifest.files.count == 1 else {
+            throw StewardError(.internal, "a version 1 bundle holds exactly one payload file")
+        }
+        guard file.path == payload.entryName, file.size == payload.size,
+              manifest.createdAt == BackupNaming.isoTimestamp(payload.options.modificationTime)
+        else {
+            throw StewardError(.internal, "the manifest does not describe the compressed payload")
+        }
+        let sink = try Sink(descriptor: descriptor, failAfter: failWritesAfterBytes, cancellation: cancellation)
+        do {
+            var options = payload.options
+            options.endsArchive = false
+            let writer = try ArchiveWriter(options: options) { try sink.write($0) }
+            try writer.addFile(name: BundleManifest.manifestEntry, contents: try manifest.encoded())
+            try writer.addFile(name: BundleManifest.checksumEntry, contents: manifest.checksumList())
+            try writer.finish()
+            let cancellation = self.cancellation
+            _ = try FileStreaming.forEachBlock(of: payloadFramePath, isCancelled: { cancellation.isCancelled }) { block in
+                try sink.write(block)
+            }
+        } catch {
+            throw Self.explain(error, outputName: outputName, cancellation: cancellation)
+        }
+        return Output(sizeBytes: sink.bytesWritten, sha256: try sink.hasher.finalize())
+    }
+
+    /// Errors of the writers and sinks as Steward errors.
+    static func explain(_ error: Error, outputName: String, cancellation: Cancellation) -> Error {
+        switch error {
+        case is Sink.Cancelled:
+            return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+        case let failure as Sink.Failure:
+            let kind: StewardError.Kind = failure.code == ENOSPC || failure.code == EDQUOT ? .inputOutput : SystemCall.outputKind(failure.code)
+            return StewardError(kind, "cannot write \(outputName): \(SystemCall.message(failure.code))")
+        case let error as ArchiveError:
+            if case .sizeMismatch = error {
+                return StewardError(.inputOutput, "the copy changed while it was bundled: \(error)")
+            }
+            return StewardError(.inputOutput, "cannot write \(outputName): \(error)")
+        case let error as StewardError where error.kind == .interrupted:
+            return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+        default:
+            return error
+        }
+    }
+
+    /// Where compressed bytes go: a file, with a count, a SHA-256 of everything written,
+    /// and a chance to stop at every piece zstd hands over (it keeps compressing what it
+    /// was given after the last block was read: for seconds at high levels).
+    final class Sink {
+        struct Failure: Error {
+            let code: Int32
+        }
+
+        struct Cancelled: Error {}
+
+        let descriptor: Int32
+        let hasher: SHA256Hasher
+        let failAfter: Int64?
+        let cancellation: Cancellation
+        private(set) var bytesWritten: Int64 = 0
+
+        init(descriptor: Int32, failAfter: Int64?, cancellation: Cancellation) throws {
+            self.descriptor = descriptor
+            self.hasher = try SHA256Hasher()
+            self.failAfter = failAfter
+            self.cancellation = cancellation
+        }
+
+        func write(_ buffer: UnsafeRawBufferPointer) throws {
+            if cancellation.isCancelled { throw Cancelled() }
+            if let failAfter, bytesWritten + Int64(buffer.count) > failAfter {
+                throw Failure(code: ENOSPC)
+            }
+            let code = SystemCall.writeAll(descriptor, buffer)
+            guard code == 0 else { throw Failure(code: code) }
+            hasher.update(buffer)
+            bytesWritten += Int64(buffer.count)
+        }
+    }
+}
+
+/// The payload frame being compressed on a thread of its own.
+final class PayloadCompression: @unchecked Sendable {
+    let payloadPath: String
+    let entryName: String
+    let size: Int64
+    let options: ArchiveWriter.Options
+    private let descriptor: Int32
+    private let outputName: String
+    private let cancellation: Cancellation
+    private let stop = Cancellation()
+    private let progress: @Sendable (Int64, Int64) -> Void
+    private let done = DispatchSemaphore(value: 0)
+    private var outcome: Result<Int64, Error>?
+    private var isWaited = false
+
+    init(payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, descriptor: Int32,
+         outputName: String, cancellation: Cancellation, progress: @escaping @Sendable (Int64, Int64) -> Void) {
+        self.payloadPath = payloadPath
+        self.entryName = entryName
+        self.size = size
+        self.options = options
+        self.descriptor = descriptor
+        self.outputName = outputName
+        self.cancellation = cancellation
+        self.progress = progress
+    }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            outcome = Result { try compress() }
+            done.signal()
+        }
+    }
+
+    /// Asks the thread to stop early: the bundle will not be written.
+    func cancel() {
+        stop.cancel(reason: "not needed")
+    }
+
+    /// Waits for the thread; returns the size of the frame.
+    func wait() throws -> Int64 {
+        if !isWaited {
+            done.wait()
+            isWaited = true
+        }
+        guard let outcome else { throw StewardError(.internal, "the compressing thread ended without a result") }
+        return try outcome.get()
+    }
+
+    private func compress() throws -> Int64 {
+        // Either flag stops it: a signal, or checks that failed.
+        let combined = Cancellation()
+        let isStopped = { [cancellation, stop] in cancellation.isCancelled || stop.isCancelled }
+        let sink = try BundleBuilder.Sink(descriptor: descriptor, failAfter: nil, cancellation: combined)
+        do {
+            let writer = try ArchiveWriter(options: options) { buffer in
+                if isStopped() { combined.cancel(reason: "stopped") }
+                try sink.write(buffer)
+            }
+            try writer.beginFile(name: entryName, size: size)
+            var read: Int64 = 0
+            _ = try FileStreaming.forEachBlock(of: payloadPath, isCancelled: isStopped) { block in
+                try writer.write(block)
+                read += Int64(block.count)
+                progress(read, size)
+            }
+            try writer.endFile()
+            try writer.finish()
+        } catch {
+            throw BundleBuilder.explain(error, outputName: outputName, cancellation: cancellation)
+        }
+        return sink.bytesWritten
+    }
+}

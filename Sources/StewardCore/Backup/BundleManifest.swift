@@ -1,0 +1,94 @@
+import Foundation
+
+/// `manifest.json`, the first entry of a bundle (design.md, "Bundle format", version 1):
+/// what the snapshot is, how it was taken and checked, and the size and SHA-256 of every
+/// payload file. Names, counts and settings only; never row data.
+public struct BundleManifest: Codable, Sendable, Equatable {
+    public static let formatName = "steward-bundle"
+    public static let currentFormatVersion = 1
+    public static let manifestEntry = "manifest.json"
+    public static let checksumEntry = "manifest-sha256.txt"
+    public static let dataDirectory = "data"
+
+    /// The source database, as read inside the pinned snapshot.
+    public struct Source: Codable, Sendable, Equatable {
+        /// The file name only, never the directory.
+        public let fileName: String
+        public let userVersion: Int32
+        public let applicationID: Int32
+        public let pageSize: Int
+        public let pageCount: Int
+        /// `PRAGMA journal_mode` of the source: `delete`, `wal`, `truncate`, …
+        public let journalMode: String
+    }
+
+    /// How the snapshot was taken.
+    public struct Snapshot: Codable, Sendable, Equatable {
+        /// From the first attempt to read the source until it was released.
+        public let durationSeconds: Double
+        /// How long the read transaction on the source was open. In rollback-journal
+        /// mode, the application's writers wait for this long at most.
+        public let sourceHeldSeconds: Double
+        /// Time spent waiting for other connections' locks.
+        public let lockWaitSeconds: Double
+        /// Times the online backup started over because the source changed (none are
+        /// expected: the read transaction pins one point in time).
+        public let restarts: Int
+        public let pagesPerStep: Int
+        public let steps: Int
+    }
+
+    /// What was checked on the copy before it was bundled. A bundle exists only when
+    /// every check passed.
+    public struct Checks: Codable, Sendable, Equatable {
+        /// `PRAGMA integrity_check`: exactly `ok`.
+        public let integrityCheck: String
+        /// Rows of `PRAGMA foreign_key_check` (0).
+        public let foreignKeyViolations: Int
+        public let userVersion: Int32
+        public let userVersionMatchesSource: Bool
+        /// `PRAGMA journal_mode` of the copy (`delete`) and header bytes 18 and 19 (1 and 1):
+        /// the copy never needs a `-wal` or `-shm` file.
+        public let journalMode: String
+        public let writeVersion: Int
+        public let readVersion: Int
+        public let durationSeconds: Double
+    }
+
+    public struct File: Codable, Sendable, Equatable {
+        /// The entry name in the bundle, such as `data/tickets.sqlite`.
+        public let path: String
+        public let size: Int64
+        /// 64 lower-case hex digits.
+        public let sha256: String
+    }
+
+    public var format = BundleManifest.formatName
+    public var formatVersion = BundleManifest.currentFormatVersion
+    public let stewardVersion: String
+    public let sqliteVersion: String
+    /// The moment the snapshot was pinned, ISO 8601 in UTC to the second.
+    public let createdAt: String
+    public let source: Source
+    public let snapshot: Snapshot
+    public let checks: Checks
+    public let files: [File]
+
+    /// The JSON of `manifest.json`: sorted keys, so that equal manifests are equal bytes.
+    public func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
+    }
+
+    /// `manifest-sha256.txt`: one `HEX  path` line per file, the format of `sha256sum`
+    /// (and of a BagIt manifest), so that `sha256sum -c` checks an extracted bundle.
+    public func checksumList() -> [UInt8] {
+        Array(files.map { "\($0.sha256)  \($0.path)\n" }.joined().utf8)
+    }
+
+    /// The entry name of the database in a bundle: `data/<stem>.sqlite`.
+    public static func payloadEntry(forDatabase fileName: String) -> String {
+        "\(dataDirectory)/\(BackupNaming.stem(of: fileName)).sqlite"
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// errno values turned into Steward's failure kinds, and small loops around system calls
+/// that may be interrupted or do part of the work.
+enum SystemCall {
+    static func message(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// The kind for a failure to create or write an output file: 73 when the file cannot
+    /// be made there at all (permissions, read-only, missing), 74 when writing failed.
+    static func outputKind(_ code: Int32) -> StewardError.Kind {
+        switch code {
+        case EACCES, EPERM, EROFS, EEXIST, ENOENT, ENOTDIR, ENAMETOOLONG, ELOOP, EISDIR:
+            return .cannotCreate
+        default:
+            return .inputOutput
+        }
+    }
+
+    /// Writes the whole buffer, retrying after EINTR and short writes. Returns 0 or errno.
+    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
+        guard var base = buffer.baseAddress else { return 0 }
+        var remaining = buffer.count
+        while remaining > 0 {
+            let written = write(descriptor, base, remaining)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            // write(2) returns 0 only for a zero-length request; guard against a loop anyway.
+            if written == 0 { return EIO }
+            base += written
+            remaining -= written
+        }
+        return 0
+    }
+
+    /// Reads up to `buffer.count` bytes, retrying after EINTR. Returns the count (0 at the
+    /// end of the file) or -errno.
+    static func readSome(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var filled = 0
+        while filled < buffer.count {
+            let count = read(descriptor, base + filled, buffer.count - filled)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return -Int(errno)
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
+    /// fsync, retrying after EINTR. Returns 0 or errno.
+    static func sync(_ descriptor: Int32) -> Int32 {
+        while fsync(descriptor) != 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        return 0
+    }
+}

@@ -1,0 +1,12 @@
+import Foundation
+
+/// Faults the end-to-end tests inject where the real fault cannot be made (a full disk
+/// where the test may not mount a small file system). Read from the environment only
+/// here; nothing else in Steward looks at these variables.
+enum TestHooks {
+    /// `STEWARD_TEST_HOOK_BUNDLE_ENOSPC_AFTER_BYTES=N`: writing the bundle fails with
+    /// ENOSPC once it would grow past N bytes.
+    static var bundleWriteFailureAfterBytes: Int64? {
+        ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_BUNDLE_ENOSPC_AFTER_BYTES"].flatMap { Int64($0) }
+    }
+}

@@ -1,0 +1,381 @@
+import Foundation
+import SQLiteKit
+import Testing
+import TestSupport
+
+/// `steward backup` on real files: the bundle, refusals, and the faults of field notes §3
+/// (locked source, unwritable directory, kill -9, full disk, signals). Each test has its
+/// own directory; the bundle directory is `out` inside it.
+@Suite struct BackupCommandTests {
+    static let nobody: UInt32 = 65534
+
+    let directory: TemporaryDirectory
+    var database: String { directory.file("tickets.sqlite") }
+    var out: String { directory.file("out") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: true)
+    }
+
+    func backup(_ extra: [String] = [], environment: [String: String] = [:], asUser uid: UInt32? = nil) throws -> StewardRun {
+        try StewardProcess.run(["backup", "--db", database, "--out", out] + extra, asUser: uid, environment: environment)
+    }
+
+    func outContents() throws -> [String] {
+        try directory.contents(of: "out")
+    }
+
+    /// Runs a system tool and returns its status and output.
+    @discardableResult
+    func tool(_ arguments: [String], in directory: String? = nil) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// A database of about `megabytes` MiB of random, incompressible blobs.
+    func makeBlobDatabase(megabytes: Double, path: String? = nil) throws {
+        let connection = try Connection(path: path ?? database)
+        let rows = Int(megabytes * 1024 * 1024 / 8000)
+        try connection.execute(sql: """
+            CREATE TABLE blob(id INTEGER PRIMARY KEY, bytes BLOB NOT NULL);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+            INSERT INTO blob(bytes) SELECT randomblob(8000) FROM n;
+            PRAGMA user_version = 3;
+            """)
+    }
+
+    /// A database of compressible text, slow to compress at level 19.
+    func makeTextDatabase(megabytes: Int) throws {
+        let connection = try Connection(path: database)
+        try connection.execute(sql: """
+            CREATE TABLE note(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(megabytes * 4000))
+            INSERT INTO note(text) SELECT printf('%d %s %s', i, hex(randomblob(40)), substr('the printer on floor three is jammed again after the update of the driver', 1 + i % 50)) FROM n;
+            """)
+    }
+
+    // MARK: - The bundle
+
+    @Test func bundlePassesSha256sumAfterSystemTarAndHoldsTheSameDatabase() throws {
+        let titles = ["Printer is on fire", "Café au lait spilled", "客户工单搜索", "quote \" and 'apostrophe'"]
+        try Fixtures.makeExampleDatabase(at: database, titles: titles)
+        let run = try backup(["--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.isEmpty, "no progress when stderr is not a terminal")
+        let report = try run.json()
+        let bundlePath = try #require((report["bundle"] as? [String: Any])?["path"] as? String)
+        let name = (bundlePath as NSString).lastPathComponent
+        #expect(try outContents() == [name], "only the bundle is left")
+        for title in titles { #expect(!run.allOutput.contains(title), "no row data in the output") }
+
+        let extracted = directory.file("extracted")
+        try FileManager.default.createDirectory(atPath: extracted, withIntermediateDirectories: true)
+        #expect(try tool(["tar", "-xf", bundlePath, "-C", extracted]).status == 0)
+        let check = try tool(["sha256sum", "-c", "manifest-sha256.txt"], in: extracted)
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output == "data/tickets.sqlite: OK\n")
+        #expect(try tool(["tar", "-tf", bundlePath]).output == "manifest.json\nmanifest-sha256.txt\ndata/tickets.sqlite\n")
+
+        let copy = extracted + "/data/tickets.sqlite"
+        #expect(try DatabaseState(path: copy) == DatabaseState(path: database))
+        let header = try #require(FileManager.default.contents(atPath: copy))
+        #expect(Array(header[18...19]) == [1, 1], "rollback journal")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: extracted + "/data") == ["tickets.sqlite"], "no -wal, no -shm")
+
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: extracted + "/manifest.json"))) as? [String: Any])
+        #expect(manifest["formatVersion"] as? Int == 1)
+        #expect((manifest["source"] as? [String: Any])?["userVersion"] as? Int == 2)
+        #expect((manifest["source"] as? [String: Any])?["fileName"] as? String == "tickets.sqlite")
+        #expect((manifest["checks"] as? [String: Any])?["integrityCheck"] as? String == "ok")
+        #expect((manifest["snapshot"] as? [String: Any])?["restarts"] as? Int == 0)
+        let files = try #require(manifest["files"] as? [[String: Any]])
+        #expect(files.count == 1)
+        #expect(files.first?["path"] as? String == "data/tickets.sqlite")
+        #expect(files.first?["size"] as? Int == header.count)
+        #expect(report["files"] as? NSArray == manifest["files"] as? NSArray, "the report repeats the manifest")
+
+        let bundleHash = try tool(["sha256sum", bundlePath]).output.prefix(64)
+        #expect((report["bundle"] as? [String: Any])?["sha256"] as? String == String(bundleHash))
+    }
+
+    @Test func defaultNameCarriesTheDatabaseUserVersionAndUTCTime() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let run = try backup()
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = try outContents()
+        #expect(names.count == 1)
+        let name = try #require(names.first)
+        #expect(name.wholeMatch(of: /tickets-v2-\d{8}T\d{6}Z\.tar\.zst/) != nil, "\(name)")
+        #expect(run.stdout.contains("Bundle      \(out)/\(name)"), "\(run.stdout)")
+        #expect(run.stdout.contains("integrity_check ok"))
+    }
+
+    @Test func walSourceWithCommitsOnlyInTheWalIsCopiedWhole() throws {
+        let writer = try Fixtures.makeExampleDatabase(at: database, journalMode: "wal")
+        try writer.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        for index in 0..<50 {
+            try writer.execute(sql: "INSERT INTO ticket(title) VALUES (?)", bindings: [.text("only in the wal \(index)")])
+        }
+        #expect(FileManager.default.fileExists(atPath: database + "-wal"))
+        let run = try backup(["--json", "--name", "wal.tar.zst"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect((try run.json()["source"] as? [String: Any])?["journalMode"] as? String == "wal")
+        let contents = try BundleContents(reading: out + "/wal.tar.zst", extractingInto: directory.path)
+        #expect(try DatabaseState(path: contents.databasePath) == DatabaseState(path: database))
+        let bytes = try #require(FileManager.default.contents(atPath: contents.databasePath))
+        #expect(Array(bytes[18...19]) == [1, 1])
+        #expect(try Connection(path: contents.databasePath).integer(sql: "SELECT count(*) FROM ticket") == 52)
+    }
+
+    /// stderr of a backup run under a pseudo-terminal (`script`), stdout discarded.
+    func stderrOnATerminal(_ extra: String) throws -> String {
+        let command = "'\(StewardProcess.executable.path)' backup --db '\(database)' --out '\(out)' \(extra) > /dev/null"
+        return try tool(["script", "-qec", command, "/dev/null"]).output
+    }
+
+    @Test func progressOnlyOnATerminalAndNeverWithQuiet() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let shown = try stderrOnATerminal("--name a.tar.zst")
+        #expect(shown.contains("copying 7 of 7 pages (100%)"), "\(shown)")
+        #expect(shown.contains("compressing the copy"), "\(shown)")
+        #expect(shown.hasSuffix("\r\u{1B}[2K"), "the progress line is cleared at the end")
+        let quiet = try stderrOnATerminal("--name b.tar.zst --quiet")
+        #expect(quiet.isEmpty, "\(quiet)")
+        #expect(try outContents() == ["a.tar.zst", "b.tar.zst"])
+    }
+
+    // MARK: - Refusals
+
+    @Test func anExistingTargetIsNeverReplaced() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: out + "/keep.tar.zst"))
+        let run = try backup(["--name", "keep.tar.zst", "--json"])
+        #expect(run.status == 73)
+        #expect(run.stderr.contains("already exists"))
+        #expect(try run.json()["exitCode"] as? Int == 73)
+        #expect(FileManager.default.contents(atPath: out + "/keep.tar.zst") == Data("precious".utf8))
+        #expect(try outContents() == ["keep.tar.zst"])
+    }
+
+    @Test func missingDatabaseExits66() throws {
+        let run = try backup()
+        #expect(run.status == 66)
+        #expect(run.stderr.contains(database))
+        #expect(try outContents().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: database), "nothing is created")
+    }
+
+    @Test func notADatabaseExits65() throws {
+        try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: database))
+        let run = try backup()
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("not a SQLite database"))
+        #expect(try outContents().isEmpty)
+    }
+
+    @Test func emptyFileExits65() throws {
+        #expect(FileManager.default.createFile(atPath: database, contents: Data()))
+        let run = try backup()
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("empty"))
+        #expect(try outContents().isEmpty)
+    }
+
+    @Test func missingOutputDirectoryExits73() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let run = try StewardProcess.run(["backup", "--db", database, "--out", directory.file("nowhere")])
+        #expect(run.status == 73)
+        #expect(run.stderr.contains("does not exist"))
+    }
+
+    @Test(arguments: [["--name", "a/b.tar.zst"], ["--name", ".hidden.tar.zst"], ["--name", "backup.zip"],
+                      ["--level", "0"], ["--level", "20"], ["--timeout", "soon"], ["--pages-per-step", "0"]])
+    func badOptionValuesAreUsageErrors(arguments: [String]) throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let run = try backup(arguments)
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("Usage: steward backup"))
+        #expect(try outContents().isEmpty)
+    }
+
+    @Test func usageErrorsAreThreeLinesWithASuggestion() throws {
+        let run = try StewardProcess.run(["backup", "--db", database, "--out", out, "--levle", "3"])
+        #expect(run.status == 64)
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Error: Unknown option '--levle'. Did you mean '--level'?")
+        #expect(lines.dropFirst().first?.hasPrefix("Usage: steward backup --db <path> --out <dir>") == true)
+        #expect(lines.count == 3)
+        let missing = try StewardProcess.run(["backup", "--out", out])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.hasPrefix("Error: Missing expected argument '--db <path>'"), "\(missing.stderr)")
+    }
+
+    @Test func aCopyThatFailsItsChecksIsNotPublished() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let connection = try Connection(path: database)
+        try connection.execute(sql: """
+            CREATE TABLE comment(id INTEGER PRIMARY KEY, ticket_id INTEGER NOT NULL REFERENCES ticket(id));
+            INSERT INTO comment(ticket_id) VALUES (1), (999);
+            """)
+        let run = try backup()
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("refusing to publish"))
+        #expect(run.stderr.contains("foreign_key_check: comment → ticket: 1"), "\(run.stderr)")
+        #expect(try outContents().isEmpty)
+    }
+
+    // MARK: - Faults
+
+    @Test func writeLockHeldPastTheTimeoutExits75InTimeAndLeavesNothing() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let holder = try Connection(path: database)
+        // In rollback-journal mode only an EXCLUSIVE lock keeps readers out.
+        try holder.execute(sql: "BEGIN EXCLUSIVE")
+        defer { holder.rollbackIfNeeded() }
+        let started = Date()
+        let run = try backup(["--timeout", "1"])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(run.stderr.contains("locked by another connection; gave up after 1 s"), "\(run.stderr)")
+        #expect(elapsed < 3, "gave up after \(elapsed) s")
+        #expect(try outContents().isEmpty)
+    }
+
+    @Test func unwritableOutputDirectoryExits73AndLeavesNothing() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: database)
+        let run = try backup(asUser: Self.nobody)
+        #expect(run.status == 73, "\(run.stderr)")
+        #expect(run.stderr.contains("Permission denied"), "\(run.stderr)")
+        #expect(try outContents().isEmpty)
+        #expect(try directory.contents() == ["out", "tickets.sqlite"], "nothing beside the source either")
+    }
+
+    @Test func walDatabaseInAReadOnlyDirectoryWithoutItsSideFilesExits66() throws {
+        // No -wal and no -shm, and no way to create them: SQLite cannot pin a snapshot.
+        let sub = directory.file("sub")
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+        let path = sub + "/tickets.sqlite"
+        do { try Fixtures.makeExampleDatabase(at: path, journalMode: "wal") }
+        #expect(try directory.contents(of: "sub") == ["tickets.sqlite"])
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: sub)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: out)
+        let run = try StewardProcess.run(["backup", "--db", path, "--out", out], asUser: Self.nobody)
+        #expect(run.status == 66, "\(run.stderr)")
+        #expect(run.stderr.contains("WAL mode"), "\(run.stderr)")
+        #expect(try outContents().isEmpty)
+        #expect(try directory.contents(of: "sub") == ["tickets.sqlite"])
+    }
+
+    /// Starts a backup slow enough to be caught in the middle: level 19 on text.
+    func launchSlowBackup(name: String) throws -> RunningSteward {
+        try makeTextDatabase(megabytes: 24)
+        let running = try StewardProcess.launch(["backup", "--db", database, "--out", out, "--name", name, "--level", "19"])
+        // Wait until the payload is being compressed (while the copy is checked).
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !(try outContents().contains { $0.hasSuffix(".payload.zst") }) {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        return running
+    }
+
+    @Test func killedMidBackupLeavesOnlyTemporariesAndTheNextRunRemovesThem() throws {
+        let running = try launchSlowBackup(name: "first.tar.zst")
+        running.send(SIGKILL)
+        let killed = running.finish(timeout: 10)
+        #expect(killed.status != 0)
+        let left = try outContents()
+        #expect(!left.contains("first.tar.zst"), "no file under a final name")
+        #expect(!left.isEmpty && left.allSatisfy { $0.hasPrefix(".steward-tmp-") }, "\(left)")
+
+        let next = try backup(["--json", "--name", "second.tar.zst"])
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(try next.json()["staleTemporariesRemoved"] as? [String] == left)
+        #expect(try outContents() == ["second.tar.zst"])
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func signalMidBackupExits130AndLeavesNothing(signal: Int32) throws {
+        let running = try launchSlowBackup(name: "b.tar.zst")
+        running.send(signal)
+        let run = running.finish(timeout: 20)
+        #expect(run.status == 130, "\(run.stderr)")
+        #expect(run.stderr.contains("interrupted"))
+        #expect(try outContents().isEmpty)
+    }
+
+    @Test func signalWhileWaitingForALockExits130Promptly() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let holder = try Connection(path: database)
+        try holder.execute(sql: "BEGIN EXCLUSIVE")
+        defer { holder.rollbackIfNeeded() }
+        let running = try StewardProcess.launch(["backup", "--db", database, "--out", out, "--timeout", "60"])
+        Thread.sleep(forTimeInterval: 0.5)
+        let started = Date()
+        running.send(SIGTERM)
+        let run = running.finish(timeout: 20)
+        #expect(run.status == 130, "\(run.stderr)")
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(try outContents().isEmpty)
+    }
+
+    // MARK: - Full disk
+
+    /// Mounts a 2 MiB tmpfs on `out`; false where the test may not mount.
+    func mountSmallFileSystem() throws -> Bool {
+        guard getuid() == 0 else { return false }
+        return try tool(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0755", "tmpfs", out]).status == 0
+    }
+
+    func unmount() throws {
+        try tool(["umount", out])
+    }
+
+    @Test func diskFullWhileCopyingExits74AndLeavesNothing() throws {
+        try makeBlobDatabase(megabytes: 3)
+        guard try mountSmallFileSystem() else {
+            // Without a small file system the copy cannot run out of space; the bundle
+            // phase is covered with the injected failure in the next test.
+            return
+        }
+        defer { _ = try? unmount() }
+        let run = try backup()
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("no space left"), "\(run.stderr)")
+        #expect(try outContents().isEmpty)
+    }
+
+    @Test func diskFullWhileBundlingExits74AndLeavesNothing() throws {
+        // The copy (1.2 MiB of random bytes) fits in 2 MiB; copy and bundle together do not.
+        try makeBlobDatabase(megabytes: 1.2)
+        var environment: [String: String] = [:]
+        let mounted = try mountSmallFileSystem()
+        defer { if mounted { _ = try? unmount() } }
+        if !mounted {
+            environment["STEWARD_TEST_HOOK_BUNDLE_ENOSPC_AFTER_BYTES"] = "500000"
+        }
+        let run = try backup(environment: environment)
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
+        #expect(try outContents().isEmpty)
+    }
+
+    @Test func injectedWriteFailureExits74AndLeavesNothing() throws {
+        try makeBlobDatabase(megabytes: 1)
+        let run = try backup(environment: ["STEWARD_TEST_HOOK_BUNDLE_ENOSPC_AFTER_BYTES": "100000"])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
+        #expect(try outContents().isEmpty)
+    }
+}

@@ -1,0 +1,171 @@
+import ArchiveKit
+import Foundation
+import SQLiteKit
+import Testing
+@testable import StewardCore
+import TestSupport
+
+@Suite struct BackupMakerTests {
+    let directory: TemporaryDirectory
+    var database: String { directory.file("tickets.sqlite") }
+    var out: String { directory.file("out") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: true)
+    }
+
+    func options(_ name: String? = nil) -> BackupMaker.Options {
+        var options = BackupMaker.Options(databasePath: database, outputDirectory: out)
+        options.bundleName = name
+        return options
+    }
+
+    func kind(of body: () throws -> Void) -> StewardError.Kind? {
+        do {
+            try body()
+            return nil
+        } catch let error as StewardError {
+            return error.kind
+        } catch {
+            return .internal
+        }
+    }
+
+    @Test(arguments: ["delete", "wal"])
+    func reportMatchesTheBundle(journalMode: String) throws {
+        try Fixtures.makeExampleDatabase(at: database, journalMode: journalMode)
+        let events = BackupEventLog()
+        let report = try BackupMaker(options: options("t.tar.zst")) { events.append($0) }.run()
+        #expect(report.bundle.path == out + "/t.tar.zst")
+        #expect(report.source.journalMode == journalMode)
+        #expect(report.source.userVersion == 2)
+        #expect(report.snapshot.restarts == 0)
+        #expect(report.checks.writeVersion == 1 && report.checks.readVersion == 1)
+        #expect(report.files.map(\.path) == ["data/tickets.sqlite"])
+        #expect(try directory.contents(of: "out") == ["t.tar.zst"])
+        #expect(events.names.first == "copying")
+        #expect(events.names.contains("checking"))
+        #expect(events.names.last == "published")
+
+        let bundle = try BundleContents(reading: report.bundle.path, extractingInto: directory.path)
+        #expect(bundle.databaseSHA256 == report.files[0].sha256)
+        #expect(try DatabaseState(path: bundle.databasePath) == DatabaseState(path: database))
+    }
+
+    @Test func defaultNameIsTakenWhilePinnedAndNeverReplaced() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let first = try BackupMaker(options: options()).run()
+        let name = (first.bundle.path as NSString).lastPathComponent
+        #expect(name.hasPrefix("tickets-v2-"))
+        #expect(name == BackupNaming.defaultBundleName(database: database, userVersion: 2,
+                                                       at: try #require(BackupNaming.seconds(ofTimestamp: first.createdAt))))
+        // The same second gives the same name: refused, and the first bundle stays.
+        let before = FileManager.default.contents(atPath: first.bundle.path)
+        let second = kind {
+            var again = options()
+            again.bundleName = name
+            _ = try BackupMaker(options: again).run()
+        }
+        #expect(second == .cannotCreate)
+        #expect(FileManager.default.contents(atPath: first.bundle.path) == before)
+        #expect(try directory.contents(of: "out") == [name])
+    }
+
+    @Test func aCancelledRunLeavesNothing() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let cancellation = Cancellation()
+        cancellation.cancel(reason: "SIGTERM")
+        #expect(kind { _ = try BackupMaker(options: options(), cancellation: cancellation).run() } == .interrupted)
+        #expect(try directory.contents(of: "out").isEmpty)
+    }
+
+    @Test func integrityFailureIsRefused() throws {
+        // An index whose definition no longer matches its entries: integrity_check says so.
+        let connection = try Connection(path: database)
+        try connection.execute(sql: """
+            CREATE TABLE t(a INTEGER, b INTEGER);
+            CREATE INDEX t_a ON t(a);
+            INSERT INTO t VALUES (1, 10), (2, 20), (3, 30);
+            """)
+        try connection.setConfiguration(1010 /* SQLITE_DBCONFIG_DEFENSIVE */, enabled: false)
+        try connection.execute(sql: """
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_schema SET sql = 'CREATE INDEX t_a ON t(b)' WHERE name = 't_a';
+            PRAGMA writable_schema = OFF;
+            """)
+        do {
+            _ = try BackupMaker(options: options()).run()
+            Issue.record("a copy that fails integrity_check must not be published")
+        } catch let error as StewardError {
+            #expect(error.kind == .checkFailed)
+            #expect(error.message.contains("integrity_check"), "\(error.message)")
+        }
+        #expect(try directory.contents(of: "out").isEmpty)
+    }
+
+    @Test func userVersionMismatchIsRefused() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let copy = directory.file("copy.sqlite")
+        try Connection(path: database).backup(to: try Connection(path: copy))
+        let source = BundleManifest.Source(fileName: "tickets.sqlite", userVersion: 9, applicationID: 0, pageSize: 4096,
+                                           pageCount: 7, journalMode: "delete")
+        do {
+            _ = try SnapshotVerification(copyPath: copy, source: source, cancellation: Cancellation()).run()
+            Issue.record("a different user_version must be refused")
+        } catch let error as StewardError {
+            #expect(error.kind == .checkFailed)
+            #expect(error.message.contains("user_version is 2, the source's is 9"), "\(error.message)")
+        }
+    }
+
+    @Test func aCopyStillMarkedWALIsRefused() throws {
+        let copy = directory.file("copy.sqlite")
+        let connection = try Connection(path: copy)
+        try connection.setJournalMode("wal")
+        try connection.execute(sql: "CREATE TABLE t(x)")
+        let source = BundleManifest.Source(fileName: "x", userVersion: 0, applicationID: 0, pageSize: 4096, pageCount: 2, journalMode: "wal")
+        #expect(throws: StewardError.self) {
+            _ = try SnapshotVerification(copyPath: copy, source: source, cancellation: Cancellation()).run()
+        }
+    }
+
+    @Test func theLockAllowanceRunsOutAndCancellationStopsWaiting() throws {
+        let waits = LockWaits(timeout: 0.05, cancellation: Cancellation())
+        var attempts = 0
+        while waits.pause(attempt: attempts) { attempts += 1 }
+        #expect(attempts > 1)
+        #expect(waits.secondsWaited >= 0.05)
+        #expect(waits.secondsWaited < 0.2)
+
+        let cancellation = Cancellation()
+        cancellation.cancel(reason: "SIGINT")
+        #expect(!LockWaits(timeout: 10, cancellation: cancellation).pause(attempt: 0))
+    }
+}
+
+/// Progress events, by name, as the run reported them.
+final class BackupEventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [String] = []
+
+    func append(_ event: BackupMaker.Event) {
+        let name: String
+        switch event {
+        case .copying: name = "copying"
+        case .copied: name = "copied"
+        case .checking: name = "checking"
+        case .bundling: name = "bundling"
+        case .published: name = "published"
+        }
+        lock.lock()
+        events.append(name)
+        lock.unlock()
+    }
+
+    var names: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return events
+    }
+}
