@@ -11,17 +11,11 @@ cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-3}
 TARGET_MIB=${TARGET_MIB:-1024}
-sh scripts/install-deps.sh
-swift build -c release --product steward >&2
-steward=.build/release/steward
+. bench/common.sh
 work=bench/work/backup
 mkdir -p "$work"
 db="$work/tickets.db"
 
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
-best() { sort -g | head -1; }
-ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 size_mib() { python3 -c "import os; print(f'{os.path.getsize(\"$1\") / 1048576:.0f}')"; }
 
 # --- The database: kept between runs, it takes a minute to make ---------------------

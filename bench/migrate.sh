@@ -9,17 +9,11 @@ cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-3}
 ROWS=${ROWS:-1000000}
-sh scripts/install-deps.sh
-swift build -c release --product steward >&2
-steward=.build/release/steward
+. bench/common.sh
 work=bench/work/migrate
 rm -rf "$work"
 mkdir -p "$work/set"
 
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
-best() { sort -g | head -1; }
-ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 
 # --- 1. 200 generated migrations --------------------------------------------------
 for i in $(seq 1 200); do

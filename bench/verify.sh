@@ -9,17 +9,11 @@ cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-2}
 ROWS=${ROWS:-1500000}
-sh scripts/install-deps.sh
-swift build -c release --product steward >&2
-steward=.build/release/steward
+. bench/common.sh
 work=bench/work/verify
 mkdir -p "$work"
 db="$work/tickets-$ROWS.sqlite"
 
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
-best() { sort -g | head -1; }
-ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 
 if [ ! -f "$db" ]; then
     echo "generating $db ($ROWS rows; a few minutes, kept for later runs)" >&2
