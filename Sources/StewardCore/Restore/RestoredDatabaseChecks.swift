@@ -133,7 +133,7 @@ struct RestoredDatabaseChecks {
             guard failures.isEmpty else {
                 return (.fail, "\(failures.count) of \(counted.count) table\(counted.count == 1 ? "" : "s") cannot be read", failures)
             }
-            return (.pass, "\(counted.count) table\(counted.count == 1 ? "" : "s") read, \(rows) row\(rows == 1 ? "" : "s") in all", [])
+            return (.pass, "\(counted.count) table\(counted.count == 1 ? "" : "s") read (\(rows) row\(rows == 1 ? "" : "s") counted)", [])
         }
         return (checks, tables)
     }
