@@ -136,3 +136,16 @@ import TestSupport
         #expect(try directory.contents() == ["appeared", "restored"])
     }
 }
+
+extension RestoreTargetTests {
+    @Test func longNamesGiveStagingNamesWithinNameMax() throws {
+        let name = String(repeating: "é", count: 120)
+        let target = try RestoreTarget(path: directory.file(name))
+        let staging = try target.createStaging()
+        defer { staging.removeUnlessPublished() }
+        let stagingName = (staging.path as NSString).lastPathComponent
+        #expect(stagingName.utf8.count <= 255)
+        #expect(stagingName.hasPrefix("." + String(repeating: "é", count: 32) + ".steward-restore-"))
+        #expect(RestoreTarget.ownerProcess(ofStaging: stagingName) == getpid())
+    }
+}

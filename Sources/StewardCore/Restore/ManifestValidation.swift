@@ -16,8 +16,12 @@ enum ManifestValidation {
         let format: Format
         do {
             format = try JSONDecoder().decode(Format.self, from: Data(bytes))
-        } catch {
-            throw refusal("\(entry) is malformed: it is not a JSON object")
+        } catch let error as DecodingError {
+            // Not JSON, or JSON of another shape than an object: nothing has a path yet.
+            if Self.codingPath(of: error).isEmpty {
+                throw refusal("\(entry) is malformed: it is not a JSON object")
+            }
+            throw refusal("\(entry) is malformed: \(describe(error))")
         }
         guard format.format == BundleManifest.formatName else {
             let found = format.format.map { "'\(ArchiveEntryName.printable($0))'" } ?? "missing"
@@ -66,6 +70,14 @@ enum ManifestValidation {
 
     private static func isLowerHex(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
+    private static func codingPath(of error: DecodingError) -> [CodingKey] {
+        switch error {
+        case .keyNotFound(let key, let context): return context.codingPath + [key]
+        case .valueNotFound(_, let context), .typeMismatch(_, let context), .dataCorrupted(let context): return context.codingPath
+        @unknown default: return []
+        }
     }
 
     /// A decoding error as the field it is about, without the values it found.

@@ -77,8 +77,13 @@ final class RestoreTarget {
     /// Makes this run's staging directory beside DIR, private to the user (0700).
     func createStaging() throws -> StagingDirectory {
         let token = "\(getpid())-\(String(format: "%08x", UInt32.random(in: .min ... .max)))"
-        // Long names are cut so that the staging name stays within NAME_MAX.
-        let visible = String(name.prefix(64))
+        // Long names are cut (on a character boundary) so that the staging name stays
+        // within NAME_MAX; the marker and token after it are what later runs parse.
+        var visible = ""
+        for character in name {
+            guard visible.utf8.count + character.utf8.count <= 64 else { break }
+            visible.append(character)
+        }
         let staging = (parent as NSString).appendingPathComponent(".\(visible)\(Self.stagingMarker)\(token)")
         guard mkdir(staging, 0o700) == 0 else {
             let code = errno
