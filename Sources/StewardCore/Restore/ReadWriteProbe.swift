@@ -10,34 +10,57 @@ import Glibc
 /// inserted, updated and deleted, the transaction is committed, the connection closed,
 /// the copy reopened and the rows read back. Then the copy and every file SQLite made
 /// beside it are removed.
-struct ReadWriteProbe {
+///
+/// The copy is made by `prepare()`, so that the caller can choose when the file is read
+/// for it.
+final class ReadWriteProbe {
     let databasePath: String
     let staging: StagingDirectory
     let cancellation: Cancellation
+    private let copyName = "\(ReadWriteProbe.copyPrefix)\(String(format: "%08x", UInt32.random(in: .min ... .max))).sqlite"
+    private var copySeconds = 0.0
 
     static let copyPrefix = ".probe-"
 
+    init(databasePath: String, staging: StagingDirectory, cancellation: Cancellation) {
+        self.databasePath = databasePath
+        self.staging = staging
+        self.cancellation = cancellation
+    }
+
+    private var copyPath: String { staging.file(copyName) }
+
+    /// Makes the disposable copy. Throws for a signal or when the staging directory has
+    /// no room (74) for it.
+    func prepare() throws {
+        let watch = Stopwatch()
+        defer { copySeconds = watch.seconds }
+        try makeCopy(at: copyName)
+    }
+
+    /// The copy and whatever SQLite left beside it; most are absent (ENOENT).
+    func discard() {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(copyPath + suffix) }
+    }
+
+    /// Probes the copy made by `prepare()`, then removes it.
     func run() throws -> RestoreReport.Check {
         let watch = Stopwatch()
-        let copyName = "\(Self.copyPrefix)\(String(format: "%08x", UInt32.random(in: .min ... .max))).sqlite"
-        let copyPath = staging.file(copyName)
-        defer {
-            // The copy and whatever SQLite left beside it; most are absent (ENOENT).
-            for suffix in ["", "-journal", "-wal", "-shm"] { unlink(copyPath + suffix) }
-        }
+        let copyPath = self.copyPath
+        defer { discard() }
+        func seconds() -> Double { ((copySeconds + watch.seconds) * 1000).rounded() / 1000 }
         do {
-            try makeCopy(at: copyName)
             let summary = try probe(copyPath)
             for suffix in ["-journal", "-wal", "-shm"] where FileProbe.exists(copyPath + suffix) {
                 return .init(name: "read_write_probe", status: .fail,
-                             summary: "SQLite left a \(suffix) file beside the copy after closing it", durationSeconds: watch.roundedSeconds)
+                             summary: "SQLite left a \(suffix) file beside the copy after closing it", durationSeconds: seconds())
             }
-            return .init(name: "read_write_probe", status: .pass, summary: summary, durationSeconds: watch.roundedSeconds)
+            return .init(name: "read_write_probe", status: .pass, summary: summary, durationSeconds: seconds())
         } catch let error as SQLiteError {
             return .init(name: "read_write_probe", status: .fail,
-                         summary: try RestoredDatabaseChecks.failure(error, cancellation), durationSeconds: watch.roundedSeconds)
+                         summary: try RestoredDatabaseChecks.failure(error, cancellation), durationSeconds: seconds())
         } catch let failure as ProbeFailure {
-            return .init(name: "read_write_probe", status: .fail, summary: failure.reason, durationSeconds: watch.roundedSeconds)
+            return .init(name: "read_write_probe", status: .fail, summary: failure.reason, durationSeconds: seconds())
         }
     }
 

@@ -13,7 +13,8 @@ import Glibc
 /// beside it: `integrity_check` on a thread of its own, and meanwhile on this thread
 /// `foreign_key_check`, `user_version`, `application_id` and the page count against the
 /// manifest, and a count of every table. Then the read-write probe, on a disposable copy
-/// (`ReadWriteProbe`). The restored file is never written by any of them.
+/// (`ReadWriteProbe`) made before anything else on this thread, while the page cache is
+/// all the other thread reads. The restored file is never written by any of them.
 struct RestoredDatabaseChecks {
     let databasePath: String
     let manifest: BundleManifest
@@ -41,12 +42,13 @@ struct RestoredDatabaseChecks {
         var checks: [RestoreReport.Check] = []
         let (readOnly, tables) = try readOnlyChecks()
         checks += readOnly
-        let probe = try ReadWriteProbe(
-            databasePath: databasePath, staging: staging, cancellation: cancellation
-        ).run()
-        finished(probe)
+        let probe = ReadWriteProbe(databasePath: databasePath, staging: staging, cancellation: cancellation)
+        defer { probe.discard() }
+        try probe.prepare()
+        let probed = try probe.run()
+        finished(probed)
         checks.insert(try integrity.wait(), at: 0)
-        checks.append(probe)
+        checks.append(probed)
         return Result(checks: checks, tables: tables)
     }
 

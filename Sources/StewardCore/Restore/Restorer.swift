@@ -73,8 +73,6 @@ public struct Restorer {
         }
         try staging.writeFile(BundleManifest.manifestEntry, contents: outcome.manifestBytes)
         try staging.writeFile(BundleManifest.checksumEntry, contents: outcome.checksumListBytes)
-        // Written back to disk while the checks read the file from the page cache.
-        payload.startSync()
         let extractSeconds = extractWatch.roundedSeconds
         try checkCancellation()
 
@@ -103,7 +101,8 @@ public struct Restorer {
         let databaseSHA256 = journal.converted ? try Self.sha256(of: databasePath) : file.sha256
         let published = failed.isEmpty
         if published {
-            try payload.finishSync()
+            // Synced when it was extracted; again, for what a switch from WAL wrote.
+            if journal.converted { try payload.sync() }
             try staging.sync()
             try checkCancellation()
             try target.publish(staging)
@@ -244,15 +243,22 @@ public struct Restorer {
 }
 
 /// The payload file being written in the staging directory: its first 100 bytes are kept
-/// for the header check, and it is synced on a thread of its own once complete.
-final class PayloadFile: BundleReader.Sink, @unchecked Sendable {
+/// for the header check, and it is written back to disk while it is written.
+///
+/// Every few MiB, `sync_file_range` starts the write-back of what came before, so that
+/// the disk works while the bundle is still being decompressed and the final fsync has
+/// little left to do. Pages that are clean by the time the checks read them are also
+/// read, and copied for the probe, much faster than dirty ones.
+final class PayloadFile: BundleReader.Sink {
+    static let writeBackWindow: Int64 = 8 << 20
+
     let name: String
     private let directory: String
     private var descriptor: Int32
     private(set) var header: [UInt8] = []
-    private let synced = DispatchSemaphore(value: 0)
-    private var syncResult: Int32 = 0
-    private var isSyncStarted = false
+    private var written: Int64 = 0
+    private var writeBackStart: Int64 = 0
+    private var usesWriteBack = FileWriteBack.syncFileRange != nil
 
     init(descriptor: Int32, name: String, directory: String) {
         self.descriptor = descriptor
@@ -264,40 +270,34 @@ final class PayloadFile: BundleReader.Sink, @unchecked Sendable {
         if header.count < DatabaseHeader.size { header += block.prefix(DatabaseHeader.size - header.count) }
         let code = SystemCall.writeAll(descriptor, block)
         guard code == 0 else { throw failure(code) }
-    }
-
-    func finish() throws {}
-
-    /// Starts fsync on another thread: the disk writes while the checks read.
-    func startSync() {
-        guard !isSyncStarted, descriptor >= 0 else { return }
-        isSyncStarted = true
-        let descriptor = self.descriptor
-        Thread.detachNewThread { [self] in
-            syncResult = SystemCall.sync(descriptor)
-            synced.signal()
+        written += Int64(block.count)
+        if usesWriteBack, written - writeBackStart >= Self.writeBackWindow, let syncFileRange = FileWriteBack.syncFileRange {
+            let result = syncFileRange(descriptor, writeBackStart, written - writeBackStart, FileWriteBack.write)
+            if result != 0 {
+                let code = errno
+                // A failed write-back is a failed write; anything else only means the
+                // kernel will not take the hint (the final fsync does the work then).
+                if code == EIO || code == ENOSPC || code == EDQUOT { throw failure(code) }
+                usesWriteBack = false
+            }
+            writeBackStart = written
         }
     }
 
-    /// Waits for the sync (and syncs again: a WAL switch may have written since).
-    func finishSync() throws {
-        startSync()
-        synced.wait()
-        synced.signal()
-        var code = syncResult
-        if code == 0 { code = SystemCall.sync(descriptor) }
+    /// The data is complete: synced, so that the checks read clean pages.
+    func finish() throws {
+        try sync()
+    }
+
+    func sync() throws {
+        let code = SystemCall.sync(descriptor)
         guard code == 0 else { throw failure(code) }
     }
 
-    /// Closes the descriptor once any sync has finished with it.
     func close() {
         guard descriptor >= 0 else { return }
-        if isSyncStarted {
-            synced.wait()
-            synced.signal()
-        }
-        // Durability comes from the fsync before publishing; a failure here on a path
-        // that is not publishing changes nothing.
+        // Durability comes from the fsync before publishing; a failure here, on a path
+        // that is not publishing or after that fsync, changes nothing.
         _ = Glibc.close(descriptor)
         descriptor = -1
     }
@@ -308,4 +308,18 @@ final class PayloadFile: BundleReader.Sink, @unchecked Sendable {
         }
         return StewardError(.inputOutput, "cannot write \(name) in \(directory): \(SystemCall.message(code))")
     }
+}
+
+/// Linux's sync_file_range(2), looked up at run time: Swift's Glibc module leaves
+/// GNU-only declarations out.
+enum FileWriteBack {
+    typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+
+    /// SYNC_FILE_RANGE_WRITE: start write-back of the range's dirty pages, do not wait.
+    static let write: UInt32 = 2
+
+    static let syncFileRange: SyncFileRange? = {
+        guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: SyncFileRange.self)
+    }()
 }
