@@ -266,6 +266,44 @@ func systemTool(_ arguments: [String], in directory: String? = nil) throws -> (s
         #expect(try directory.contents() == ["again", "bundles", "large", "tickets.sqlite"])
     }
 
+    // MARK: - Full disk
+
+    /// A bundle of `megabytes` MiB of random blobs in `blobs/`.
+    func makeBlobBundle(megabytes: Double) throws -> String {
+        let blobs = directory.file("blobs")
+        try FileManager.default.createDirectory(atPath: blobs, withIntermediateDirectories: true)
+        do {
+            let connection = try Connection(path: blobs + "/blobs.sqlite")
+            try connection.execute(sql: """
+                CREATE TABLE blob(id INTEGER PRIMARY KEY, bytes BLOB NOT NULL);
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Int(megabytes * 131)))
+                INSERT INTO blob(bytes) SELECT randomblob(8000) FROM n;
+                """)
+        }
+        let run = try StewardProcess.run(["backup", "--db", blobs + "/blobs.sqlite", "--out", blobs, "--name", "b.tar.zst", "--quiet"])
+        try #require(run.status == 0, "\(run.stderr)")
+        return blobs + "/b.tar.zst"
+    }
+
+    /// Mounts a 2 MiB tmpfs on `small/`; false where the test may not mount.
+    func mountSmallFileSystem() throws -> Bool {
+        try FileManager.default.createDirectory(atPath: directory.file("small"), withIntermediateDirectories: true)
+        guard getuid() == 0 else { return false }
+        return try systemTool(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0755", "tmpfs", directory.file("small")]).status == 0
+    }
+
+    @Test(arguments: [3.0, 1.2])
+    func aFullDiskExits74AndLeavesNothing(megabytes: Double) throws {
+        // 3 MiB do not fit at all; 1.2 MiB fit once, not with the probe's copy beside them.
+        let bundle = try makeBlobBundle(megabytes: megabytes)
+        guard try mountSmallFileSystem() else { return }
+        defer { _ = try? systemTool(["umount", directory.file("small")]) }
+        let run = try restore(bundle, into: directory.file("small/restored"))
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
+        #expect(try directory.contents(of: "small").isEmpty)
+    }
+
     // MARK: - Progress
 
     @Test func progressOnlyOnATerminalAndNeverWithQuiet() throws {
