@@ -11,11 +11,11 @@ struct RestoreCommand: StewardCommand {
         discussion: """
             Reads the bundle as untrusted input: only tar and zstd, only regular files, the manifest \
             first, then only the entries it lists, each once and no longer than listed. Extracts into \
-            a staging directory beside DIR, computing every SHA-256 on the way. Checks the database \
+            a staging directory beside <dir>, computing every SHA-256 on the way. Checks the database \
             header, switches a WAL database to rollback journal, then opens it defensively: \
             integrity_check, foreign_key_check, user_version, application_id and page count against \
             the manifest, every table read; and a read-write probe on a disposable copy. Only when \
-            every check passes is the staging directory renamed to DIR. On any failure or signal \
+            every check passes is the staging directory renamed to <dir>. On any failure or signal \
             nothing is left. Exit status 1 when a check fails, 65 for a bad bundle.
             """,
         arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst) to restore.")],
