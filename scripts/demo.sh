@@ -1,7 +1,7 @@
 #!/bin/sh
 # The demo: upgrade the example ticket database with `steward migrate`, prove it with
-# `steward verify` and its search contract, inspect it, and back it up into a bundle
-# with `steward backup`.
+# `steward verify` and its search contract, inspect it, back it up into a bundle with
+# `steward backup`, and bring the bundle back with `steward restore`.
 set -eu
 steward=$1
 demo=$2
@@ -41,3 +41,8 @@ echo >&2
 echo "==> steward backup: a pinned snapshot of $db, checked, into a bundle in $demo/bundles" >&2
 mkdir -p "$demo/bundles"
 "$steward" backup --db "$db" --out "$demo/bundles"
+
+echo >&2
+echo "==> steward restore: the bundle, checked entry by entry, into $demo/restored, proven before it appears" >&2
+bundle=$(ls "$demo"/bundles/*.tar.zst | head -n 1)
+"$steward" restore "$bundle" --into "$demo/restored"

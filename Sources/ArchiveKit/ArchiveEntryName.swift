@@ -29,6 +29,12 @@ public enum ArchiveEntryName {
         return hasLetterOrDigit ? String(decoding: result, as: UTF8.self) : fallback
     }
 
+    /// A name from a hostile archive or manifest, fit for a message: cut short, control
+    /// characters escaped, so that it cannot draw on the user's terminal.
+    public static func printable(_ name: String) -> String {
+        ArchiveError.printable(name)
+    }
+
     private static func isLeading(_ byte: UInt8) -> Bool {
         isAllowed(byte) && byte != UInt8(ascii: ".") && byte != UInt8(ascii: "-")
     }

@@ -10,8 +10,13 @@ import Glibc
 ///
 /// Only a single zstd layer over a ustar or pax tar stream is accepted; only regular files
 /// with valid names (`ArchiveEntryName`), each name once; entry sizes, the number of
-/// entries and the total size are limited before any data is read; and every byte read is
-/// hashed with SHA-256 on the way through, so that nothing has to be read twice.
+/// entries and the total size are limited before any data is read; every byte read is
+/// hashed with SHA-256 on the way through, so that nothing has to be read twice; and the
+/// archive must end with tar's end-of-archive blocks, so that a stream cut short between
+/// two entries is not taken for a complete one.
+///
+/// Large entries are decompressed on a thread of the reader's own while the caller's
+/// thread hashes and consumes the previous block: two cores share the work.
 ///
 /// ```swift
 /// let reader = try ArchiveReader(path: bundle)
@@ -67,6 +72,10 @@ public final class ArchiveReader {
     private var declaredTotal: Int64 = 0
     private var names = Set<String>()
     private var isChecked = false
+    /// Set when a read failed half way: libarchive's position is then unknown.
+    private var isBroken = false
+    /// Where the data of the previous entry, padding included, ended in the tar stream.
+    private var endOfPreviousEntry: Int64 = 0
 
     /// Opens the archive at `path` (the reader closes the file).
     public convenience init(path: String, limits: Limits = Limits()) throws {
@@ -106,20 +115,36 @@ public final class ArchiveReader {
         }
     }
 
+    /// The four bytes every zstd frame starts with (RFC 8878, 3.1.1), little-endian 0xFD2FB528.
+    public static let zstdMagic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+
+    /// Whether bytes read from the start of a file begin a zstd stream: how a bundle is
+    /// told from a database without trusting its name.
+    public static func startsWithZstdMagic(_ prefix: some Collection<UInt8>) -> Bool {
+        prefix.count >= zstdMagic.count && prefix.prefix(zstdMagic.count).elementsEqual(zstdMagic)
+    }
+
     // MARK: - Entries
 
     /// The next entry, checked, or nil at the end of the archive. Data of the previous
     /// entry that was not read is skipped.
     public func nextEntry() throws -> Entry? {
+        guard !isBroken else { throw ArchiveError.invalidState("the archive cannot be read after a failed read") }
         if current != nil, !isCurrentRead {
             guard archive_read_data_skip(archive) == ARCHIVE_OK else { throw readFailure() }
         }
         current = nil
         isCurrentRead = false
 
+        // Tar pads every entry's data to 512-byte blocks; libarchive consumes the padding
+        // lazily, so the end of the entry is rounded up here.
+        endOfPreviousEntry = (archive_filter_bytes(archive, 0) + 511) / 512 * 512
         var header: OpaquePointer?
         let status = archive_read_next_header(archive, &header)
-        if status == ARCHIVE_EOF { return nil }
+        if status == ARCHIVE_EOF {
+            try checkEndOfArchive()
+            return nil
+        }
         // A warning (a malformed pax attribute, an odd checksum) is a reason to refuse too.
         guard status == ARCHIVE_OK, let header else { throw readFailure() }
         try checkStream()
@@ -159,30 +184,80 @@ public final class ArchiveReader {
 
     /// Streams the data of the current entry to `body` in blocks of up to `blockSize`
     /// bytes, hashing it; throws when the stream ends before the declared size.
+    ///
+    /// `maximumSize` caps the entry whatever its header says: an entry declared larger is
+    /// refused before any of its data is decompressed, and reading stops as soon as more
+    /// than that many bytes arrive. A bomb costs at most `maximumSize` bytes.
     @discardableResult
-    public func readData(blockSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> DataSummary {
+    public func readData(
+        blockSize: Int = 1 << 20, maximumSize: Int64? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> DataSummary {
+        guard !isBroken else { throw ArchiveError.invalidState("the archive cannot be read after a failed read") }
         guard let entry = current, !isCurrentRead else { throw ArchiveError.invalidState("no entry to read") }
+        if let maximumSize, entry.size > maximumSize {
+            throw ArchiveError.tooLarge(name: entry.name, limit: maximumSize)
+        }
         isCurrentRead = true
+        let limit = min(entry.size, maximumSize ?? entry.size)
         let hasher = try SHA256Hasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(blockSize, 4096), alignment: 16)
-        defer { buffer.deallocate() }
+        let blockSize = max(blockSize, 4096)
         var total: Int64 = 0
-        while true {
-            let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
-            if count == 0 { break }
-            guard count > 0 else { throw readFailure() }
-            total += Int64(count)
-            guard total <= entry.size else {
-                throw ArchiveError.sizeMismatch(name: entry.name, declared: entry.size, actual: total)
+        let consume = { (block: UnsafeRawBufferPointer) throws in
+            total += Int64(block.count)
+            guard total <= limit else {
+                throw ArchiveError.sizeMismatch(name: entry.name, declared: limit, actual: total)
             }
-            let block = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             hasher.update(block)
             try body(block)
         }
+        do {
+            if entry.size > Int64(2 * blockSize) {
+                try readOverlapped(blockSize: blockSize, consume)
+            } else {
+                try readInline(blockSize: blockSize, consume)
+            }
+        } catch {
+            isBroken = true
+            throw error
+        }
         guard total == entry.size else {
+            isBroken = true
             throw ArchiveError.truncated("'\(entry.name)' ends after \(total) of \(entry.size) bytes")
         }
         return DataSummary(size: total, sha256: try hasher.finalize())
+    }
+
+    /// Decompresses and consumes block after block on the caller's thread.
+    private func readInline(blockSize: Int, _ consume: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
+            if count == 0 { return }
+            guard count > 0 else { throw readFailure() }
+            try consume(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// Decompresses on a thread of its own into a few buffers, while the caller's thread
+    /// consumes the blocks already decompressed. libarchive is used by one thread at a
+    /// time: the worker alone until it has finished, which this function waits for.
+    private func readOverlapped(blockSize: Int, _ consume: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let pipe = BlockPipe(archive: archive, blockSize: blockSize, depth: 4)
+        pipe.start()
+        // Whatever happens, the worker lets go of libarchive and the buffers before this returns.
+        defer {
+            pipe.stop()
+            pipe.deallocate()
+        }
+        do {
+            while let block = try pipe.next() {
+                defer { pipe.recycle(block) }
+                try consume(UnsafeRawBufferPointer(rebasing: pipe.buffers[block.index][0..<block.count]))
+            }
+        } catch is BlockPipe.Failure {
+            throw readFailure()
+        }
     }
 
     /// The whole current entry in memory; refused before reading when it is larger than
@@ -211,6 +286,16 @@ public final class ArchiveReader {
         else {
             let name = archive_format_name(archive).map { String(cString: $0) } ?? "format \(format)"
             throw ArchiveError.notTar(name)
+        }
+    }
+
+    /// At the end of the archive: tar's two zero blocks were there. libarchive accepts a
+    /// stream that simply stops between entries (some writers do that); a bundle never
+    /// does, so such a stream was cut short.
+    private func checkEndOfArchive() throws {
+        let marker = archive_filter_bytes(archive, 0) - endOfPreviousEntry
+        guard marker >= 1024 else {
+            throw ArchiveError.truncated("the end-of-archive blocks are missing")
         }
     }
 

@@ -5,14 +5,17 @@ import StewardCore
 struct InspectCommand: StewardCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Show what is inside a SQLite database file.",
+        abstract: "Show what is inside a SQLite database file or a Steward bundle.",
         discussion: """
             Reports the SQLite library and its FTS5 support, the file header, which of -wal, -shm \
             and -journal exist beside the file, tables with row counts, indexes, triggers, views, \
             and FTS5 tables with their options and sync triggers. The file is opened read-only and \
-            nothing is created beside it. Row data is never printed.
+            nothing is created beside it. Row data is never printed. For a bundle (a file that \
+            starts with zstd's magic bytes, whatever its name): the manifest, the entries, and \
+            every SHA-256 verified by streaming through the bundle without extracting it; exit \
+            status 65 when the bundle is damaged, altered or not a valid bundle.
             """,
-        arguments: [ArgumentDefinition("path", help: "The database file to inspect.")],
+        arguments: [ArgumentDefinition("path", help: "The database file or bundle to inspect.")],
         options: [CommonOptions.json])
 
     let path: String
@@ -27,9 +30,61 @@ struct InspectCommand: StewardCommand {
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
+        if BundleInspector.isBundle(path: path) {
+            let trap = SignalTrap()
+            let report = try withExtendedLifetime(trap) { try BundleInspector().inspect(path: path, cancellation: trap.cancellation) }
+            terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+            guard report.verification.passed else {
+                terminal.diagnose("Error: \(report.verification.problem ?? "the bundle did not verify")")
+                return ExitCode.dataError
+            }
+            return ExitCode.success
+        }
         let report = try Inspector().inspect(path: path)
         terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
         return ExitCode.success
+    }
+
+    static func render(_ report: BundleInspectReport) -> String {
+        var lines: [String] = []
+        let manifest = report.manifest
+        let source = manifest.source
+        let snapshot = manifest.snapshot
+        let checks = manifest.checks
+        lines.append("Bundle     \(report.path)")
+        lines.append("Size       \(ReportOutput.bytes(report.sizeBytes))")
+        lines.append("Format     \(manifest.format) version \(manifest.formatVersion), made \(manifest.createdAt) by Steward \(manifest.stewardVersion), SQLite \(manifest.sqliteVersion)")
+        lines.append("Source     \(source.fileName): user_version \(source.userVersion), application_id \(source.applicationID), "
+                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(source.journalMode)")
+        lines.append("Snapshot   \(BackupCommand.seconds(snapshot.durationSeconds)), source held \(BackupCommand.seconds(snapshot.sourceHeldSeconds)), "
+                     + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s")")
+        lines.append("Checks     integrity_check \(checks.integrityCheck), \(checks.foreignKeyViolations) foreign key violations, "
+                     + "user_version \(checks.userVersion), journal mode \(checks.journalMode) at backup")
+        if !report.entries.isEmpty {
+            lines.append("")
+            lines.append("Entries (\(report.entries.count))")
+            lines.append(ReportOutput.table(report.entries.map { [$0.name, ReportOutput.bytes($0.size)] }))
+        }
+        lines.append("")
+        lines.append("Files")
+        for file in manifest.files {
+            let verified = report.verification.files.first { $0.path == file.path }
+            let state: String
+            if let verified {
+                state = verified.matches ? "sha256 verified" : "SHA-256 MISMATCH: read \(verified.sha256)"
+            } else {
+                state = "not verified"
+            }
+            lines.append("  \(file.path)  \(ReportOutput.bytes(file.size))")
+            lines.append("    sha256 \(file.sha256)  \(state)")
+        }
+        lines.append("")
+        if report.verification.passed {
+            lines.append("Verified   every SHA-256 matches the manifest (\(BackupCommand.seconds(report.verification.durationSeconds)); nothing extracted)")
+        } else {
+            lines.append("Verified   NO: \(report.verification.problem ?? "unknown problem")")
+        }
+        return lines.joined(separator: "\n")
     }
 
     static func render(_ report: InspectReport) -> String {

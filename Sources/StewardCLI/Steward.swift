@@ -9,15 +9,11 @@ public enum Steward {
         MigrateCommand.self,
         VerifyCommand.self,
         BackupCommand.self,
+        RestoreCommand.self,
     ] }
 
     /// Commands that appear in help but are not built yet.
-    static let plannedCommands: [CommandConfiguration] = [
-        CommandConfiguration(
-            commandName: "restore",
-            abstract: "Unpack a bundle into a fresh directory and prove the database works.",
-            unavailableReason: "'steward restore' is not available in this version of Steward yet."),
-    ]
+    static let plannedCommands: [CommandConfiguration] = []
 
     static var root: CommandConfiguration {
         let order = ["migrate", "verify", "backup", "restore", "inspect"]

@@ -85,15 +85,28 @@ import TestSupport
         #expect(lines.dropFirst(2).first == "  See '\(command) --help' for more information.")
     }
 
-    @Test(arguments: ["restore"])
-    func unbuiltCommandsSaySoAndExit64(command: String) throws {
-        let run = try StewardProcess.run([command])
-        #expect(run.status == 64)
-        #expect(run.stderr.contains("not available in this version"))
-        #expect(run.stdout.isEmpty)
-        let help = try StewardProcess.run([command, "--help"])
-        #expect(help.status == 0)
-        #expect(help.stdout.contains("OVERVIEW:"))
+    /// The subcommands the root help lists, read from the help itself.
+    static func commandsListedInHelp() throws -> [String] {
+        let help = try StewardProcess.run(["--help"]).stdout
+        guard let section = help.components(separatedBy: "SUBCOMMANDS:").last else { return [] }
+        // A command's line is `  name   abstract`; continuation lines are indented further.
+        return section.split(separator: "\n").compactMap { line in
+            line.wholeMatch(of: #/\ \ ([a-z]+)\ \ +\S.*/#).map { String($0.output.1) }
+        }
+    }
+
+    @Test func everyCommandListedInHelpIsBuiltAndHasHelp() throws {
+        let commands = try Self.commandsListedInHelp()
+        #expect(commands.sorted() == ["backup", "inspect", "migrate", "restore", "verify"])
+        for command in commands {
+            let help = try StewardProcess.run([command, "--help"])
+            #expect(help.status == 0, "\(command) --help")
+            #expect(help.stdout.contains("OVERVIEW:"), "\(command) --help")
+            #expect(help.stdout.contains("USAGE: steward \(command)"), "\(command) --help")
+            #expect(help.stderr.isEmpty, "\(command) --help")
+            let bare = try StewardProcess.run([command])
+            #expect(!bare.stderr.contains("not available"), "\(command) is built")
+        }
     }
 
     @Test func optionValueAfterEqualsAndDoubleDash() throws {

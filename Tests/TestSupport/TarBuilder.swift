@@ -3,12 +3,14 @@ import Foundation
 /// Hand-made tar streams for the reader's refusals: entries a well-behaved writer never
 /// makes (links, directories, escaping names, lying sizes), compressed with the system
 /// `zstd` so that they reach the checks behind the decompressor.
-struct TarBuilder {
-    private(set) var bytes: [UInt8] = []
+public struct TarBuilder {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
 
     /// One header block. `type` is the ustar type flag: `0` file, `1` hard link,
     /// `2` symlink, `5` directory, `x` pax attributes.
-    mutating func header(name: String, type: Character = "0", size: Int, linkName: String = "", gnu: Bool = false) {
+    public mutating func header(name: String, type: Character = "0", size: Int, linkName: String = "", gnu: Bool = false) {
         var block = [UInt8](repeating: 0, count: 512)
         func put(_ text: String, at offset: Int, width: Int) {
             for (index, byte) in text.utf8.prefix(width).enumerated() { block[offset + index] = byte }
@@ -36,19 +38,19 @@ struct TarBuilder {
         bytes += block
     }
 
-    mutating func data(_ content: [UInt8]) {
+    public mutating func data(_ content: [UInt8]) {
         bytes += content
         let padding = (512 - content.count % 512) % 512
         bytes += [UInt8](repeating: 0, count: padding)
     }
 
-    mutating func file(_ name: String, _ content: [UInt8], type: Character = "0", gnu: Bool = false) {
+    public mutating func file(_ name: String, _ content: [UInt8], type: Character = "0", gnu: Bool = false) {
         header(name: name, type: type, size: content.count, gnu: gnu)
         data(content)
     }
 
     /// A pax extended header whose records override the next entry's fields.
-    mutating func pax(_ records: [String: String]) {
+    public mutating func pax(_ records: [String: String]) {
         var text = ""
         for (key, value) in records.sorted(by: { $0.key < $1.key }) {
             let body = " \(key)=\(value)\n"
@@ -60,12 +62,12 @@ struct TarBuilder {
         data(Array(text.utf8))
     }
 
-    mutating func end() {
+    public mutating func end() {
         bytes += [UInt8](repeating: 0, count: 1024)
     }
 
     /// The stream compressed by the system `zstd`.
-    static func zstd(_ input: [UInt8]) throws -> [UInt8] {
+    public static func zstd(_ input: [UInt8]) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["zstd", "-q", "-c"]

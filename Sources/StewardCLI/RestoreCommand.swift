@@ -1,0 +1,129 @@
+import ArgumentKit
+import Foundation
+import StewardCore
+
+/// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
+/// and only then publish it.
+struct RestoreCommand: StewardCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Unpack a bundle into a fresh directory and prove the database works.",
+        discussion: """
+            Reads the bundle as untrusted input: only tar and zstd, only regular files, the manifest \
+            first, then only the entries it lists, each once and no longer than listed. Extracts into \
+            a staging directory beside <dir>, computing every SHA-256 on the way. Checks the database \
+            header, switches a WAL database to rollback journal, then opens it defensively: \
+            integrity_check, foreign_key_check, user_version, application_id and page count against \
+            the manifest, every table read; and a read-write probe on a disposable copy. Only when \
+            every check passes is the staging directory renamed to <dir>. On any failure or signal \
+            nothing is left. Exit status 1 when a check fails, 65 for a bad bundle.
+            """,
+        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst) to restore.")],
+        options: [
+            .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty.", required: true),
+            CommonOptions.quiet,
+            CommonOptions.json,
+        ])
+
+    let options: Restorer.Options
+    let json: Bool
+    let quiet: Bool
+
+    init(_ values: ParsedValues) throws(CommandLineError) {
+        guard let bundle = values.argument("bundle"), !bundle.isEmpty else {
+            throw values.error("Missing expected argument '<bundle>'")
+        }
+        let into = try values.required("into")
+        if into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
+        self.options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
+        self.json = values.flag("json")
+        self.quiet = values.flag("quiet")
+    }
+
+    func run(on terminal: Terminal) throws -> Int32 {
+        let trap = SignalTrap()
+        let live = terminal.isErrorInteractive && !quiet
+        let restorer = Restorer(options: options, cancellation: trap.cancellation) { event in
+            guard live else { return }
+            Self.draw(event, on: terminal)
+        }
+        let report: RestoreReport
+        do {
+            report = try withExtendedLifetime(trap) { try restorer.run() }
+        } catch {
+            if live { terminal.progress("\r\u{1B}[2K") }
+            throw error
+        }
+        if live { terminal.progress("\r\u{1B}[2K") }
+        terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+        guard report.published else {
+            terminal.diagnose("Error: refusing to publish \(report.into): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
+            return ExitCode.checkFailed
+        }
+        return ExitCode.success
+    }
+
+    static func draw(_ event: Restorer.Event, on terminal: Terminal) {
+        let line: String
+        switch event {
+        case .extracting(let bytes, let total, let rate):
+            let percent = total > 0 ? Int(bytes * 100 / total) : 100
+            line = "extracting and hashing: \(percent)% of \(ReportOutput.bytes(total).split(separator: " (").first ?? ""), "
+                + BackupCommand.rateText(rate)
+        case .checking:
+            line = "checking the database ..."
+        case .checked(let check):
+            line = "checking the database: \(check.name) \(check.status.rawValue)"
+        case .published:
+            return
+        }
+        terminal.progress("\r\u{1B}[2K" + line)
+    }
+
+    static func render(_ report: RestoreReport) -> String {
+        var lines: [String] = []
+        let manifest = report.manifest
+        let source = manifest.source
+        lines.append("Bundle      \(report.bundle)  \(ReportOutput.bytes(report.bundleSizeBytes))")
+        lines.append("            made \(manifest.createdAt) by Steward \(manifest.stewardVersion) (SQLite \(manifest.sqliteVersion)) "
+                     + "from \(source.fileName): user_version \(source.userVersion), journal mode \(source.journalMode)")
+        for file in report.files {
+            lines.append("Payload     \(file.path)  \(ReportOutput.bytes(file.size))")
+            lines.append("            sha256 \(file.sha256) (matches the manifest)")
+        }
+        if report.walConverted {
+            lines.append("WAL         the header said WAL: switched to rollback journal in staging")
+            lines.append("            sha256 now \(report.databaseSHA256)")
+        }
+        lines.append("")
+        lines.append("Checks")
+        for check in report.checks {
+            let status = check.status == .fail ? "FAIL" : check.status.rawValue
+            lines.append("  \(status.padding(toLength: 6, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 18, withPad: " ", startingAt: 0))"
+                         + "\(check.summary)  \(BackupCommand.seconds(check.durationSeconds))")
+            for detail in check.details.prefix(10) where check.status == .fail {
+                lines.append("          - \(detail)")
+            }
+        }
+        if !report.tables.isEmpty {
+            lines.append("")
+            lines.append("Tables (\(report.tables.count))")
+            lines.append(ReportOutput.table(report.tables.map { table in
+                let count = table.rowCount.map { "\($0) row" + ($0 == 1 ? "" : "s") } ?? "cannot read: \(table.error ?? "")"
+                return [table.name, table.type, count]
+            }))
+        }
+        lines.append("")
+        if !report.staleStagingRemoved.isEmpty {
+            lines.append("Removed     staging directories of killed runs: \(report.staleStagingRemoved.joined(separator: ", "))")
+        }
+        if report.published {
+            lines.append("Restored    \(report.database)")
+            lines.append("            extracted in \(BackupCommand.seconds(report.extractSeconds)), checked in \(BackupCommand.seconds(report.checkSeconds)), "
+                         + "total \(BackupCommand.seconds(report.totalSeconds))")
+        } else {
+            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(report.into)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,209 @@
+import ArchiveKit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a bundle (design.md, "Bundle format", version 1) as hostile input, in one pass
+/// and without extracting anything itself: `steward restore` hands the payload to files
+/// in its staging directory, `steward inspect` only hashes it.
+///
+/// What it accepts, in this order and nothing else: `manifest.json`, a known format
+/// version whose every field is present and sane; `manifest-sha256.txt`, exactly the
+/// lines the manifest's files give; then each file the manifest lists, once, with the
+/// size it lists. ArchiveKit refuses what is not a regular file with a valid name
+/// (absolute paths, `..`, links, devices, FIFOs), duplicates and a truncated stream.
+/// The SHA-256 of every payload file is computed while it streams through.
+struct BundleReader {
+    static let maximumManifestSize = 1 << 20
+    static let maximumChecksumListSize = 64 * 1024
+
+    /// Receives one payload file's data, block by block.
+    protocol Sink: AnyObject {
+        func write(_ block: UnsafeRawBufferPointer) throws
+        /// After the last block; the data is complete and its size is as listed.
+        func finish() throws
+    }
+
+    struct Outcome {
+        let manifest: BundleManifest
+        let manifestBytes: [UInt8]
+        let checksumListBytes: [UInt8]
+        /// Every entry in the order of the stream.
+        let entries: [BundleEntry]
+        /// The payload files in the manifest's order, with the hash computed while reading.
+        let files: [VerifiedFile]
+    }
+
+    let path: String
+    let cancellation: Cancellation
+    /// Payload bytes read so far and in all, after every block.
+    var progress: (Int64, Int64) -> Void = { _, _ in }
+
+    /// Reads the whole bundle. `onManifest` runs once the manifest and the checksum list
+    /// have been read and checked, before any payload; `open` gives the sink of each
+    /// payload file. Structural problems throw `.badInput` (65); a hash that differs
+    /// from the manifest's does not throw: it is in the outcome, for the caller to judge.
+    func read(onManifest: (BundleManifest) throws -> Void = { _ in },
+              open: (BundleManifest.File) throws -> Sink) throws -> Outcome {
+        let reader = try openReader()
+        var entries: [BundleEntry] = []
+        do {
+            guard let first = try reader.nextEntry() else {
+                throw refusal("it holds no entries; the first must be \(BundleManifest.manifestEntry)")
+            }
+            entries.append(BundleEntry(name: first.name, size: first.size))
+            guard first.name == BundleManifest.manifestEntry else {
+                throw refusal("the first entry is '\(first.name)', not \(BundleManifest.manifestEntry): the manifest is missing")
+            }
+            let manifestBytes = try readSmall(reader, entry: first, limit: Self.maximumManifestSize)
+            let manifest = try ManifestValidation.decode(manifestBytes, refusal: refusal)
+
+            guard let second = try reader.nextEntry() else {
+                throw refusal("\(BundleManifest.checksumEntry) is missing after the manifest")
+            }
+            entries.append(BundleEntry(name: second.name, size: second.size))
+            guard second.name == BundleManifest.checksumEntry else {
+                throw refusal("the second entry is '\(second.name)', not \(BundleManifest.checksumEntry)")
+            }
+            let checksumList = try readSmall(reader, entry: second, limit: Self.maximumChecksumListSize)
+            guard checksumList == manifest.checksumList() else {
+                throw refusal("\(BundleManifest.checksumEntry) does not list exactly the files and SHA-256 sums of \(BundleManifest.manifestEntry)")
+            }
+            try onManifest(manifest)
+
+            var verified: [String: VerifiedFile] = [:]
+            let totalBytes = manifest.files.reduce(Int64(0)) { $0 + $1.size }
+            var bytesBefore: Int64 = 0
+            while let entry = try reader.nextEntry() {
+                entries.append(BundleEntry(name: entry.name, size: entry.size))
+                guard let file = manifest.files.first(where: { $0.path == entry.name }) else {
+                    throw refusal("the entry '\(entry.name)' is not listed in \(BundleManifest.manifestEntry)")
+                }
+                // ArchiveKit refuses a second entry of the same name; this is for clarity.
+                guard verified[file.path] == nil else { throw refusal("the entry '\(entry.name)' appears twice") }
+                if entry.size != file.size {
+                    let comparison = entry.size > file.size ? "more than" : "fewer than"
+                    throw refusal("the entry '\(entry.name)' holds \(entry.size) bytes, \(comparison) the \(file.size) bytes \(BundleManifest.manifestEntry) lists")
+                }
+                let sink = try open(file)
+                let summary = try reader.readData(maximumSize: file.size) { block in
+                    if cancellation.isCancelled { throw Self.interrupted(cancellation) }
+                    try sink.write(block)
+                    progress(bytesBefore + Int64(block.count), totalBytes)
+                    bytesBefore += Int64(block.count)
+                }
+                try sink.finish()
+                verified[file.path] = VerifiedFile(path: file.path, size: summary.size, sha256: summary.sha256, expectedSHA256: file.sha256)
+            }
+            let files = try manifest.files.map { file -> VerifiedFile in
+                guard let found = verified[file.path] else {
+                    throw refusal("the entry '\(file.path)' listed in \(BundleManifest.manifestEntry) is missing")
+                }
+                return found
+            }
+            return Outcome(manifest: manifest, manifestBytes: manifestBytes, checksumListBytes: checksumList,
+                           entries: entries, files: files)
+        } catch let error as ArchiveError {
+            throw explain(error)
+        }
+    }
+
+    private func openReader() throws -> ArchiveReader {
+        do {
+            // Two components at most (`data/NAME`), a handful of entries: a version 1 bundle
+            // holds three.
+            return try ArchiveReader(path: path, limits: .init(maximumEntries: 16, maximumComponents: 2))
+        } catch let error as ArchiveError {
+            if case .input(let code, _) = error {
+                throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(code))")
+            }
+            throw explain(error)
+        }
+    }
+
+    private func readSmall(_ reader: ArchiveReader, entry: ArchiveReader.Entry, limit: Int) throws -> [UInt8] {
+        guard entry.size <= Int64(limit) else {
+            throw refusal("'\(entry.name)' is \(entry.size) bytes, more than the \(limit) a bundle's \(entry.name) may have")
+        }
+        return try reader.readContents(maximumSize: limit).bytes
+    }
+
+    // MARK: - Errors
+
+    func refusal(_ reason: String) -> StewardError {
+        StewardError(.badInput, "refusing the bundle \(path): \(reason)")
+    }
+
+    static func interrupted(_ cancellation: Cancellation) -> StewardError {
+        StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")")
+    }
+
+    /// ArchiveKit's refusals in words for people who did not write the bundle.
+    func explain(_ error: ArchiveError) -> StewardError {
+        switch error {
+        case .input(let code, let message):
+            return StewardError(.inputOutput, "cannot read the bundle \(path): \(code == 0 ? message : SystemCall.message(code))")
+        case .invalidName(let name):
+            return refusal("the entry '\(ArchiveEntryName.printable(name))' has a name no bundle holds "
+                           + "(absolute paths, '..' and characters outside A-Z a-z 0-9 . _ - are refused)")
+        case .notRegularFile(let name):
+            return refusal("the entry '\(ArchiveEntryName.printable(name))' is not a regular file "
+                           + "(links, directories, devices and FIFOs are refused)")
+        case .duplicateName(let name):
+            return refusal("the entry '\(ArchiveEntryName.printable(name))' appears twice")
+        case .sizeMismatch(let name, let declared, let actual):
+            return refusal("the entry '\(ArchiveEntryName.printable(name))' holds more data than its \(declared) bytes (\(actual) read); reading stopped there")
+        case .tooLarge(let name, let limit):
+            return refusal("'\(ArchiveEntryName.printable(name))' is larger than \(limit) bytes")
+        case .truncated(let message):
+            return refusal("the stream is truncated (\(message))")
+        default:
+            return refusal(error.description)
+        }
+    }
+}
+
+/// One entry of a bundle, as the stream holds it.
+public struct BundleEntry: Codable, Sendable, Equatable {
+    public let name: String
+    public let size: Int64
+}
+
+/// A payload file: its SHA-256 as computed while reading, and as the manifest lists it.
+public struct VerifiedFile: Codable, Sendable, Equatable {
+    public let path: String
+    public let size: Int64
+    public let sha256: String
+    public let expectedSHA256: String
+    public var matches: Bool { sha256 == expectedSHA256 }
+
+    private enum CodingKeys: String, CodingKey {
+        case path, size, sha256, expectedSHA256, matches
+    }
+
+    public init(path: String, size: Int64, sha256: String, expectedSHA256: String) {
+        self.path = path
+        self.size = size
+        self.sha256 = sha256
+        self.expectedSHA256 = expectedSHA256
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        path = try container.decode(String.self, forKey: .path)
+        size = try container.decode(Int64.self, forKey: .size)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+        expectedSHA256 = try container.decode(String.self, forKey: .expectedSHA256)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encode(size, forKey: .size)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encode(expectedSHA256, forKey: .expectedSHA256)
+        try container.encode(matches, forKey: .matches)
+    }
+}

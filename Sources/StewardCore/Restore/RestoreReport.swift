@@ -1,0 +1,67 @@
+/// What `steward restore` did: the bundle's manifest, the hashes computed while
+/// extracting, every check with its result and duration, and where the database is now.
+/// Names, counts, hashes and settings only; never row data.
+public struct RestoreReport: Codable, Sendable {
+    public struct Check: Codable, Sendable, Equatable {
+        public enum Status: String, Codable, Sendable {
+            case pass, fail
+        }
+
+        public let name: String
+        public let status: Status
+        /// One line: what was found.
+        public let summary: String
+        public let durationSeconds: Double
+        /// The first problems found, for a failed check.
+        public let details: [String]
+
+        public init(name: String, status: Status, summary: String, durationSeconds: Double, details: [String] = []) {
+            self.name = name
+            self.status = status
+            self.summary = summary
+            self.durationSeconds = durationSeconds
+            self.details = details
+        }
+    }
+
+    /// A table of the restored database and its row count (nil when it could not be read).
+    public struct Table: Codable, Sendable, Equatable {
+        public let name: String
+        /// `table`, `virtual` or `shadow`.
+        public let type: String
+        public let rowCount: Int64?
+        public let error: String?
+    }
+
+    public var command = "restore"
+    public let stewardVersion: String
+    public let sqliteVersion: String
+    /// The bundle path as given, and its size.
+    public let bundle: String
+    public let bundleSizeBytes: Int64
+    /// `--into` as given.
+    public let into: String
+    /// Where the database is once published: `<into>/data/<name>`.
+    public let database: String
+    /// Whether the directory was published; false when a check failed.
+    public let published: Bool
+    public let manifest: BundleManifest
+    /// The payload files with the SHA-256 computed while extracting (each matches the
+    /// manifest, or the restore stops with status 65 before any check).
+    public let files: [VerifiedFile]
+    /// Whether the database's header said WAL and it was switched to rollback-journal mode
+    /// in the staging directory; its SHA-256 then differs from the bundle's.
+    public let walConverted: Bool
+    /// SHA-256 of the database file as published.
+    public let databaseSHA256: String
+    public let checks: [Check]
+    public let failedChecks: [String]
+    public let tables: [Table]
+    /// Staging directories of earlier, killed runs that this run removed.
+    public let staleStagingRemoved: [String]
+    /// Reading, hashing and writing the bundle's entries.
+    public let extractSeconds: Double
+    /// From the header check to the end of the read-write probe.
+    public let checkSeconds: Double
+    public let totalSeconds: Double
+}

@@ -1,0 +1,216 @@
+import Foundation
+import SQLiteKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The checks on a database unpacked into the staging directory (field notes §4), before
+/// it may be published. Every connection is hardened (defensive mode, untrusted schema,
+/// cell size checks, no memory mapping): the file came from elsewhere.
+///
+/// Read-only, on the restored file itself, opened `immutable` so that nothing is created
+/// beside it: `integrity_check` on a thread of its own, and meanwhile on this thread
+/// `foreign_key_check`, `user_version`, `application_id` and the page count against the
+/// manifest, and a count of every table. Then the read-write probe, on a disposable copy
+/// (`ReadWriteProbe`) made before anything else on this thread, while the page cache is
+/// all the other thread reads. The restored file is never written by any of them.
+struct RestoredDatabaseChecks {
+    let databasePath: String
+    let manifest: BundleManifest
+    let staging: StagingDirectory
+    let cancellation: Cancellation
+    /// Called as each check ends, from the thread that ran it.
+    let finished: @Sendable (RestoreReport.Check) -> Void
+
+    struct Result {
+        let checks: [RestoreReport.Check]
+        let tables: [RestoreReport.Table]
+    }
+
+    func run() throws -> Result {
+        // Whatever this thread throws, the other one is stopped and waited for before the
+        // staging directory (and the file it reads) can go.
+        let stop = Cancellation()
+        let integrity = BackgroundCheck { [self] in try integrityCheck(stop: stop) }
+        integrity.start()
+        defer {
+            stop.cancel(reason: "not needed")
+            _ = try? integrity.wait()
+        }
+
+        var checks: [RestoreReport.Check] = []
+        let (readOnly, tables) = try readOnlyChecks()
+        checks += readOnly
+        let probe = ReadWriteProbe(databasePath: databasePath, staging: staging, cancellation: cancellation)
+        defer { probe.discard() }
+        try probe.prepare()
+        let probed = try probe.run()
+        finished(probed)
+        checks.insert(try integrity.wait(), at: 0)
+        checks.append(probed)
+        return Result(checks: checks, tables: tables)
+    }
+
+    // MARK: - integrity_check
+
+    private func integrityCheck(stop: Cancellation) throws -> RestoreReport.Check {
+        let watch = Stopwatch()
+        let check: RestoreReport.Check
+        do {
+            let cancellation = self.cancellation
+            let connection = try Self.openReadOnly(databasePath) { cancellation.isCancelled || stop.isCancelled }
+            let problems = try connection.integrityCheck(maximumErrors: 10)
+            check = problems == ["ok"]
+                ? .init(name: "integrity_check", status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
+                : .init(name: "integrity_check", status: .fail, summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
+                        durationSeconds: watch.roundedSeconds, details: problems)
+        } catch let error as SQLiteError {
+            check = .init(name: "integrity_check", status: .fail, summary: try Self.failure(error, cancellation),
+                          durationSeconds: watch.roundedSeconds)
+        }
+        finished(check)
+        return check
+    }
+
+    // MARK: - Read-only checks
+
+    private func readOnlyChecks() throws -> ([RestoreReport.Check], [RestoreReport.Table]) {
+        let connection: Connection
+        do {
+            let cancellation = self.cancellation
+            connection = try Self.openReadOnly(databasePath) { cancellation.isCancelled }
+        } catch let error as SQLiteError {
+            let summary = try Self.failure(error, cancellation)
+            let names = ["foreign_key_check", "user_version", "application_id", "page_count", "tables"]
+            let failed = names.map { RestoreReport.Check(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
+            failed.forEach(finished)
+            return (failed, [])
+        }
+        var checks: [RestoreReport.Check] = []
+        func run(_ name: String, _ body: () throws -> (RestoreReport.Check.Status, String, [String])) throws {
+            let watch = Stopwatch()
+            let check: RestoreReport.Check
+            do {
+                let (status, summary, details) = try body()
+                check = .init(name: name, status: status, summary: summary, durationSeconds: watch.roundedSeconds, details: details)
+            } catch let error as SQLiteError {
+                check = .init(name: name, status: .fail, summary: try Self.failure(error, cancellation), durationSeconds: watch.roundedSeconds)
+            }
+            finished(check)
+            checks.append(check)
+        }
+
+        try run("foreign_key_check") {
+            let violations = try connection.foreignKeyViolations()
+            guard !violations.isEmpty else { return (.pass, "no violations", []) }
+            return (.fail, "\(violations.count) violation\(violations.count == 1 ? "" : "s"): \(SnapshotVerification.summary(of: violations))", [])
+        }
+        let source = manifest.source
+        try run("user_version") {
+            let value = try connection.userVersion()
+            return value == source.userVersion
+                ? (.pass, "\(value), as in the manifest", [])
+                : (.fail, "\(value), the manifest says \(source.userVersion)", [])
+        }
+        try run("application_id") {
+            let value = Int32(truncatingIfNeeded: try connection.integer(sql: "PRAGMA application_id"))
+            return value == source.applicationID
+                ? (.pass, "\(value), as in the manifest", [])
+                : (.fail, "\(value), the manifest says \(source.applicationID)", [])
+        }
+        try run("page_count") {
+            let count = Int(try connection.integer(sql: "PRAGMA page_count"))
+            let size = Int(try connection.integer(sql: "PRAGMA page_size"))
+            guard count == source.pageCount, size == source.pageSize else {
+                return (.fail, "\(count) pages of \(size) bytes, the manifest says \(source.pageCount) of \(source.pageSize)", [])
+            }
+            return (.pass, "\(count) pages of \(size) bytes, as in the manifest", [])
+        }
+        var tables: [RestoreReport.Table] = []
+        try run("tables") {
+            let (counted, failures) = try countTables(connection)
+            tables = counted
+            let rows = counted.compactMap(\.rowCount).reduce(0, +)
+            guard failures.isEmpty else {
+                return (.fail, "\(failures.count) of \(counted.count) table\(counted.count == 1 ? "" : "s") cannot be read", failures)
+            }
+            return (.pass, "\(counted.count) table\(counted.count == 1 ? "" : "s") read (\(rows) row\(rows == 1 ? "" : "s") counted)", [])
+        }
+        return (checks, tables)
+    }
+
+    /// Counts every table, shadow and virtual ones included: each must be readable. Only
+    /// the counts are kept, never a row.
+    private func countTables(_ connection: Connection) throws -> ([RestoreReport.Table], [String]) {
+        var listed: [(String, String)] = []
+        try connection.forEachRow(sql: "SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name <> 'sqlite_schema' ORDER BY name") { row in
+            listed.append((row.text(at: 0) ?? "", row.text(at: 1) ?? ""))
+        }
+        var tables: [RestoreReport.Table] = []
+        var failures: [String] = []
+        for (name, type) in listed {
+            do {
+                let count = try connection.integer(sql: "SELECT count(*) FROM main.\(Connection.quote(identifier: name))")
+                tables.append(.init(name: name, type: type, rowCount: count, error: nil))
+            } catch let error as SQLiteError {
+                let message = try Self.failure(error, cancellation)
+                tables.append(.init(name: name, type: type, rowCount: nil, error: message))
+                failures.append("\(name): \(message)")
+            }
+        }
+        return (tables, failures)
+    }
+
+    // MARK: - Connections and errors
+
+    /// The restored file, read-only and immutable: no locks, nothing created beside it,
+    /// hardened before the schema is read.
+    static func openReadOnly(_ path: String, isCancelled: @escaping () -> Bool) throws -> Connection {
+        let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
+        try connection.harden()
+        connection.setProgressHandler(instructions: 100_000) { !isCancelled() }
+        _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
+        return connection
+    }
+
+    /// What a failed statement means: the check failed (returned as the summary), or the
+    /// whole restore ends (thrown): a signal, or a file that is no database at all.
+    static func failure(_ error: SQLiteError, _ cancellation: Cancellation) throws -> String {
+        if error.isInterrupt || cancellation.isCancelled {
+            throw BundleReader.interrupted(cancellation)
+        }
+        if error.isNotADatabase {
+            throw StewardError(.badInput, "the payload is not a SQLite database (\(error.message))")
+        }
+        return "\(error.message) (SQLite error \(error.extendedCode))"
+    }
+}
+
+/// A check run on a thread of its own.
+final class BackgroundCheck: @unchecked Sendable {
+    private let body: () throws -> RestoreReport.Check
+    private let done = DispatchSemaphore(value: 0)
+    private var outcome: Result<RestoreReport.Check, Error>?
+    private var isWaited = false
+
+    init(_ body: @escaping () throws -> RestoreReport.Check) {
+        self.body = body
+    }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            outcome = Result { try body() }
+            done.signal()
+        }
+    }
+
+    func wait() throws -> RestoreReport.Check {
+        if !isWaited {
+            done.wait()
+            isWaited = true
+        }
+        guard let outcome else { throw StewardError(.internal, "a checking thread ended without a result") }
+        return try outcome.get()
+    }
+}

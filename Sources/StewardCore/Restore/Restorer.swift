@@ -1,0 +1,325 @@
+import ArchiveKit
+import Foundation
+import SQLiteKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `steward restore`: unpacks a bundle into a fresh directory, proves the database works,
+/// and only then publishes the directory (field notes §4, design.md "Bundle format").
+///
+/// The phases, in order:
+/// 1. extract: the bundle is read as hostile input (`BundleReader`) into a staging
+///    directory beside the target; every payload file is hashed while it is written, and
+///    a hash that differs from the manifest's ends the run (65);
+/// 2. checks: the header before SQLite sees the file; a WAL database switched to
+///    rollback-journal mode; then `RestoredDatabaseChecks`, read-only on the file itself
+///    and read-write on a disposable copy;
+/// 3. publish: everything synced, the staging directory renamed to the target, the
+///    parent synced.
+/// Whatever fails, and on SIGINT or SIGTERM, the staging directory is removed; a failed
+/// check returns a report with `published: false` (exit 1) and nothing is left either.
+public struct Restorer {
+    public struct Options: Sendable {
+        public var bundlePath: String
+        /// The directory to create (or an empty one to fill).
+        public var intoDirectory: String
+
+        public init(bundlePath: String, intoDirectory: String) {
+            self.bundlePath = bundlePath
+            self.intoDirectory = intoDirectory
+        }
+    }
+
+    /// What the run is doing, for progress output.
+    public enum Event: Sendable {
+        /// About every 0.1 s while the payload is extracted, and once at the end.
+        case extracting(bytes: Int64, totalBytes: Int64, bytesPerSecond: Double)
+        /// The checks of the database start.
+        case checking
+        /// A check ended (from the thread that ran it).
+        case checked(RestoreReport.Check)
+        case published(path: String)
+    }
+
+    let options: Options
+    let cancellation: Cancellation
+    let progress: @Sendable (Event) -> Void
+
+    public init(options: Options, cancellation: Cancellation = Cancellation(),
+                progress: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.options = options
+        self.cancellation = cancellation
+        self.progress = progress
+    }
+
+    public func run() throws -> RestoreReport {
+        let total = Stopwatch()
+        let bundleSize = try Self.checkBundle(options.bundlePath)
+        let target = try RestoreTarget(path: options.intoDirectory)
+        let stale = target.removeStaleStaging()
+        let staging = try target.createStaging()
+        defer { staging.removeUnlessPublished() }
+        try checkCancellation()
+
+        // 1. Extract.
+        let extractWatch = Stopwatch()
+        let (outcome, payload) = try extract(into: staging)
+        defer { payload.close() }
+        let file = outcome.files[0]
+        for file in outcome.files where !file.matches {
+            throw StewardError(.badInput, "the bundle is damaged or was altered: \(options.bundlePath): \(file.path) has SHA-256 \(file.sha256), \(BundleManifest.manifestEntry) lists \(file.expectedSHA256)")
+        }
+        try staging.writeFile(BundleManifest.manifestEntry, contents: outcome.manifestBytes)
+        try staging.writeFile(BundleManifest.checksumEntry, contents: outcome.checksumListBytes)
+        let extractSeconds = extractWatch.roundedSeconds
+        try checkCancellation()
+
+        // 2. Checks.
+        let checkWatch = Stopwatch()
+        progress(.checking)
+        let databasePath = staging.file(file.path)
+        var checks: [RestoreReport.Check] = [
+            .init(name: "sha256", status: .pass, summary: "\(file.path) matches the manifest", durationSeconds: extractSeconds),
+        ]
+        let header = try checkHeader(payload.header, entry: file.path)
+        checks.append(header.check)
+        let journal = try switchToRollbackJournal(databasePath, header: header.header, entry: file.path)
+        checks.append(journal.check)
+        for check in checks { progress(.checked(check)) }
+        let progress = self.progress
+        let results = try RestoredDatabaseChecks(
+            databasePath: databasePath, manifest: outcome.manifest, staging: staging, cancellation: cancellation
+        ) { progress(.checked($0)) }.run()
+        checks += results.checks
+        checks.append(sideFiles(staging, payload: file.path))
+        progress(.checked(checks[checks.count - 1]))
+        try checkCancellation()
+
+        let failed = checks.filter { $0.status == .fail }.map(\.name)
+        let databaseSHA256 = journal.converted ? try Self.sha256(of: databasePath) : file.sha256
+        let published = failed.isEmpty
+        if published {
+            // Synced when it was extracted; again, for what a switch from WAL wrote.
+            if journal.converted { try payload.sync() }
+            try staging.sync()
+            try checkCancellation()
+            try target.publish(staging)
+            progress(.published(path: options.intoDirectory))
+        }
+        return RestoreReport(
+            stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
+            bundle: options.bundlePath, bundleSizeBytes: bundleSize, into: options.intoDirectory,
+            database: (options.intoDirectory as NSString).appendingPathComponent(file.path), published: published,
+            manifest: outcome.manifest, files: outcome.files, walConverted: journal.converted,
+            databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, tables: results.tables,
+            staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkWatch.roundedSeconds,
+            totalSeconds: total.roundedSeconds)
+    }
+
+    // MARK: - Phases
+
+    private func extract(into staging: StagingDirectory) throws -> (BundleReader.Outcome, PayloadFile) {
+        var reader = BundleReader(path: options.bundlePath, cancellation: cancellation)
+        let throttle = Throttle()
+        let progress = self.progress
+        reader.progress = { done, total in
+            guard let seconds = throttle.due(final: done == total) else { return }
+            progress(.extracting(bytes: done, totalBytes: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0))
+        }
+        var payload: PayloadFile?
+        do {
+            let outcome = try reader.read { file in
+                let descriptor = try staging.createFile(file.path)
+                let sink = PayloadFile(descriptor: descriptor, name: file.path, directory: staging.path)
+                payload = sink
+                return sink
+            }
+            guard let payload, outcome.files.count == 1 else {
+                throw StewardError(.internal, "a version 1 bundle holds exactly one payload file")
+            }
+            return (outcome, payload)
+        } catch {
+            payload?.close()
+            throw error
+        }
+    }
+
+    /// The magic string and the header's fields, before SQLite opens the file.
+    private func checkHeader(_ bytes: [UInt8], entry: String) throws -> (check: RestoreReport.Check, header: DatabaseHeader) {
+        let watch = Stopwatch()
+        do {
+            let header = try DatabaseHeader(bytes: bytes)
+            let summary = "SQLite format 3, page size \(header.pageSize), \(header.textEncodingName), journal \(header.journalName)"
+            return (.init(name: "header", status: .pass, summary: summary, durationSeconds: watch.roundedSeconds), header)
+        } catch let problem as DatabaseHeader.Problem {
+            throw StewardError(.badInput, "refusing the bundle \(options.bundlePath): its payload \(entry) is not a SQLite database (\(problem))")
+        }
+    }
+
+    /// A database whose header says WAL would need a `-wal` the bundle does not have, and
+    /// would make `-wal` and `-shm` files wherever it is opened: switched to rollback
+    /// journal here, in the staging directory, so that the result never needs them.
+    private func switchToRollbackJournal(_ path: String, header: DatabaseHeader, entry: String) throws -> (check: RestoreReport.Check, converted: Bool) {
+        let watch = Stopwatch()
+        guard header.isWAL else {
+            return (.init(name: "journal_mode", status: .pass,
+                          summary: "rollback journal (header bytes 18-19 = \(header.writeVersion), \(header.readVersion)); needs no -wal or -shm",
+                          durationSeconds: watch.roundedSeconds), false)
+        }
+        do {
+            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+            try connection.harden()
+            let cancellation = self.cancellation
+            connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+            let mode = try connection.setJournalMode("delete")
+            guard mode == "delete" else {
+                return (.init(name: "journal_mode", status: .fail, summary: "WAL in the header; switching to rollback journal left journal mode \(mode)",
+                              durationSeconds: watch.roundedSeconds), true)
+            }
+        } catch let error as SQLiteError {
+            return (.init(name: "journal_mode", status: .fail,
+                          summary: "WAL in the header; cannot switch to rollback journal: \(try RestoredDatabaseChecks.failure(error, cancellation))",
+                          durationSeconds: watch.roundedSeconds), true)
+        }
+        // The last connection has closed: SQLite removed the -wal; an -shm it may leave is
+        // only an index of a WAL that no longer exists.
+        unlink(path + "-shm")
+        let bytes = (try? FileProbe(path: path).headerBytes) ?? []
+        guard let after = try? DatabaseHeader(bytes: bytes), after.writeVersion == 1, after.readVersion == 1 else {
+            return (.init(name: "journal_mode", status: .fail, summary: "WAL in the header, and still after switching to rollback journal",
+                          durationSeconds: watch.roundedSeconds), true)
+        }
+        return (.init(name: "journal_mode", status: .pass,
+                      summary: "WAL in the header of \(entry); switched to rollback journal (header bytes 18-19 = 1, 1)",
+                      durationSeconds: watch.roundedSeconds), true)
+    }
+
+    /// The staging directory holds the manifest, the checksum list and the database, and
+    /// nothing else: no `-wal`, `-shm` or `-journal`, no probe copy.
+    private func sideFiles(_ staging: StagingDirectory, payload: String) -> RestoreReport.Check {
+        let watch = Stopwatch()
+        let expected = [BundleManifest.manifestEntry, BundleManifest.checksumEntry, BundleManifest.dataDirectory, payload].sorted()
+        let found = staging.contents()
+        let extra = found.filter { !expected.contains($0) }
+        guard extra.isEmpty, found.count == expected.count else {
+            return .init(name: "side_files", status: .fail, summary: "unexpected files beside the database: \(extra.joined(separator: ", "))",
+                         durationSeconds: watch.roundedSeconds)
+        }
+        return .init(name: "side_files", status: .pass, summary: "no -wal, -shm or -journal beside the database", durationSeconds: watch.roundedSeconds)
+    }
+
+    private func checkCancellation() throws {
+        if cancellation.isCancelled { throw BundleReader.interrupted(cancellation) }
+    }
+
+    // MARK: - Inputs
+
+    /// The bundle must be a regular file that can be read; returns its size.
+    static func checkBundle(_ path: String) throws -> Int64 {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR {
+                throw StewardError(.notFound, "\(path): no such bundle")
+            }
+            throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(code))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StewardError(.badInput, "refusing the bundle \(path): it is not a regular file")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(errno))")
+        }
+        return Int64(info.st_size)
+    }
+
+    static func sha256(of path: String) throws -> String {
+        let hasher = try SHA256Hasher()
+        _ = try FileStreaming.forEachBlock(of: path, isCancelled: { false }) { hasher.update($0) }
+        return try hasher.finalize()
+    }
+}
+
+/// The payload file being written in the staging directory: its first 100 bytes are kept
+/// for the header check, and it is written back to disk while it is written.
+///
+/// Every few MiB, `sync_file_range` starts the write-back of what came before, so that
+/// the disk works while the bundle is still being decompressed and the final fsync has
+/// little left to do. Pages that are clean by the time the checks read them are also
+/// read, and copied for the probe, much faster than dirty ones.
+final class PayloadFile: BundleReader.Sink {
+    static let writeBackWindow: Int64 = 8 << 20
+
+    let name: String
+    private let directory: String
+    private var descriptor: Int32
+    private(set) var header: [UInt8] = []
+    private var written: Int64 = 0
+    private var writeBackStart: Int64 = 0
+    private var usesWriteBack = FileWriteBack.syncFileRange != nil
+
+    init(descriptor: Int32, name: String, directory: String) {
+        self.descriptor = descriptor
+        self.name = name
+        self.directory = directory
+    }
+
+    func write(_ block: UnsafeRawBufferPointer) throws {
+        if header.count < DatabaseHeader.size { header += block.prefix(DatabaseHeader.size - header.count) }
+        let code = SystemCall.writeAll(descriptor, block)
+        guard code == 0 else { throw failure(code) }
+        written += Int64(block.count)
+        if usesWriteBack, written - writeBackStart >= Self.writeBackWindow, let syncFileRange = FileWriteBack.syncFileRange {
+            let result = syncFileRange(descriptor, writeBackStart, written - writeBackStart, FileWriteBack.write)
+            if result != 0 {
+                let code = errno
+                // A failed write-back is a failed write; anything else only means the
+                // kernel will not take the hint (the final fsync does the work then).
+                if code == EIO || code == ENOSPC || code == EDQUOT { throw failure(code) }
+                usesWriteBack = false
+            }
+            writeBackStart = written
+        }
+    }
+
+    /// The data is complete: synced, so that the checks read clean pages.
+    func finish() throws {
+        try sync()
+    }
+
+    func sync() throws {
+        let code = SystemCall.sync(descriptor)
+        guard code == 0 else { throw failure(code) }
+    }
+
+    func close() {
+        guard descriptor >= 0 else { return }
+        // Durability comes from the fsync before publishing; a failure here, on a path
+        // that is not publishing or after that fsync, changes nothing.
+        _ = Glibc.close(descriptor)
+        descriptor = -1
+    }
+
+    private func failure(_ code: Int32) -> StewardError {
+        if code == ENOSPC || code == EDQUOT {
+            return StewardError(.inputOutput, "no space left in \(directory) for \(name) (\(SystemCall.message(code)))")
+        }
+        return StewardError(.inputOutput, "cannot write \(name) in \(directory): \(SystemCall.message(code))")
+    }
+}
+
+/// Linux's sync_file_range(2), looked up at run time: Swift's Glibc module leaves
+/// GNU-only declarations out.
+enum FileWriteBack {
+    typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+
+    /// SYNC_FILE_RANGE_WRITE: start write-back of the range's dirty pages, do not wait.
+    static let write: UInt32 = 2
+
+    static let syncFileRange: SyncFileRange? = {
+        guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: SyncFileRange.self)
+    }()
+}

@@ -1,0 +1,377 @@
+import ArchiveKit
+import Foundation
+import SQLiteKit
+import Testing
+@testable import StewardCore
+import TestSupport
+
+final class RestoreEventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [Restorer.Event] = []
+
+    func append(_ event: Restorer.Event) {
+        lock.lock()
+        events.append(event)
+        lock.unlock()
+    }
+
+    var checkNames: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return events.compactMap { event in
+            if case .checked(let check) = event { return check.name }
+            return nil
+        }
+    }
+}
+
+/// Copies `bytes` and damages the index `t_v` of a database made by `makeIndexedDatabase`:
+/// one character of an index key changes, which `integrity_check` reports and nothing
+/// before it notices.
+func damageIndex(of path: String) throws -> [UInt8] {
+    let connection = try Connection(path: path, mode: [.readOnly])
+    let root = Int(try connection.integer(sql: "SELECT rootpage FROM sqlite_schema WHERE name = 't_v'"))
+    let pageSize = Int(try connection.integer(sql: "PRAGMA page_size"))
+    var bytes = Array(try #require(FileManager.default.contents(atPath: path)))
+    let page = (root - 1) * pageSize
+    let marker = Array("marker-0042".utf8)
+    let range = page..<(page + pageSize)
+    guard let offset = range.first(where: { Array(bytes[$0..<min($0 + marker.count, bytes.count)]) == marker }) else {
+        throw StewardError(.internal, "the marker is not on the index page")
+    }
+    bytes[offset + marker.count - 1] = UInt8(ascii: "9")
+    return bytes
+}
+
+/// A small database with an index whose keys are easy to find in the file.
+func makeIndexedDatabase(at path: String) throws {
+    let connection = try Connection(path: path)
+    try connection.execute(sql: """
+        CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT NOT NULL);
+        CREATE INDEX t_v ON t(v);
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
+        INSERT INTO t(v) SELECT printf('marker-%04d', i) FROM n;
+        PRAGMA user_version = 5;
+        """)
+}
+
+@Suite struct RestorerTests {
+    let example: ExampleBundle
+    var directory: TemporaryDirectory { example.directory }
+    var into: String { directory.file("restored") }
+
+    init() throws {
+        example = try ExampleBundle()
+    }
+
+    func restore(_ bundle: String? = nil, into: String? = nil, cancellation: Cancellation = Cancellation(),
+                 progress: @escaping @Sendable (Restorer.Event) -> Void = { _ in }) throws -> RestoreReport {
+        try Restorer(options: .init(bundlePath: bundle ?? example.path, intoDirectory: into ?? self.into),
+                     cancellation: cancellation, progress: progress).run()
+    }
+
+    /// The names in the test directory besides the bundles and the databases they were
+    /// made from.
+    func leftovers() throws -> [String] {
+        try directory.contents().filter { $0 != "out" && !$0.hasSuffix(".sqlite") && !$0.hasSuffix(".tar.zst") }
+    }
+
+    @Test func aRoundTripPublishesTheSameDatabaseWithEveryCheck() throws {
+        let events = RestoreEventLog()
+        let report = try restore { events.append($0) }
+        #expect(report.published)
+        #expect(report.failedChecks.isEmpty)
+        #expect(report.checks.map(\.name) == ["sha256", "header", "journal_mode", "integrity_check", "foreign_key_check", "user_version",
+                                              "application_id", "page_count", "tables", "read_write_probe", "side_files"])
+        #expect(report.checks.allSatisfy { $0.status == .pass })
+        #expect(Set(events.checkNames) == Set(report.checks.map(\.name)))
+        #expect(report.database == into + "/data/tickets.sqlite")
+        #expect(try directory.contents(of: "restored") == ["data", "manifest-sha256.txt", "manifest.json"])
+        #expect(try directory.contents(of: "restored/data") == ["tickets.sqlite"])
+        #expect(Array(try #require(FileManager.default.contents(atPath: report.database))) == example.parts.payload)
+        #expect(try DatabaseState(path: report.database) == DatabaseState(path: example.database))
+        #expect(report.databaseSHA256 == report.files[0].sha256)
+        #expect(!report.walConverted)
+        #expect(report.tables.first { $0.name == "ticket" }?.rowCount == 2)
+        #expect(report.manifest.source.fileName == "tickets.sqlite")
+        #expect(try leftovers() == ["restored"])
+    }
+
+    @Test func anEmptyExistingDirectoryIsFilled() throws {
+        try FileManager.default.createDirectory(atPath: into, withIntermediateDirectories: false)
+        let report = try restore()
+        #expect(report.published)
+        #expect(try directory.contents(of: "restored") == ["data", "manifest-sha256.txt", "manifest.json"])
+    }
+
+    @Test func aWALDatabaseIsSwitchedToRollbackJournalInStaging() throws {
+        // A payload whose header says WAL: the main file of a checkpointed WAL database.
+        let wal = directory.file("wal.sqlite")
+        do {
+            let connection = try Fixtures.makeExampleDatabase(at: wal, journalMode: "wal")
+            _ = try connection.rows(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let bytes = Array(try #require(FileManager.default.contents(atPath: wal)))
+        #expect(Array(bytes[18...19]) == [2, 2])
+        var parts = example.parts
+        try parts.replacePayload(with: bytes)
+        parts.setSource("pageCount", bytes.count / 4096)
+        parts.setSource("journalMode", "wal")
+        let bundle = directory.file("wal.tar.zst")
+        try parts.bundle(to: bundle)
+
+        let report = try restore(bundle)
+        #expect(report.published, "\(report.checks.filter { $0.status == .fail })")
+        #expect(report.walConverted)
+        #expect(report.checks.first { $0.name == "journal_mode" }?.summary.contains("switched to rollback journal") == true)
+        let restored = Array(try #require(FileManager.default.contents(atPath: report.database)))
+        #expect(Array(restored[18...19]) == [1, 1])
+        #expect(report.databaseSHA256 == (try SHA256Hasher.hex(of: restored)))
+        #expect(report.databaseSHA256 != report.files[0].sha256)
+        #expect(try directory.contents(of: "restored/data") == ["tickets.sqlite"], "no -wal or -shm")
+        #expect(try DatabaseState(path: report.database) == DatabaseState(path: wal))
+    }
+
+    @Test func aDamagedPageFailsIntegrityCheckAndNothingIsPublished() throws {
+        let source = directory.file("indexed.sqlite")
+        try makeIndexedDatabase(at: source)
+        var parts = example.parts
+        try parts.replacePayload(with: try damageIndex(of: source))
+        parts.setSource("userVersion", 5)
+        parts.setSource("pageCount", parts.payload.count / 4096)
+        let bundle = directory.file("damaged.tar.zst")
+        try parts.bundle(to: bundle)
+
+        let report = try restore(bundle)
+        #expect(!report.published)
+        #expect(report.failedChecks == ["integrity_check"], "\(report.checks)")
+        #expect(report.checks.first { $0.name == "integrity_check" }?.details.isEmpty == false)
+        let left = try leftovers()
+        #expect(left.isEmpty, "nothing published, staging removed: \(left)")
+    }
+
+    @Test func checksAgainstTheManifestFailWhenItLies() throws {
+        var parts = example.parts
+        parts.setSource("userVersion", 9)
+        parts.setSource("applicationID", 77)
+        parts.setSource("pageCount", 1000)
+        let bundle = directory.file("liar.tar.zst")
+        try parts.bundle(to: bundle)
+        let report = try restore(bundle)
+        #expect(!report.published)
+        #expect(report.failedChecks == ["user_version", "application_id", "page_count"])
+        #expect(report.checks.first { $0.name == "user_version" }?.summary == "2, the manifest says 9")
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test func foreignKeyViolationsFail() throws {
+        let source = directory.file("orphans.sqlite")
+        do {
+            let connection = try Connection(path: source)
+            try connection.execute(sql: """
+                CREATE TABLE parent(id INTEGER PRIMARY KEY);
+                CREATE TABLE child(id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id));
+                INSERT INTO child(parent_id) VALUES (1), (2);
+                """)
+        }
+        var parts = example.parts
+        try parts.replacePayload(with: Array(try #require(FileManager.default.contents(atPath: source))))
+        parts.setSource("userVersion", 0)
+        parts.setSource("pageCount", parts.payload.count / 4096)
+        let bundle = directory.file("orphans.tar.zst")
+        try parts.bundle(to: bundle)
+        let report = try restore(bundle)
+        #expect(report.failedChecks == ["foreign_key_check"])
+        #expect(report.checks.first { $0.name == "foreign_key_check" }?.summary == "2 violations: child → parent: 2")
+    }
+
+    @Test func anAlteredPayloadIsDamagedOrAltered() throws {
+        var parts = example.parts
+        parts.payload[6000] ^= 0x20
+        let bundle = directory.file("altered.tar.zst")
+        try parts.bundle(to: bundle)
+        do {
+            _ = try restore(bundle)
+            Issue.record("restored an altered bundle")
+        } catch let error as StewardError {
+            #expect(error.kind == .badInput)
+            #expect(error.message.hasPrefix("the bundle is damaged or was altered: "))
+            #expect(error.message.contains("data/tickets.sqlite has SHA-256"))
+        }
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test func aPayloadThatIsNotSQLiteIsBadInputBeforeSQLiteOpensIt() throws {
+        var parts = example.parts
+        try parts.replacePayload(with: Array(repeating: UInt8(ascii: "A"), count: 8192))
+        let bundle = directory.file("text.tar.zst")
+        try parts.bundle(to: bundle)
+        do {
+            _ = try restore(bundle)
+            Issue.record("restored text")
+        } catch let error as StewardError {
+            #expect(error.kind == .badInput)
+            #expect(error.message.contains("its payload data/tickets.sqlite is not a SQLite database (the header string is not 'SQLite format 3')"))
+        }
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test func theProbeNeverWritesTheRestoredFileAndLeavesNothing() throws {
+        let report = try restore()
+        let probe = try #require(report.checks.first { $0.name == "read_write_probe" })
+        #expect(probe.status == .pass)
+        #expect(probe.summary.contains("reopened and read back"))
+        #expect(try SHA256Hasher.hex(of: Array(try #require(FileManager.default.contents(atPath: report.database)))) == report.files[0].sha256)
+        let tables = try Connection(path: report.database, mode: [.readOnly]).integer(sql: "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'steward_restore_probe%'")
+        #expect(tables == 0)
+    }
+
+    @Test func aNonEmptyTargetIsRefusedBeforeTheBundleIsRead() throws {
+        try FileManager.default.createDirectory(atPath: into, withIntermediateDirectories: false)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: into + "/keep"))
+        do {
+            _ = try restore()
+            Issue.record("restored into a full directory")
+        } catch let error as StewardError {
+            #expect(error.kind == .cannotCreate)
+            #expect(error.message.contains("is not empty"))
+        }
+        #expect(try directory.contents(of: "restored") == ["keep"])
+        #expect(try leftovers() == ["restored"])
+    }
+
+    @Test func aMissingBundleIsNotFound() throws {
+        do {
+            _ = try restore(directory.file("nope.tar.zst"))
+            Issue.record("restored nothing")
+        } catch let error as StewardError {
+            #expect(error.kind == .notFound)
+        }
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test(arguments: ["extracting", "checking", "integrity_check", "tables", "read_write_probe", "side_files"])
+    func cancellationAtEveryPhaseLeavesNothing(phase: String) throws {
+        let cancellation = Cancellation()
+        do {
+            _ = try restore(cancellation: cancellation) { event in
+                switch event {
+                case .extracting where phase == "extracting", .checking where phase == "checking":
+                    cancellation.cancel(reason: "SIGTERM")
+                case .checked(let check) where check.name == phase:
+                    cancellation.cancel(reason: "SIGTERM")
+                default:
+                    break
+                }
+            }
+            Issue.record("not interrupted at \(phase)")
+        } catch let error as StewardError {
+            #expect(error.kind == .interrupted, "\(error)")
+            #expect(error.message.contains("SIGTERM"))
+        }
+        #expect(try leftovers().isEmpty, "at \(phase)")
+    }
+
+    @Test func aStaleStagingDirectoryIsRemovedAndReported() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        let stale = ".restored.steward-restore-\(process.processIdentifier)-0badf00d"
+        try FileManager.default.createDirectory(atPath: directory.file(stale + "/data"), withIntermediateDirectories: true)
+        let report = try restore()
+        #expect(report.staleStagingRemoved == [stale])
+        #expect(try leftovers() == ["restored"])
+    }
+}
+
+/// Random bytes changed in a small valid bundle, restored in-process: never a crash, a hang
+/// or an unexpected kind of error, and success only with the original payload, byte for
+/// byte. Half of the mutants change the compressed bytes (mostly refused by zstd); the
+/// other half change the tar stream inside and are compressed again, so that mutations
+/// reach the tar headers, the manifest and the payload. (The end-to-end suite runs a
+/// subset through the binary.)
+@Suite struct RestoreMutationTests {
+    static let count = 160
+    static let seed: UInt64 = 20_261_130
+
+    @Test func mutatedBundlesAreRefusedOrRestoredIdentically() throws {
+        let example = try ExampleBundle()
+        let original = Array(try #require(FileManager.default.contents(atPath: example.path)))
+        let tar = try Self.zstd(["-dc"], original)
+        let work = try TemporaryDirectory(prefix: "steward-mutation")
+
+        var mutants = BundleMutation.mutants(of: original, count: Self.count, seed: Self.seed)
+        for mutant in BundleMutation.mutants(of: tar, count: Self.count, seed: Self.seed + 1) {
+            mutants.append(("tar " + mutant.description, try Self.zstd(["-q", "-c"], mutant.bytes)))
+        }
+        var outcomes: [String: Int] = [:]
+        for (index, mutant) in ([("control: the bundle unchanged", original)] + mutants).enumerated() {
+            let bundle = work.file("m\(index).tar.zst")
+            try Data(mutant.bytes).write(to: URL(fileURLWithPath: bundle))
+            let into = work.file("r\(index)")
+            switch Self.restoreWithTimeout(bundle: bundle, into: into, seconds: 20) {
+            case .success(let report) where report.published:
+                let restored = FileManager.default.contents(atPath: report.database).map(Array.init)
+                #expect(restored == example.parts.payload, "\(mutant.description) was published with a different database")
+                outcomes["0", default: 0] += 1
+                try FileManager.default.removeItem(atPath: into)
+            case .success(let report):
+                outcomes["1 (\(report.failedChecks.joined(separator: ",")))", default: 0] += 1
+            case .failure(let error):
+                #expect(error.kind == .badInput, "\(mutant.description): \(error.kind) \(error.message)")
+                outcomes["65", default: 0] += 1
+            case nil:
+                Issue.record("\(mutant.description) did not finish within 20 s")
+                return
+            }
+            if index == 0 { #expect(outcomes["0"] == 1, "the unchanged bundle is restored") }
+            try FileManager.default.removeItem(atPath: bundle)
+            let left = try work.contents()
+            #expect(left.isEmpty, "\(mutant.description) left \(left)")
+        }
+        print("mutation outcomes (\(mutants.count) mutants and a control, seed \(Self.seed)): \(outcomes.sorted { $0.key < $1.key })")
+        #expect(outcomes.values.reduce(0, +) == mutants.count + 1)
+        #expect((outcomes["65"] ?? 0) > mutants.count / 2, "\(outcomes)")
+    }
+
+    /// The system `zstd` with `arguments`, from `input` to its output.
+    static func zstd(_ arguments: [String], _ input: [UInt8]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["zstd"] + arguments
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let writer = Thread {
+            stdin.fileHandleForWriting.write(Data(input))
+            try? stdin.fileHandleForWriting.close()
+        }
+        writer.start()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadCorruptFile) }
+        return Array(output)
+    }
+
+    /// Runs a restore on a thread of its own; nil when it did not finish in time.
+    static func restoreWithTimeout(bundle: String, into: String, seconds: Double) -> Result<RestoreReport, StewardError>? {
+        final class Box: @unchecked Sendable { var result: Result<RestoreReport, StewardError>? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        let cancellation = Cancellation()
+        Thread.detachNewThread {
+            box.result = Result {
+                try Restorer(options: .init(bundlePath: bundle, intoDirectory: into), cancellation: cancellation).run()
+            }.mapError { $0 as? StewardError ?? StewardError(.internal, "\($0)") }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + seconds) == .success else {
+            cancellation.cancel(reason: "timeout")
+            return nil
+        }
+        return box.result
+    }
+}
