@@ -16,7 +16,6 @@ work=bench/work/backup
 mkdir -p "$work"
 db="$work/tickets.db"
 
-size_mib() { python3 -c "import os; print(f'{os.path.getsize(\"$1\") / 1048576:.0f}')"; }
 
 # --- The database: kept between runs, it takes a minute to make ---------------------
 TARGET_MIB=$TARGET_MIB bash bench/make-tickets-db.sh "$steward" "$db"

@@ -14,19 +14,12 @@ cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-3}
 TARGET_MIB=${TARGET_MIB:-1024}
-sh scripts/install-deps.sh
-swift build -c release --product steward >&2
-steward=.build/release/steward
+. bench/common.sh
 work=bench/work/restore
 mkdir -p "$work"
 db="$work/tickets.db"
 bundle="$work/tickets.tar.zst"
 
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
-best() { sort -g | head -1; }
-ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
-size_mib() { python3 -c "import os; print(f'{os.path.getsize(\"$1\") / 1048576:.0f}')"; }
 
 # --- The database and its bundle: kept between runs --------------------------------
 TARGET_MIB=$TARGET_MIB bash bench/make-tickets-db.sh "$steward" "$db"
