@@ -1,8 +1,9 @@
 #!/bin/bash
 # Benchmark for `steward migrate` against the sqlite3 CLI, measured in the same run:
 #   1. 200 generated migrations: Steward vs the same SQL in one transaction in sqlite3.
-#   2. Adding FTS5 to a table of 1,000,000 rows: Steward (migration 0002 + rebuild +
-#      integrity-check) vs the same migration and 'rebuild' in sqlite3.
+#   2. Adding FTS5 to a table of 1,000,000 rows: Steward (migration 0002, which rebuilds
+#      the index itself, then Steward's rank-1 integrity-check and foreign_key_check) vs
+#      the same migration in sqlite3, in one transaction.
 # Prints wall times (best of RUNS) and the ratios. Target: Steward within 1.1x.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,7 +67,6 @@ echo "base database: $(du -h "$work/base.db" | cut -f1), $ROWS rows" >&2
 {
     echo "BEGIN IMMEDIATE;"
     cat migrations/0002_ticket_search.sql
-    echo "INSERT INTO ticket_fts(ticket_fts) VALUES ('rebuild');"
     echo "PRAGMA user_version = 2;"
     echo "COMMIT;"
 } > "$work/fts.sql"
@@ -81,7 +81,9 @@ for run in $(seq 1 "$RUNS"); do
 done
 peer=$(printf "%s\n" "${peer_times[@]}" | best)
 mine=$(printf "%s\n" "${steward_times[@]}" | best)
-rebuild=$(python3 -c "import json; print(json.load(open('$work/fts-report.json'))['ftsRebuilt'][0]['rebuildSeconds'])")
+# The migration's own duration holds its 'rebuild'; Steward's check comes on top.
+rebuild=$(python3 -c "import json; r = json.load(open('$work/fts-report.json')); print(r['applied'][0]['durationSeconds'])")
+check=$(python3 -c "import json; r = json.load(open('$work/fts-report.json')); print(r['ftsRebuilt'][0]['checkSeconds'])")
 echo "FTS5 over $ROWS rows: sqlite3 ${peer}s   steward ${mine}s   ratio $(ratio "$mine" "$peer")"
-echo "  of which steward's rebuild alone: ${rebuild}s   ratio $(ratio "$rebuild" "$peer")"
+echo "  of which the migration with its rebuild: ${rebuild}s   ratio $(ratio "$rebuild" "$peer"); Steward's integrity-check: ${check}s"
 echo "  (steward's total also holds the rank-1 integrity-check and the foreign_key_check)"
