@@ -196,9 +196,13 @@ public final class Connection {
     /// Hardens a connection that reads a file from elsewhere
     /// (https://www.sqlite.org/security.html): defensive mode, untrusted schema,
     /// cell size checks, no memory mapping.
-    public func harden() throws {
+    ///
+    /// With `trustingSchema`, triggers and views may still use functions and virtual
+    /// tables (an external-content FTS5 table's sync triggers write to it); for a private
+    /// copy on which statements must behave as in the application.
+    public func harden(trustingSchema: Bool = false) throws {
         try setConfiguration(SQLITE_DBCONFIG_DEFENSIVE, enabled: true)
-        try setConfiguration(SQLITE_DBCONFIG_TRUSTED_SCHEMA, enabled: false)
+        try setConfiguration(SQLITE_DBCONFIG_TRUSTED_SCHEMA, enabled: trustingSchema)
         try execute(sql: "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0")
     }
 

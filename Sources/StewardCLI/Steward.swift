@@ -46,13 +46,11 @@ public enum Steward {
                 values = parsed
             }
         } catch {
-            terminal.diagnose(error.description)
-            return CommandLineError.exitCode
+            return usageFailure(error, arguments: arguments, terminal: terminal)
         }
 
         if let reason = values.command.unavailableReason {
-            terminal.diagnose(values.error(reason).description)
-            return CommandLineError.exitCode
+            return usageFailure(values.error(reason), arguments: arguments, terminal: terminal)
         }
         guard let type = commands.first(where: { $0.configuration.commandName == values.command.commandName }) else {
             terminal.diagnose("Error: no implementation for '\(values.command.commandName)'")
@@ -63,8 +61,7 @@ public enum Steward {
         do {
             command = try type.init(values)
         } catch {
-            terminal.diagnose(error.description)
-            return CommandLineError.exitCode
+            return usageFailure(error, arguments: arguments, terminal: terminal)
         }
 
         let name = values.command.commandName
@@ -77,6 +74,19 @@ public enum Steward {
             return fail(command: name, kind: StewardError.Kind.internal.rawValue, message: "\(error)",
                         status: ExitCode.software, json: command.json, terminal: terminal)
         }
+    }
+
+    /// A usage error: three lines on stderr and status 64; with `--json` among the options,
+    /// also the failure object on stdout, so that a script always gets one JSON object.
+    private static func usageFailure(_ error: CommandLineError, arguments: [String], terminal: Terminal) -> Int32 {
+        terminal.diagnose(error.description)
+        let options = arguments.prefix { $0 != "--" }
+        if options.contains("--json") {
+            let command = error.commandPath.split(separator: " ").last.map(String.init) ?? "steward"
+            terminal.print(ReportOutput.failure(
+                command: command, kind: "usage", message: error.message, exitCode: CommandLineError.exitCode))
+        }
+        return CommandLineError.exitCode
     }
 
     private static func fail(

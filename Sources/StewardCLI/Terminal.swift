@@ -27,11 +27,30 @@ public final class Terminal: @unchecked Sendable {
     }
 
     public func print(_ text: String) {
-        writeOut(text.hasSuffix("\n") ? text : text + "\n")
+        let clean = Self.printable(text)
+        writeOut(clean.hasSuffix("\n") ? clean : clean + "\n")
     }
 
     public func diagnose(_ text: String) {
-        writeError(text.hasSuffix("\n") ? text : text + "\n")
+        let clean = Self.printable(text)
+        writeError(clean.hasSuffix("\n") ? clean : clean + "\n")
+    }
+
+    /// Names in reports come from the files Steward reads (tables, triggers, entries): a
+    /// hostile one could hold terminal escape sequences. Control characters other than
+    /// newline and tab are shown as `?`. (JSON escapes them itself.)
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            result.append(isControl(scalar) ? "?" : scalar)
+        }
+        return String(result)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return (value < 0x20 && scalar != "\n" && scalar != "\t") || value == 0x7F || (0x80...0x9F).contains(value)
     }
 
     /// Writes to stderr without a newline (progress lines redraw with `\r`).

@@ -82,8 +82,8 @@ struct VerifyCommand: StewardCommand {
     /// Writes the report under a temporary name beside the target, then renames it, so a
     /// reader never sees half a report.
     static func write(_ text: String, to path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).partial"
+        let directory = Paths.directory(of: path)
+        let temporary = (directory.isEmpty ? "." : directory) + "/.\(Paths.fileName(of: path)).\(getpid()).partial"
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: temporary), options: [.withoutOverwriting])
         } catch {

@@ -118,6 +118,23 @@ import TestSupport
         #expect(try run.json()["path"] as? String == "-odd-name.db")
     }
 
+    @Test(arguments: [
+        ["inspect", "--json", "a.db", "b.db"],
+        ["migrate", "--json", "--db", "x.db", "--timeout", "soon"],
+        ["backup", "--json", "--db", "x.db"],
+        ["verify", "--json"],
+    ])
+    func usageErrorWithJSONIsAlsoOneObjectOnStdout(arguments: [String]) throws {
+        let run = try StewardProcess.run(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.hasPrefix("Error: "))
+        #expect(run.stderr.contains("Usage: steward \(arguments[0])"))
+        let object = try run.json()
+        #expect(object["command"] as? String == arguments[0])
+        #expect(object["exitCode"] as? Int == 64)
+        #expect((object["error"] as? [String: Any])?["kind"] as? String == "usage")
+    }
+
     @Test func jsonFailureIsOneObjectOnStdout() throws {
         let run = try StewardProcess.run(["inspect", "--json", "/nonexistent/steward/db.sqlite"])
         #expect(run.status == 66)

@@ -65,7 +65,9 @@ public enum StewardProcess {
     ) throws -> StewardRun {
         let process = Process()
         if let merged = Self.environment(adding: environment) { process.environment = merged }
-        if let uid {
+        // Tests that need an unprivileged user ask for one; when they already run as one,
+        // running directly is the same thing (and setpriv would be refused).
+        if let uid, getuid() == 0 {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", executable.path] + arguments
         } else {

@@ -13,8 +13,8 @@ enum BackupNaming {
     /// The database file name without its directory and last extension, made into a
     /// valid entry name: `/srv/Tickets DB.sqlite` → `Tickets_DB`.
     static func stem(of path: String) -> String {
-        let base = (path as NSString).lastPathComponent
-        let withoutExtension = (base as NSString).deletingPathExtension
+        let base = Paths.fileName(of: path)
+        let withoutExtension = Paths.removingExtension(base)
         return ArchiveEntryName.component(from: withoutExtension.isEmpty ? base : withoutExtension)
     }
 

@@ -36,7 +36,7 @@ final class OutputDirectory {
     }
 
     func file(_ name: String) -> String {
-        (path as NSString).appendingPathComponent(name)
+        Paths.join(path, name)
     }
 
     func temporaryPath(suffix: String) -> String {

@@ -55,7 +55,7 @@ struct SourceSnapshot {
 
         let facts = try sourceStatement {
             BundleManifest.Source(
-                fileName: (databasePath as NSString).lastPathComponent,
+                fileName: Paths.fileName(of: databasePath),
                 userVersion: try source.userVersion(),
                 applicationID: Int32(truncatingIfNeeded: try source.integer(sql: "PRAGMA application_id")),
                 pageSize: Int(try source.integer(sql: "PRAGMA page_size")),
@@ -204,7 +204,7 @@ struct SourceSnapshot {
 
     private func explainCopy(_ error: SQLiteError) -> StewardError {
         if error.isInterrupt || cancellation.isCancelled { return interrupted() }
-        let directory = (copyPath as NSString).deletingLastPathComponent
+        let directory = Paths.directory(of: copyPath)
         if error.code == 13 /* SQLITE_FULL */ {
             return StewardError(.inputOutput, "no space left in \(directory) for the copy (\(error.message))")
         }

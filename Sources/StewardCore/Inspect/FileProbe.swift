@@ -73,6 +73,21 @@ struct FileProbe {
         return "file:\(encoded)?\(query)"
     }
 
+    /// How to open a database read-only without creating anything beside it.
+    ///
+    /// A read-only connection to a WAL database creates `-wal` and `-shm` when they are
+    /// missing, so such a database is read `immutable` (the main file alone, no locks):
+    /// when the `-wal` is absent nothing is lost; when only the `-shm` is absent the
+    /// `-wal` cannot be read without creating it, and `warning` says so.
+    static func readOnlyMode(path: String, header: DatabaseHeader?) -> (immutable: Bool, warning: String?) {
+        guard header?.isWAL == true else { return (false, nil) }
+        if !exists(path + "-wal") { return (true, nil) }
+        if !exists(path + "-shm") {
+            return (true, "a -wal file exists without its -shm: it was not read (that would create the -shm), so recent commits may be missing")
+        }
+        return (false, nil)
+    }
+
     /// Opens a database read-only through a `file:` URI; `immutable=1` reads the main
     /// file without locks and without creating `-wal` or `-shm`.
     static func open(path: String, immutable: Bool) throws -> Connection {
@@ -85,8 +100,7 @@ struct FileProbe {
     ///
     /// `busyTimeout` is how long to wait, in seconds, for another connection's lock.
     static func openReadOnly(path: String, header: DatabaseHeader?, busyTimeout: Double = 0) throws -> Connection {
-        let immutable = (header?.isWAL ?? false) && !exists(path + "-wal")
-        let connection = try open(path: path, immutable: immutable)
+        let connection = try open(path: path, immutable: readOnlyMode(path: path, header: header).immutable)
         if busyTimeout > 0 {
             connection.setBusyTimeout(milliseconds: Int32(min(busyTimeout * 1000, Double(Int32.max))))
         }

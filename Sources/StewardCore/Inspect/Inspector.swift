@@ -50,21 +50,19 @@ public struct Inspector {
             throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
         }
 
-        // Immutable when nothing but the main file holds data and opening normally would
-        // create files: a WAL database without its -wal.
-        let immutable = header.isWAL && !walExists
+        let mode = FileProbe.readOnlyMode(path: path, header: header)
         if journalExists {
             warnings.append("a -journal file exists beside the database: a write was interrupted or is in progress")
         }
-        if header.isWAL && walExists && !shmExists {
-            warnings.append("a -wal file exists without its -shm: SQLite may recover it on the next read-write open")
-        }
+        if let warning = mode.warning { warnings.append(warning) }
 
-        var openedAs = immutable ? "immutable" : "read-only"
+        var openedAs = mode.immutable ? "immutable" : "read-only"
         let connection: Connection
         do {
-            connection = try Self.openAndRead(path: path, immutable: immutable)
-        } catch let error as SQLiteError where !immutable && !error.isBusy && !error.isNotADatabase && !error.isCorrupt {
+            connection = try Self.openAndRead(path: path, immutable: mode.immutable)
+        } catch let error as SQLiteError
+            where !mode.immutable && header.isWAL && !journalExists && !error.isBusy && !error.isNotADatabase && !error.isCorrupt
+        {
             // A read-only directory can keep SQLite from opening a live WAL database;
             // the main file alone can still be read, without what the -wal holds.
             guard let fallback = try? Self.openAndRead(path: path, immutable: true) else {
@@ -82,7 +80,8 @@ public struct Inspector {
             let schema = try Schema(reading: connection)
             let pageCount = try connection.integer(sql: "PRAGMA page_count")
             let freelist = try connection.integer(sql: "PRAGMA freelist_count")
-            let journalMode = try connection.journalMode()
+            // An immutable connection reports `delete` whatever the file says.
+            let journalMode = openedAs == "immutable" && header.isWAL ? "wal" : try connection.journalMode()
 
             let tables = schema.tables.map { table -> InspectReport.Table in
                 guard table.type != "virtual" else {
@@ -152,6 +151,13 @@ public struct Inspector {
 
     /// Turns an SQLite error met while reading a file into a Steward error.
     static func explain(_ error: SQLiteError, path: String) -> StewardError {
+        if error.extendedCode == 776 /* SQLITE_READONLY_ROLLBACK */ {
+            return StewardError(
+                .badInput,
+                "\(path) has a hot journal from an interrupted write (\(path)-journal): it must be rolled back "
+                    + "through a read-write connection first, which Steward does not open here; "
+                    + "for example: sqlite3 \(path) 'PRAGMA quick_check'")
+        }
         if error.isNotADatabase {
             return StewardError(.badInput, "not a SQLite database: \(path) (\(error.message))")
         }

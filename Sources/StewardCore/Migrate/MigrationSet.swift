@@ -57,7 +57,7 @@ public struct MigrationSet: Sendable {
                 throw StewardError(.badInput, "\(Self.display(directory, name)): version \(version) is also used by \(other)")
             }
             seen[version] = name
-            let path = (directory as NSString).appendingPathComponent(name)
+            let path = Paths.join(directory, name)
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw StewardError(.notFound, "cannot read \(Self.display(directory, name))")
             }
@@ -92,7 +92,7 @@ public struct MigrationSet: Sendable {
     }
 
     static func display(_ directory: String, _ name: String) -> String {
-        (directory as NSString).appendingPathComponent(name)
+        Paths.join(directory, name)
     }
 
     /// The migrations after `current` up to and including `target`.

@@ -71,19 +71,26 @@ public struct Migrator {
             return try migrate(connection: copy, set: set, scripts: scripts, created: false, stopwatch: stopwatch)
         }
 
-        let existed = FileProbe.exists(options.databasePath)
-        let connection = try existed ? openExisting(readOnly: false) : create()
+        let (connection, created) = try FileProbe.exists(options.databasePath)
+            ? (openExisting(readOnly: false), false) : createOrOpen()
         do {
-            return try migrate(connection: connection, set: set, scripts: scripts, created: !existed, stopwatch: stopwatch)
+            return try migrate(connection: connection, set: set, scripts: scripts, created: created, stopwatch: stopwatch)
         } catch {
-            if !existed {
-                // Nothing half-made is left behind: a database this run created goes.
-                for suffix in ["", "-journal", "-wal", "-shm"] {
-                    unlink(options.databasePath + suffix)
-                }
-            }
+            if created { removeIfStillEmpty() }
             throw error
         }
+    }
+
+    /// Removes the database this run created, if nothing was ever committed to it: still
+    /// zero bytes and no journal beside it. A file another migrator has written to since
+    /// is never touched.
+    private func removeIfStillEmpty() {
+        let path = options.databasePath
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size == 0,
+              !FileProbe.exists(path + "-journal"), !FileProbe.exists(path + "-wal")
+        else { return }
+        unlink(path)
     }
 
     // MARK: - Steps
@@ -333,47 +340,63 @@ public struct Migrator {
     private func openExisting(readOnly: Bool) throws -> Connection {
         let path = options.databasePath
         guard FileProbe.exists(path) else {
-            if readOnly || !options.create {
-                throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
-            }
-            return try create()
+            throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
         }
+        // Existence, type and permissions; the header is read only when opening read-only,
+        // to choose how. A read-write open leaves the header to SQLite, which reads it under
+        // its locks: a plain read could catch another migrator's first commit half written.
         let probe = try FileProbe(path: path)
-        if probe.size > 0 {
-            do {
-                _ = try DatabaseHeader(bytes: probe.headerBytes)
-            } catch let problem as DatabaseHeader.Problem {
-                throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
-            }
-        }
         do {
             if readOnly {
-                return try FileProbe.openReadOnly(path: path, header: probe.size > 0 ? try DatabaseHeader(bytes: probe.headerBytes) : nil)
+                var header: DatabaseHeader?
+                if probe.size > 0 {
+                    do {
+                        header = try DatabaseHeader(bytes: probe.headerBytes)
+                    } catch let problem as DatabaseHeader.Problem {
+                        throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
+                    }
+                }
+                return try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
             }
             let connection = try Connection(path: path, mode: [.readWrite])
+            // Until the run installs its own busy handler, wait like it would.
+            connection.setBusyTimeout(milliseconds: Int32(min(options.timeout * 1000, Double(Int32.max))))
             _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
             if connection.isReadOnly {
                 throw StewardError(.cannotCreate, "cannot write to \(path): the file or its directory is read-only")
             }
             return connection
         } catch let error as SQLiteError {
+            if error.isBusy { throw explain(error, waitingForLock: true) }
             throw Inspector.explain(error, path: path)
         }
     }
 
-    private func create() throws -> Connection {
+    /// Creates the database file exclusively, so that a run knows whether the file is its
+    /// own; when another process created it first, opens that one like any existing file.
+    private func createOrOpen() throws -> (Connection, Bool) {
         let path = options.databasePath
         guard options.create else {
             throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = Paths.directory(of: path)
         var isDirectory: ObjCBool = false
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
             throw StewardError(.cannotCreate, "cannot create \(path): the directory \(directory) does not exist")
         }
+        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o644)
+        if descriptor < 0 {
+            if errno == EEXIST { return (try openExisting(readOnly: false), false) }
+            throw StewardError(.cannotCreate, "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        // Closed before SQLite opens the file, so no lock of SQLite's can be dropped by it.
+        close(descriptor)
         do {
-            return try Connection(path: path, mode: [.readWrite, .create])
+            let connection = try Connection(path: path, mode: [.readWrite])
+            connection.setBusyTimeout(milliseconds: Int32(min(options.timeout * 1000, Double(Int32.max))))
+            return (connection, true)
         } catch let error as SQLiteError {
+            removeIfStillEmpty()
             throw StewardError(.cannotCreate, "cannot create \(path): \(error.message)")
         }
     }

@@ -25,11 +25,11 @@ final class RestoreTarget {
     init(path: String) throws {
         var trimmed = path
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-        let name = (trimmed as NSString).lastPathComponent
+        let name = Paths.fileName(of: trimmed)
         guard !name.isEmpty, name != "/", name != ".", name != ".." else {
             throw StewardError(.cannotCreate, "cannot restore into \(path): give a directory to create, such as restored")
         }
-        let parent = (trimmed as NSString).deletingLastPathComponent
+        let parent = Paths.directory(of: trimmed)
         self.path = path
         self.trimmedPath = trimmed
         self.name = name
@@ -84,7 +84,7 @@ final class RestoreTarget {
             guard visible.utf8.count + character.utf8.count <= 64 else { break }
             visible.append(character)
         }
-        let staging = (parent as NSString).appendingPathComponent(".\(visible)\(Self.stagingMarker)\(token)")
+        let staging = Paths.join(parent, ".\(visible)\(Self.stagingMarker)\(token)")
         guard mkdir(staging, 0o700) == 0 else {
             let code = errno
             throw StewardError(SystemCall.outputKind(code), "cannot create a directory in \(parent): \(SystemCall.message(code))")
@@ -105,7 +105,7 @@ final class RestoreTarget {
         var removed: [String] = []
         for name in names.sorted() {
             guard let pid = Self.ownerProcess(ofStaging: name), !OutputDirectory.isAlive(pid) else { continue }
-            let full = (parent as NSString).appendingPathComponent(name)
+            let full = Paths.join(parent, name)
             var info = stat()
             guard lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid() else { continue }
             if DirectoryTree.remove(full) { removed.append(name) }
@@ -169,7 +169,7 @@ final class StagingDirectory {
     }
 
     func file(_ relative: String) -> String {
-        (path as NSString).appendingPathComponent(relative)
+        Paths.join(path, relative)
     }
 
     /// Creates `relative` (a valid entry name, `data/NAME` at most) for writing; makes
@@ -302,7 +302,7 @@ enum DirectoryTree {
             let relative = prefix + name
             result.append(relative)
             var info = stat()
-            let full = (path as NSString).appendingPathComponent(name)
+            let full = Paths.join(path, name)
             if depth < maximumDepth, lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
                 result += list(full, prefix: relative + "/", depth: depth + 1)
             }
@@ -312,7 +312,7 @@ enum DirectoryTree {
 
     static func subdirectories(_ path: String) -> [String] {
         list(path).compactMap { relative in
-            let full = (path as NSString).appendingPathComponent(relative)
+            let full = Paths.join(path, relative)
             var info = stat()
             return lstat(full, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? full : nil
         }

@@ -111,7 +111,7 @@ public struct Restorer {
         return RestoreReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             bundle: options.bundlePath, bundleSizeBytes: bundleSize, into: options.intoDirectory,
-            database: (options.intoDirectory as NSString).appendingPathComponent(file.path), published: published,
+            database: Paths.join(options.intoDirectory, file.path), published: published,
             manifest: outcome.manifest, files: outcome.files, walConverted: journal.converted,
             databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, tables: results.tables,
             staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkWatch.roundedSeconds,

@@ -35,7 +35,7 @@ struct AssertionRunner: Sendable {
 
     /// Runs every statement; returns how many ran and the failures.
     func run(on connection: Connection) throws -> (count: Int, failures: [Failure]) {
-        let fileName = (path as NSString).lastPathComponent
+        let fileName = Paths.fileName(of: path)
         let bytes = Array(sql.utf8)
         var count = 0
         var failures: [Failure] = []
@@ -108,8 +108,13 @@ struct AssertionRunner: Sendable {
             }
             return wrong == 0 ? nil : "the first column is not 1 in \(wrong) of \(rows) rows"
         } catch let error as SQLiteError {
-            return error.code == 19 /* SQLITE_CONSTRAINT */
-                ? "violated: \(error.message)" : "failed: \(error.message) (SQLite error \(error.extendedCode))"
+            // A constraint's message names the constraint, from the schema. Any other
+            // message of a running statement can quote data (an FTS5 query built from a
+            // row is parsed only then), so only the code's generic text is kept.
+            if error.code == 19 /* SQLITE_CONSTRAINT */ {
+                return "violated: \(error.message)"
+            }
+            return "failed: \(SQLiteError(extendedCode: error.extendedCode).message) (SQLite error \(error.extendedCode))"
         } catch {
             return "failed: \(error)"
         }

@@ -77,15 +77,15 @@ public struct Verifier: Sendable {
             let expected = options.expectedVersion ?? set.map(\.newestVersion)
             let quick = options.quick
             let headerCopy = header
-            dispatch(group) { try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected, results: results, facts: facts) }
-            dispatch(group) { try self.checkCopy(path: path, header: headerCopy, assertions: assertions, results: results) }
+            dispatch(group, results) { try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected, results: results, facts: facts) }
+            dispatch(group, results) { try self.checkCopy(path: path, header: headerCopy, assertions: assertions, results: results) }
         } else {
             for name in Self.checkOrder where name != "search-contract" {
                 results.add(.skipped(name, "no --db given"))
             }
         }
         if let contract, let set {
-            dispatch(group) { try self.checkContract(contract, set: set, results: results) }
+            dispatch(group, results) { try self.checkContract(contract, set: set, results: results) }
         } else if contract != nil {
             results.add(.skipped("search-contract", "no --migrations given to run the contract on"))
         } else {
@@ -102,7 +102,7 @@ public struct Verifier: Sendable {
         let cases = results.contractCases
         let database = options.databasePath.map { path in
             VerifyReport.Database(
-                fileName: (path as NSString).lastPathComponent, path: path, sizeBytes: size,
+                fileName: Paths.fileName(of: path), path: path, sizeBytes: size,
                 userVersion: facts.userVersion ?? header?.userVersion ?? 0, ftsTables: facts.ftsTables)
         }
         return VerifyReport(
@@ -113,12 +113,14 @@ public struct Verifier: Sendable {
             totalSeconds: stopwatch.roundedSeconds)
     }
 
-    private func dispatch(_ group: DispatchGroup, _ work: @escaping @Sendable () throws -> Void) {
+    private func dispatch(_ group: DispatchGroup, _ results: CheckResults, _ work: @escaping @Sendable () throws -> Void) {
         DispatchQueue.global().async(group: group) {
             do {
                 try work()
+            } catch let error as StewardError {
+                results.fail(error)
             } catch {
-                self.cancellation.cancel(reason: "a failed check")
+                results.fail(StewardError(.internal, "a check stopped unexpectedly: \(error)"))
             }
         }
     }
@@ -240,12 +242,18 @@ public struct Verifier: Sendable {
         var copyError: String?
         do {
             let source = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
-            let target = try Connection(path: (workspace as NSString).appendingPathComponent("copy.sqlite"))
-            // The copy is private and thrown away: no journal, no syncs, and memory-mapped
-            // reads (FTS5's check is CPU-bound; mapping saves a copy per page read).
+            let target = try Connection(path: Paths.join(workspace, "copy.sqlite"))
+            // Assertions run on the copy: defensive mode and cell checks as for any file from
+            // elsewhere, but its triggers must work as in the application (they write to FTS5
+            // tables). It is private and thrown away: no journal, no syncs, and memory-mapped
+            // reads (FTS5's check is CPU-bound; nobody else can change the file under the map).
+            try target.harden(trustingSchema: true)
             try target.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA mmap_size = 2147418112")
             try source.backup(to: target)
             copy = target
+        } catch let error as SQLiteError where error.isInputOutput {
+            results.fail(StewardError(.inputOutput, "cannot make the private copy for the checks in \(workspace): \(error.message)"))
+            return
         } catch let error as SQLiteError where error.isBusy {
             results.fail(StewardError(.busy, "\(path) stayed locked by another connection for \(options.timeout) s (\(error.message))"))
             return
@@ -306,9 +314,12 @@ public struct Verifier: Sendable {
         }
     }
 
+    static let workspacePrefix = "steward-verify-"
+
     private static func makeWorkspace() throws -> String {
         let base = FileManager.default.temporaryDirectory.path
-        var template = Array((base as NSString).appendingPathComponent("steward-verify-XXXXXX").utf8CString)
+        removeStaleWorkspaces(in: base)
+        var template = Array(Paths.join(base, "\(workspacePrefix)\(getpid())-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in
             buffer.baseAddress.flatMap { mkdtemp($0) }
         }) else {
@@ -317,11 +328,35 @@ public struct Verifier: Sendable {
         return String(cString: made)
     }
 
+    /// Removes private copies left by runs that were killed (`kill -9` runs no clean-up):
+    /// workspaces of this user whose process no longer exists. They hold customer data.
+    static func removeStaleWorkspaces(in base: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
+        for name in names where name.hasPrefix(workspacePrefix) {
+            let rest = name.dropFirst(workspacePrefix.count)
+            guard let pid = rest.split(separator: "-").first.flatMap({ Int32($0) }), pid != getpid() else { continue }
+            let path = Paths.join(base, name)
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid() else { continue }
+            if kill(pid, 0) == -1 && errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+    }
+
     // MARK: - Search contract
 
     private func checkContract(_ contract: SearchContract, set: MigrationSet, results: CheckResults) throws {
         progress(.started(check: "search-contract"))
         let watch = Stopwatch()
+        guard SQLiteLibrary.canCreateFTS5() else {
+            let check = VerifyReport.Check(
+                name: "search-contract", status: .fail, durationSeconds: watch.roundedSeconds,
+                summary: "cannot run: FTS5 unavailable", details: [])
+            results.add(check)
+            progress(.finished(check: "search-contract", status: .fail, seconds: check.durationSeconds))
+            return
+        }
         let cases: [VerifyReport.ContractCase]
         do {
             cases = try ContractRunner(contract: contract, set: set, cancellation: cancellation).run()
