@@ -179,6 +179,15 @@ public final class Connection {
         return text.isEmpty ? nil : text
     }
 
+    /// Whether the `main` database file was unlinked or renamed since it was opened
+    /// (`SQLITE_FCNTL_HAS_MOVED`): the connection then works on a file nobody can find.
+    public func hasMoved() throws -> Bool {
+        var moved: Int32 = 0
+        let rc = sqlite3_file_control(sqliteConnection, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        guard rc == SQLITE_OK else { throw SQLiteError.current(on: sqliteConnection, code: rc) }
+        return moved != 0
+    }
+
     // MARK: - Behaviour
 
     /// Sets how long SQLite retries on SQLITE_BUSY before giving up.

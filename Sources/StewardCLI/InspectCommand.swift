@@ -105,7 +105,7 @@ struct InspectCommand: StewardCommand {
             lines.append("Header     none: the file is empty, which SQLite treats as an empty database")
         }
         if report.file.openedAs == "immutable" {
-            lines.append("Opened     immutable (no -wal to read; nothing created beside the file)")
+            lines.append("Opened     immutable (the main file alone, without locks; nothing created beside it)")
         }
 
         let tables = report.tables.filter { $0.type != "shadow" }

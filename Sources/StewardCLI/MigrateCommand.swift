@@ -62,9 +62,9 @@ struct MigrateCommand: StewardCommand {
             case .applied(let file, let version, let statements, let seconds):
                 terminal.diagnose("applied \(file) (version \(version), \(statements) statements) in \(Self.seconds(seconds))")
             case .rebuildingFTS(let table):
-                if live { terminal.progress("rebuilding \(table) ...") }
+                if live { terminal.progress("rebuilding \(Terminal.printable(table)) ...") }
             case .working(let phase, let table, let seconds):
-                if live { terminal.progress("\r\u{1B}[2K\(phase) \(table) ... \(String(format: "%.1f", seconds)) s") }
+                if live { terminal.progress("\r\u{1B}[2K\(phase) \(Terminal.printable(table)) ... \(String(format: "%.1f", seconds)) s") }
             case .rebuiltFTS(let table, let rebuiltBy, let seconds, let checkSeconds):
                 if live { terminal.progress("\r\u{1B}[2K") }
                 let check = "integrity-check passed in \(Self.seconds(checkSeconds))"

@@ -7,7 +7,22 @@ enum ReportOutput {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(report)
-        return String(decoding: data, as: UTF8.self)
+        return escapingControlCharacters(String(decoding: data, as: UTF8.self))
+    }
+
+    /// JSONEncoder escapes C0 controls but leaves DEL and the C1 range raw; they can only
+    /// stand inside strings, where `\u00XX` is the same value, and safe on a terminal.
+    static func escapingControlCharacters(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { $0.value == 0x7F || (0x80...0x9F).contains($0.value) }) else { return json }
+        var result = ""
+        for scalar in json.unicodeScalars {
+            if scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
+                result += String(format: "\\u%04x", scalar.value)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     /// The JSON object printed on stdout when a `--json` run fails.

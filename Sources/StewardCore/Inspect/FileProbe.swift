@@ -79,13 +79,41 @@ struct FileProbe {
     /// missing, so such a database is read `immutable` (the main file alone, no locks):
     /// when the `-wal` is absent nothing is lost; when only the `-shm` is absent the
     /// `-wal` cannot be read without creating it, and `warning` says so.
-    static func readOnlyMode(path: String, header: DatabaseHeader?) -> (immutable: Bool, warning: String?) {
+    static func readOnlyMode(path: String, header: DatabaseHeader?) throws -> (immutable: Bool, warning: String?) {
         guard header?.isWAL == true else { return (false, nil) }
         if !exists(path + "-wal") { return (true, nil) }
         if !exists(path + "-shm") {
-            return (true, "a -wal file exists without its -shm: it was not read (that would create the -shm), so recent commits may be missing")
+            // Reading the -wal would create the -shm; reading without it would show a
+            // state without the commits it holds. Neither is acceptable: say why.
+            if isLockedByAnotherProcess(path) {
+                throw StewardError(
+                    .busy,
+                    "\(path) is in use: a WAL database without a -shm file, locked by another process (exclusive locking mode); try again when it is closed")
+            }
+            throw StewardError(
+                .badInput,
+                "\(path) has a -wal file without its -shm: a writer stopped without cleaning up, and its commits can be "
+                    + "read only through a read-write connection that recovers them, which Steward does not open here; "
+                    + "for example: sqlite3 '\(path)' 'PRAGMA quick_check'")
         }
         return (false, nil)
+    }
+
+    /// Whether another process holds one of SQLite's locks on the database file (the lock
+    /// bytes at 1 GiB, https://www.sqlite.org/lockingv3.html). Asked with F_GETLK before
+    /// this process opens the file with SQLite, so that closing the descriptor drops no
+    /// lock of ours.
+    static func isLockedByAnotherProcess(_ path: String) -> Bool {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0x4000_0000  // PENDING_BYTE; RESERVED and the SHARED range follow
+        lock.l_len = 512
+        guard fcntl(descriptor, F_GETLK, &lock) == 0 else { return false }
+        return lock.l_type != Int16(F_UNLCK)
     }
 
     /// Opens a database read-only through a `file:` URI; `immutable=1` reads the main
@@ -100,7 +128,7 @@ struct FileProbe {
     ///
     /// `busyTimeout` is how long to wait, in seconds, for another connection's lock.
     static func openReadOnly(path: String, header: DatabaseHeader?, busyTimeout: Double = 0) throws -> Connection {
-        let connection = try open(path: path, immutable: readOnlyMode(path: path, header: header).immutable)
+        let connection = try open(path: path, immutable: try readOnlyMode(path: path, header: header).immutable)
         if busyTimeout > 0 {
             connection.setBusyTimeout(milliseconds: Int32(min(busyTimeout * 1000, Double(Int32.max))))
         }

@@ -50,7 +50,7 @@ public struct Inspector {
             throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
         }
 
-        let mode = FileProbe.readOnlyMode(path: path, header: header)
+        let mode = try FileProbe.readOnlyMode(path: path, header: header)
         if journalExists {
             warnings.append("a -journal file exists beside the database: a write was interrupted or is in progress")
         }

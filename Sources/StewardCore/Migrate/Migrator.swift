@@ -144,6 +144,12 @@ public struct Migrator {
         } catch let error as SQLiteError {
             throw explain(error, waitingForLock: true)
         }
+        // A run that created the file removes it when it fails while still empty; a run
+        // that waited for that one's lock would then migrate a file nobody can find.
+        if (try? connection.hasMoved()) == true {
+            connection.rollbackIfNeeded()
+            throw StewardError(.busy, "\(options.databasePath) was removed or replaced while this run waited for it; run again")
+        }
 
         do {
             // Read inside the transaction: a second migrator waits for the first and

@@ -73,12 +73,18 @@ public struct Verifier: Sendable {
         let group = DispatchGroup()
         let fts5Available = SQLiteLibrary.canCreateFTS5()
 
-        if let path = options.databasePath {
+        // The private copy's directory is made first: without it the run cannot finish.
+        let workspace = try options.databasePath.map { _ in try Self.makeWorkspace() }
+        defer { workspace?.remove() }
+
+        if let path = options.databasePath, let workspace {
             let expected = options.expectedVersion ?? set.map(\.newestVersion)
             let quick = options.quick
             let headerCopy = header
             dispatch(group, results) { try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected, results: results, facts: facts) }
-            dispatch(group, results) { try self.checkCopy(path: path, header: headerCopy, assertions: assertions, results: results) }
+            dispatch(group, results) {
+                try self.checkCopy(path: path, header: headerCopy, assertions: assertions, workspace: workspace.path, results: results)
+            }
         } else {
             for name in Self.checkOrder where name != "search-contract" {
                 results.add(.skipped(name, "no --db given"))
@@ -228,16 +234,9 @@ public struct Verifier: Sendable {
 
     // MARK: - Checks on a private copy
 
-    private func checkCopy(path: String, header: DatabaseHeader?, assertions: [AssertionRunner], results: CheckResults) throws {
-        let workspace: String
-        do {
-            workspace = try Self.makeWorkspace()
-        } catch {
-            results.fail(StewardError(.inputOutput, "cannot make a private copy for the checks: \(error.localizedDescription)"))
-            return
-        }
-        defer { try? FileManager.default.removeItem(atPath: workspace) }
-
+    private func checkCopy(
+        path: String, header: DatabaseHeader?, assertions: [AssertionRunner], workspace: String, results: CheckResults
+    ) throws {
         var copy: Connection?
         var copyError: String?
         do {
@@ -245,10 +244,11 @@ public struct Verifier: Sendable {
             let target = try Connection(path: Paths.join(workspace, "copy.sqlite"))
             // Assertions run on the copy: defensive mode and cell checks as for any file from
             // elsewhere, but its triggers must work as in the application (they write to FTS5
-            // tables). It is private and thrown away: no journal, no syncs, and memory-mapped
-            // reads (FTS5's check is CPU-bound; nobody else can change the file under the map).
+            // tables). It keeps its rollback journal (the assertions' transaction is rolled
+            // back), but is private and thrown away: no syncs, and memory-mapped reads (FTS5's
+            // check is CPU-bound; nobody else can change the file under the map).
             try target.harden(trustingSchema: true)
-            try target.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA mmap_size = 2147418112")
+            try target.execute(sql: "PRAGMA synchronous = OFF; PRAGMA mmap_size = 2147418112")
             try source.backup(to: target)
             copy = target
         } catch let error as SQLiteError where error.isInputOutput {
@@ -316,31 +316,65 @@ public struct Verifier: Sendable {
 
     static let workspacePrefix = "steward-verify-"
 
-    private static func makeWorkspace() throws -> String {
+    static let workspaceLock = ".lock"
+
+    /// A private directory for the copy, with a lock file held (`flock`) for the whole run,
+    /// so that a later run can tell a live workspace from one a killed run left.
+    struct Workspace {
+        let path: String
+        let lockDescriptor: Int32
+
+        func remove() {
+            try? FileManager.default.removeItem(atPath: path)
+            close(lockDescriptor)
+        }
+    }
+
+    static func makeWorkspace() throws -> Workspace {
         let base = FileManager.default.temporaryDirectory.path
         removeStaleWorkspaces(in: base)
         var template = Array(Paths.join(base, "\(workspacePrefix)\(getpid())-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in
             buffer.baseAddress.flatMap { mkdtemp($0) }
         }) else {
-            throw StewardError(.inputOutput, String(cString: strerror(errno)))
+            throw StewardError(
+                .cannotCreate,
+                "cannot make a private directory for the copy the checks need in \(base): \(String(cString: strerror(errno))); "
+                    + "set TMPDIR to a writable directory with room for a copy of the database")
         }
-        return String(cString: made)
+        let path = String(cString: made)
+        let descriptor = Glibc.open(Paths.join(path, workspaceLock), O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            try? FileManager.default.removeItem(atPath: path)
+            throw StewardError(.cannotCreate, "cannot lock the private directory \(path): \(reason)")
+        }
+        return Workspace(path: path, lockDescriptor: descriptor)
     }
 
     /// Removes private copies left by runs that were killed (`kill -9` runs no clean-up):
-    /// workspaces of this user whose process no longer exists. They hold customer data.
+    /// workspaces of this user whose lock nobody holds. They hold customer data. A process
+    /// id alone would not do: another PID namespace sharing the directory has other pids.
     static func removeStaleWorkspaces(in base: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
         for name in names where name.hasPrefix(workspacePrefix) {
-            let rest = name.dropFirst(workspacePrefix.count)
-            guard let pid = rest.split(separator: "-").first.flatMap({ Int32($0) }), pid != getpid() else { continue }
             let path = Paths.join(base, name)
             var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid() else { continue }
-            if kill(pid, 0) == -1 && errno == ESRCH {
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid() else { continue }
+            let descriptor = Glibc.open(Paths.join(path, workspaceLock), O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+            if descriptor < 0 {
+                // No lock file: a run between making the directory and locking it, or one
+                // killed in that instant. Only an old one is taken for stale.
+                if Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec) > 3600 {
+                    try? FileManager.default.removeItem(atPath: path)
+                }
+                continue
+            }
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
                 try? FileManager.default.removeItem(atPath: path)
             }
+            close(descriptor)
         }
     }
 
