@@ -51,18 +51,12 @@ struct BackupCommand: StewardCommand {
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
-        let trap = SignalTrap()
         let live = terminal.isErrorInteractive && !quiet
-        let maker = BackupMaker(options: options, cancellation: trap.cancellation) { event in
-            guard live else { return }
-            Self.draw(event, on: terminal)
-        }
-        let report: BackupReport
-        do {
-            report = try withExtendedLifetime(trap) { try maker.run() }
-        } catch {
-            if live { terminal.progress("\r\u{1B}[2K") }
-            throw error
+        let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
+            try BackupMaker(options: options, cancellation: cancellation) { event in
+                guard live else { return }
+                Self.draw(event, on: terminal)
+            }.run()
         }
         terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
         return ExitCode.success
@@ -93,9 +87,6 @@ struct BackupCommand: StewardCommand {
         String(format: "%.1f MiB/s", bytesPerSecond / 1_048_576)
     }
 
-    static func seconds(_ value: Double) -> String {
-        String(format: "%.3f s", value)
-    }
 
     static func render(_ report: BackupReport) -> String {
         var lines: [String] = []
@@ -106,22 +97,22 @@ struct BackupCommand: StewardCommand {
         lines.append("            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)")
         lines.append("Source      \(report.database): user_version \(source.userVersion), application_id \(source.applicationID), "
                      + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(source.journalMode)")
-        lines.append("Snapshot    \(seconds(snapshot.durationSeconds)) at \(report.createdAt); source held \(seconds(snapshot.sourceHeldSeconds)), "
+        lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(report.createdAt); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "
-                     + "of up to \(snapshot.pagesPerStep) pages, waited \(seconds(snapshot.lockWaitSeconds)) for locks")
+                     + "of up to \(snapshot.pagesPerStep) pages, waited \(ReportOutput.seconds(snapshot.lockWaitSeconds)) for locks")
         lines.append("Checks      integrity_check \(checks.integrityCheck), \(checks.foreignKeyViolations) foreign key violations, "
                      + "user_version \(checks.userVersion) as in the source, journal mode \(checks.journalMode) "
-                     + "(header \(checks.writeVersion), \(checks.readVersion)) in \(seconds(checks.durationSeconds))")
+                     + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
         for file in report.files {
             lines.append("Payload     \(file.path)  \(ReportOutput.bytes(file.size))")
             lines.append("            sha256 \(file.sha256)")
         }
-        lines.append("Bundling    \(seconds(report.bundle.durationSeconds)) (checks, hash, zstd level \(report.bundle.compressionLevel) "
+        lines.append("Bundling    \(ReportOutput.seconds(report.bundle.durationSeconds)) (checks, hash, zstd level \(report.bundle.compressionLevel) "
                      + "with \(report.bundle.threads) thread\(report.bundle.threads == 1 ? "" : "s"), sync, rename)")
         if !report.staleTemporariesRemoved.isEmpty {
             lines.append("Removed     stale temporaries of killed runs: \(report.staleTemporariesRemoved.joined(separator: ", "))")
         }
-        lines.append("Time        \(seconds(report.totalSeconds))")
+        lines.append("Time        \(ReportOutput.seconds(report.totalSeconds))")
         return lines.joined(separator: "\n")
     }
 }

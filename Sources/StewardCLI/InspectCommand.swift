@@ -31,8 +31,9 @@ struct InspectCommand: StewardCommand {
 
     func run(on terminal: Terminal) throws -> Int32 {
         if BundleInspector.isBundle(path: path) {
-            let trap = SignalTrap()
-            let report = try withExtendedLifetime(trap) { try BundleInspector().inspect(path: path, cancellation: trap.cancellation) }
+            let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
+                try BundleInspector().inspect(path: path, cancellation: cancellation)
+            }
             terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
             guard report.verification.passed else {
                 terminal.diagnose("Error: \(report.verification.problem ?? "the bundle did not verify")")
@@ -56,7 +57,7 @@ struct InspectCommand: StewardCommand {
         lines.append("Format     \(manifest.format) version \(manifest.formatVersion), made \(manifest.createdAt) by Steward \(manifest.stewardVersion), SQLite \(manifest.sqliteVersion)")
         lines.append("Source     \(source.fileName): user_version \(source.userVersion), application_id \(source.applicationID), "
                      + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(source.journalMode)")
-        lines.append("Snapshot   \(BackupCommand.seconds(snapshot.durationSeconds)), source held \(BackupCommand.seconds(snapshot.sourceHeldSeconds)), "
+        lines.append("Snapshot   \(ReportOutput.seconds(snapshot.durationSeconds)), source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s")")
         lines.append("Checks     integrity_check \(checks.integrityCheck), \(checks.foreignKeyViolations) foreign key violations, "
                      + "user_version \(checks.userVersion), journal mode \(checks.journalMode) at backup")
@@ -80,7 +81,7 @@ struct InspectCommand: StewardCommand {
         }
         lines.append("")
         if report.verification.passed {
-            lines.append("Verified   every SHA-256 matches the manifest (\(BackupCommand.seconds(report.verification.durationSeconds)); nothing extracted)")
+            lines.append("Verified   every SHA-256 matches the manifest (\(ReportOutput.seconds(report.verification.durationSeconds)); nothing extracted)")
         } else {
             lines.append("Verified   NO: \(report.verification.problem ?? "unknown problem")")
         }

@@ -51,31 +51,32 @@ struct MigrateCommand: StewardCommand {
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
-        let trap = SignalTrap()
         let live = terminal.isErrorInteractive && !quiet
         let quiet = self.quiet
-        let migrator = Migrator(options: options, cancellation: trap.cancellation) { event in
+        let progress: @Sendable (Migrator.Event) -> Void = { event in
             guard !quiet else { return }
             switch event {
             case .applying:
                 break
             case .applied(let file, let version, let statements, let seconds):
-                terminal.diagnose("applied \(file) (version \(version), \(statements) statements) in \(Self.seconds(seconds))")
+                terminal.diagnose("applied \(file) (version \(version), \(statements) statements) in \(ReportOutput.seconds(seconds))")
             case .rebuildingFTS(let table):
                 if live { terminal.progress("rebuilding \(Terminal.printable(table)) ...") }
             case .working(let phase, let table, let seconds):
                 if live { terminal.progress("\r\u{1B}[2K\(phase) \(Terminal.printable(table)) ... \(String(format: "%.1f", seconds)) s") }
             case .rebuiltFTS(let table, let rebuiltBy, let seconds, let checkSeconds):
                 if live { terminal.progress("\r\u{1B}[2K") }
-                let check = "integrity-check passed in \(Self.seconds(checkSeconds))"
+                let check = "integrity-check passed in \(ReportOutput.seconds(checkSeconds))"
                 switch rebuiltBy {
-                case "steward": terminal.diagnose("rebuilt \(table) in \(Self.seconds(seconds)), \(check)")
+                case "steward": terminal.diagnose("rebuilt \(table) in \(ReportOutput.seconds(seconds)), \(check)")
                 case "migration": terminal.diagnose("checked \(table) (rebuilt by the migration), \(check)")
                 default: terminal.diagnose("checked \(table) (contentless, not rebuilt), \(check)")
                 }
             }
         }
-        let report = try withExtendedLifetime(trap) { try migrator.run() }
+        let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
+            try Migrator(options: options, cancellation: cancellation, progress: progress).run()
+        }
         terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
         return ExitCode.success
     }
@@ -84,13 +85,10 @@ struct MigrateCommand: StewardCommand {
         switch rebuild.rebuiltBy {
         case "migration": return "rebuilt by the migration"
         case "none": return "not rebuilt (contentless)"
-        default: return "rebuild \(seconds(rebuild.rebuildSeconds))"
+        default: return "rebuild \(ReportOutput.seconds(rebuild.rebuildSeconds))"
         }
     }
 
-    static func seconds(_ value: Double) -> String {
-        String(format: "%.3f s", value)
-    }
 
     static func render(_ report: MigrateReport) -> String {
         var lines: [String] = []
@@ -113,14 +111,14 @@ struct MigrateCommand: StewardCommand {
                 lines.append("Version     \(verb) from \(report.fromVersion) to \(report.toVersion) (newest migration: \(report.newestVersion))")
                 lines.append("Applied     \(report.applied.count) migration\(report.applied.count == 1 ? "" : "s")")
                 lines.append(ReportOutput.table(report.applied.map {
-                    ["\($0.version)", $0.file, "\($0.statements) statements", seconds($0.durationSeconds)]
+                    ["\($0.version)", $0.file, "\($0.statements) statements", ReportOutput.seconds($0.durationSeconds)]
                 }, indent: 4))
             }
             if !report.ftsRebuilt.isEmpty {
                 lines.append("FTS5        rebuilt and checked")
                 lines.append(ReportOutput.table(report.ftsRebuilt.map {
                     [$0.table, $0.reason, Self.rebuildText($0),
-                     "integrity-check \(seconds($0.checkSeconds))"]
+                     "integrity-check \(ReportOutput.seconds($0.checkSeconds))"]
                 }, indent: 4))
             }
             if let keys = report.foreignKeys {
@@ -138,7 +136,7 @@ struct MigrateCommand: StewardCommand {
         if !report.ignoredFiles.isEmpty {
             lines.append("Ignored     \(report.ignoredFiles.joined(separator: ", "))")
         }
-        lines.append("Time        \(seconds(report.totalSeconds))")
+        lines.append("Time        \(ReportOutput.seconds(report.totalSeconds))")
         return lines.joined(separator: "\n")
     }
 }

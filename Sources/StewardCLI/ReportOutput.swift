@@ -43,6 +43,11 @@ enum ReportOutput {
         return (try? json(report)) ?? "{\"status\":\"error\",\"exitCode\":\(exitCode)}"
     }
 
+    /// A duration as reports print it: `0.123 s`.
+    static func seconds(_ value: Double) -> String {
+        String(format: "%.3f s", value)
+    }
+
     static func bytes(_ count: Int64) -> String {
         let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(count)

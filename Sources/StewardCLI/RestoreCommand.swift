@@ -41,20 +41,13 @@ struct RestoreCommand: StewardCommand {
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
-        let trap = SignalTrap()
         let live = terminal.isErrorInteractive && !quiet
-        let restorer = Restorer(options: options, cancellation: trap.cancellation) { event in
-            guard live else { return }
-            Self.draw(event, on: terminal)
+        let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
+            try Restorer(options: options, cancellation: cancellation) { event in
+                guard live else { return }
+                Self.draw(event, on: terminal)
+            }.run()
         }
-        let report: RestoreReport
-        do {
-            report = try withExtendedLifetime(trap) { try restorer.run() }
-        } catch {
-            if live { terminal.progress("\r\u{1B}[2K") }
-            throw error
-        }
-        if live { terminal.progress("\r\u{1B}[2K") }
         terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
         guard report.published else {
             terminal.diagnose("Error: refusing to publish \(report.into): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
@@ -100,7 +93,7 @@ struct RestoreCommand: StewardCommand {
         for check in report.checks {
             let status = check.status == .fail ? "FAIL" : check.status.rawValue
             lines.append("  \(status.padding(toLength: 6, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 18, withPad: " ", startingAt: 0))"
-                         + "\(check.summary)  \(BackupCommand.seconds(check.durationSeconds))")
+                         + "\(check.summary)  \(ReportOutput.seconds(check.durationSeconds))")
             for detail in check.details.prefix(10) where check.status == .fail {
                 lines.append("          - \(detail)")
             }
@@ -119,8 +112,8 @@ struct RestoreCommand: StewardCommand {
         }
         if report.published {
             lines.append("Restored    \(report.database)")
-            lines.append("            extracted in \(BackupCommand.seconds(report.extractSeconds)), checked in \(BackupCommand.seconds(report.checkSeconds)), "
-                         + "total \(BackupCommand.seconds(report.totalSeconds))")
+            lines.append("            extracted in \(ReportOutput.seconds(report.extractSeconds)), checked in \(ReportOutput.seconds(report.checkSeconds)), "
+                         + "total \(ReportOutput.seconds(report.totalSeconds))")
         } else {
             lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(report.into)")
         }

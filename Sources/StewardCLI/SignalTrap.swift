@@ -23,6 +23,15 @@ final class SignalTrap {
         }
     }
 
+    /// Runs `body` with SIGINT and SIGTERM turned into the cancellation it is given. When
+    /// `terminal` is set (a live progress line is shown there), the line is cleared
+    /// however the body ends, so that a report or an error starts on a clean line.
+    static func run<Result>(clearingProgressOn terminal: Terminal?, _ body: (Cancellation) throws -> Result) throws -> Result {
+        let trap = SignalTrap()
+        defer { terminal?.progress("\r\u{1B}[2K") }
+        return try withExtendedLifetime(trap) { try body(trap.cancellation) }
+    }
+
     deinit {
         for source in sources { source.cancel() }
         signal(SIGINT, SIG_DFL)

@@ -64,13 +64,13 @@ struct VerifyCommand: StewardCommand {
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
-        let trap = SignalTrap()
         let quiet = self.quiet
-        let verifier = Verifier(options: options, cancellation: trap.cancellation) { event in
-            guard !quiet, case .finished(let check, let status, let seconds) = event else { return }
-            terminal.diagnose("\(status.rawValue) \(check) (\(MigrateCommand.seconds(seconds)))")
+        let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
+            try Verifier(options: options, cancellation: cancellation) { event in
+                guard !quiet, case .finished(let check, let status, let seconds) = event else { return }
+                terminal.diagnose("\(status.rawValue) \(check) (\(ReportOutput.seconds(seconds)))")
+            }.run()
         }
-        let report = try withExtendedLifetime(trap) { try verifier.run() }
         let encoded = try ReportOutput.json(report)
         if let reportPath {
             try Self.write(encoded + "\n", to: reportPath)
@@ -82,8 +82,7 @@ struct VerifyCommand: StewardCommand {
     /// Writes the report under a temporary name beside the target, then renames it, so a
     /// reader never sees half a report.
     static func write(_ text: String, to path: String) throws {
-        let directory = Paths.directory(of: path)
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\(Paths.fileName(of: path)).\(getpid()).partial"
+        let temporary = Paths.join(Paths.directoryOrCurrent(of: path), ".\(Paths.fileName(of: path)).\(getpid()).partial")
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: temporary), options: [.withoutOverwriting])
         } catch {
@@ -109,7 +108,7 @@ struct VerifyCommand: StewardCommand {
         lines.append("")
         for check in report.checks {
             let status = check.status == .fail ? "FAIL" : check.status.rawValue
-            let time = check.status == .skipped ? "" : "  \(MigrateCommand.seconds(check.durationSeconds))"
+            let time = check.status == .skipped ? "" : "  \(ReportOutput.seconds(check.durationSeconds))"
             lines.append("  \(status.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 16, withPad: " ", startingAt: 0))\(check.summary)\(time)")
             // Details of passing checks (compile options and the like) stay in the JSON.
             for detail in check.details.prefix(20) where check.status == .fail {
@@ -123,7 +122,7 @@ struct VerifyCommand: StewardCommand {
         if report.passed {
             let passed = report.checks.filter { $0.status == .pass }.count
             let skipped = report.checks.filter { $0.status == .skipped }.count
-            lines.append("Result     PASSED: \(passed) checks passed, \(skipped) skipped (\(MigrateCommand.seconds(report.totalSeconds)))")
+            lines.append("Result     PASSED: \(passed) checks passed, \(skipped) skipped (\(ReportOutput.seconds(report.totalSeconds)))")
         } else {
             lines.append("Result     FAILED: \(report.failedChecks.joined(separator: ", "))")
             if !report.failedCases.isEmpty {

@@ -26,22 +26,6 @@ import TestSupport
         try directory.contents(of: "out")
     }
 
-    /// Runs a system tool and returns its status and output.
-    @discardableResult
-    func tool(_ arguments: [String], in directory: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     /// A database of about `megabytes` MiB of random, incompressible blobs.
     func makeBlobDatabase(megabytes: Double, path: String? = nil) throws {
         let connection = try Connection(path: path ?? database)
@@ -80,11 +64,11 @@ import TestSupport
 
         let extracted = directory.file("extracted")
         try FileManager.default.createDirectory(atPath: extracted, withIntermediateDirectories: true)
-        #expect(try tool(["tar", "-xf", bundlePath, "-C", extracted]).status == 0)
-        let check = try tool(["sha256sum", "-c", "manifest-sha256.txt"], in: extracted)
+        #expect(try systemTool(["tar", "-xf", bundlePath, "-C", extracted]).status == 0)
+        let check = try systemTool(["sha256sum", "-c", "manifest-sha256.txt"], in: extracted)
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output == "data/tickets.sqlite: OK\n")
-        #expect(try tool(["tar", "-tf", bundlePath]).output == "manifest.json\nmanifest-sha256.txt\ndata/tickets.sqlite\n")
+        #expect(try systemTool(["tar", "-tf", bundlePath]).output == "manifest.json\nmanifest-sha256.txt\ndata/tickets.sqlite\n")
 
         let copy = extracted + "/data/tickets.sqlite"
         #expect(try DatabaseState(path: copy) == DatabaseState(path: database))
@@ -104,7 +88,7 @@ import TestSupport
         #expect(files.first?["size"] as? Int == header.count)
         #expect(report["files"] as? NSArray == manifest["files"] as? NSArray, "the report repeats the manifest")
 
-        let bundleHash = try tool(["sha256sum", bundlePath]).output.prefix(64)
+        let bundleHash = try systemTool(["sha256sum", bundlePath]).output.prefix(64)
         #expect((report["bundle"] as? [String: Any])?["sha256"] as? String == String(bundleHash))
     }
 
@@ -140,7 +124,7 @@ import TestSupport
     /// stderr of a backup run under a pseudo-terminal (`script`), stdout discarded.
     func stderrOnATerminal(_ extra: String) throws -> String {
         let command = "'\(StewardProcess.executable.path)' backup --db '\(database)' --out '\(out)' \(extra) > /dev/null"
-        return try tool(["script", "-qec", command, "/dev/null"]).output
+        return try systemTool(["script", "-qec", command, "/dev/null"]).output
     }
 
     @Test func progressOnlyOnATerminalAndNeverWithQuiet() throws {
@@ -335,11 +319,11 @@ import TestSupport
     /// Mounts a 2 MiB tmpfs on `out`; false where the test may not mount.
     func mountSmallFileSystem() throws -> Bool {
         guard getuid() == 0 else { return false }
-        return try tool(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0755", "tmpfs", out]).status == 0
+        return try systemTool(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0755", "tmpfs", out]).status == 0
     }
 
     func unmount() throws {
-        try tool(["umount", out])
+        try systemTool(["umount", out])
     }
 
     @Test func diskFullWhileCopyingExits74AndLeavesNothing() throws {

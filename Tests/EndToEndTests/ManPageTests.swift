@@ -19,16 +19,8 @@ import TestSupport
     @Test(arguments: pages)
     func lintIsClean(page: String) throws {
         let path = Fixtures.repositoryRoot.appendingPathComponent("man").appendingPathComponent(page).path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["mandoc", "-Tlint", "-W", "all", path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "mandoc -Tlint \(page): \(text)")
+        let (status, text) = try systemTool(["mandoc", "-Tlint", "-W", "all", path])
+        #expect(status == 0, "mandoc -Tlint \(page): \(text)")
         #expect(text.isEmpty, "mandoc -Tlint \(page): \(text)")
     }
 }

@@ -237,6 +237,22 @@ import TestSupport
         #expect(run.stderr.contains("0003_x.sql:1: rebuild-fts names 'no_such_table'"), "\(run.stderr)")
     }
 
+    @Test func liveIndicatorDuringTheFTSCheckOnlyOnATerminal() throws {
+        try makeVersionOne(titles: [])
+        try Connection(path: database).execute(sql: """
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 300000)
+            INSERT INTO ticket(title, body) SELECT printf('ticket %d printer %d', x, x % 97), printf('body %d', x % 1013) FROM n
+            """)
+        let command = "'\(StewardProcess.executable.path)' migrate --db '\(database)' --migrations '\(migrations)' > /dev/null"
+        let (status, shown) = try systemTool(["script", "-qec", command, "/dev/null"])
+        #expect(status == 0, "\(shown)")
+        #expect(shown.contains("\r\u{1B}[2Kchecking ticket_fts ... "), "a live indicator while the check runs: \(shown)")
+        #expect(shown.contains("\r\u{1B}[2Kchecked ticket_fts (rebuilt by the migration)"), "the indicator is cleared: \(shown)")
+        // Not a terminal: the per-migration lines only.
+        let plain = try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations])
+        #expect(!plain.stderr.contains("\u{1B}"))
+    }
+
     // MARK: - Concurrency, locks, signals
 
     @Test func twoMigratorsAtOnceBothSucceedAndEachMigrationRunsOnce() throws {

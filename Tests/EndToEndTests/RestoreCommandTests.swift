@@ -4,22 +4,6 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// Runs a system tool and returns its status and output.
-@discardableResult
-func systemTool(_ arguments: [String], in directory: String? = nil) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
-
 /// `steward restore` on real files: round trips, refusals of hostile bundles, the target
 /// directory's rules, signals. Each test has its own directory; the bundle is made there by
 /// `steward backup` and restored into `restored` beside it.

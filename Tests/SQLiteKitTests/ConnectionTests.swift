@@ -17,6 +17,16 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
+    @Test func hasMovedTellsWhenTheFileWasUnlinked() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("moved.db")
+        let connection = try Connection(path: path)
+        try connection.execute(sql: "CREATE TABLE t(x)")
+        #expect(try connection.hasMoved() == false)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try connection.hasMoved() == true)
+    }
+
     @Test func inMemoryHasNoFileName() throws {
         let connection = try Connection.inMemory()
         #expect(connection.fileName == nil)

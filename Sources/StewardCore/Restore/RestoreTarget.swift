@@ -23,17 +23,15 @@ final class RestoreTarget {
     let existed: Bool
 
     init(path: String) throws {
-        var trimmed = path
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let trimmed = Paths.trimmingTrailingSlashes(path)
         let name = Paths.fileName(of: trimmed)
         guard !name.isEmpty, name != "/", name != ".", name != ".." else {
             throw StewardError(.cannotCreate, "cannot restore into \(path): give a directory to create, such as restored")
         }
-        let parent = Paths.directory(of: trimmed)
         self.path = path
         self.trimmedPath = trimmed
         self.name = name
-        self.parent = parent.isEmpty ? "." : parent
+        self.parent = Paths.directoryOrCurrent(of: trimmed)
 
         var info = stat()
         if lstat(trimmed, &info) == 0 {

@@ -35,7 +35,8 @@ public enum Paths {
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
-    private static func trimmingTrailingSlashes(_ path: String) -> String {
+    /// The path without trailing slashes (`/` stays `/`), as system calls want it.
+    public static func trimmingTrailingSlashes(_ path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         return String(trimmed)
