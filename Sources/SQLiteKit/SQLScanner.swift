@@ -42,6 +42,13 @@ public struct SQLScanner {
         self.bytes = Array(text.utf8)
     }
 
+    /// A scanner over UTF-8 bytes the caller already holds, starting at `position`: no
+    /// copy, so that scanning from many places in one large text stays linear.
+    public init(utf8 bytes: [UInt8], from position: Int = 0) {
+        self.bytes = bytes
+        self.position = min(max(position, 0), bytes.count)
+    }
+
     /// All tokens of the text.
     public static func tokens(of text: String) -> [Token] {
         var scanner = SQLScanner(text)

@@ -13,6 +13,20 @@ import Testing
         try MigrationScript(migration(sql))
     }
 
+    @Test func aLargeFileIsReadInLinearTime() throws {
+        // 20,000 statements: naming each one's line by rescanning the file from its start
+        // (or copying the rest of the file per statement) took minutes here.
+        let statements = (1...20_000).map { "INSERT INTO t(v) VALUES ('row \($0) with some text to make the line longer');" }
+        let migration = try script("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);\n" + statements.joined(separator: "\n") + "\nINSERT INTO nowhere VALUES (1);\n")
+        let connection = try Connection.inMemory()
+        let started = Date()
+        let error = try #require(throws: StewardError.self) {
+            try connection.transaction { try migration.apply(on: connection, cancellation: Cancellation()) }
+        }
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(error.message.hasPrefix("0007_change.sql:20002: "), "\(error.message)")
+    }
+
     /// The error applying `sql` on a fresh in-memory database is refused with.
     func failure(_ sql: String, schemaOnly: Bool = false) throws -> StewardError {
         let connection = try Connection.inMemory()

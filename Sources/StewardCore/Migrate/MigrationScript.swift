@@ -14,11 +14,11 @@ struct MigrationScript {
     let directives: [Directive]
     /// Lower-cased names of the virtual tables the file creates.
     let createdVirtualTables: Set<String>
-    private let utf8: [UInt8]
+    private let lines: SourceLines
 
     init(_ migration: Migration) throws {
         self.migration = migration
-        self.utf8 = Array(migration.sql.utf8)
+        self.lines = SourceLines(migration.sql)
         self.directives = try Self.directives(in: migration)
         self.createdVirtualTables = Self.createdVirtualTables(in: migration.sql)
     }
@@ -61,7 +61,7 @@ struct MigrationScript {
         var count = 0
         do {
             try connection.forEachStatement(in: migration.sql) { statement, offset in
-                let line = lineOfFirstToken(from: offset)
+                let line = lines.lineOfFirstToken(from: offset)
                 if let reason = Self.refusal(for: statement.sql) {
                     throw StewardError(
                         .badInput,
@@ -87,7 +87,7 @@ struct MigrationScript {
         } catch let error as Connection.StatementPreparationError {
             // Without an error offset ("no such table") the offset is where the statement's
             // text begins, right after the previous semicolon: skip to its first token.
-            throw failure(error.error, line: lineOfFirstToken(from: error.byteOffset), cancellation: cancellation)
+            throw failure(error.error, line: lines.lineOfFirstToken(from: error.byteOffset), cancellation: cancellation)
         }
         return count
     }
@@ -183,17 +183,5 @@ struct MigrationScript {
         default:
             return nil
         }
-    }
-
-    /// The 1-based line of the first token at or after `offset`.
-    private func lineOfFirstToken(from offset: Int) -> Int {
-        let tail = String(decoding: utf8[min(offset, utf8.count)...], as: UTF8.self)
-        var scanner = SQLScanner(tail)
-        return line(at: offset + scanner.offsetOfNextToken())
-    }
-
-    /// The 1-based line of a byte offset.
-    private func line(at offset: Int) -> Int {
-        utf8[..<min(max(offset, 0), utf8.count)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
     }
 }

@@ -36,57 +36,39 @@ struct AssertionRunner: Sendable {
     /// Runs every statement; returns how many ran and the failures.
     func run(on connection: Connection) throws -> (count: Int, failures: [Failure]) {
         let fileName = Paths.fileName(of: path)
-        let bytes = Array(sql.utf8)
+        let lines = SourceLines(sql)
         var count = 0
         var failures: [Failure] = []
         try connection.execute(sql: "BEGIN")
         defer { connection.rollbackIfNeeded() }
 
+        // One pass over the file; a statement that cannot be prepared is reported and the
+        // pass starts again after it, so that the rest still run.
         var cursorOffset = 0
-        while cursorOffset < bytes.count {
-            // One statement at a time, so that a statement that fails to prepare is
-            // reported and the rest still run.
-            let remaining = String(decoding: bytes[cursorOffset...], as: UTF8.self)
-            var consumed = 0
+        while cursorOffset < lines.utf8.count {
+            let remaining = cursorOffset == 0 ? sql : String(decoding: lines.utf8[cursorOffset...], as: UTF8.self)
             do {
-                var handled = false
                 try connection.forEachStatement(in: remaining) { statement, offset in
-                    guard !handled else { throw StopAfterOne(end: offset) }
-                    handled = true
                     count += 1
-                    let name = Self.name(in: statement.sql) ?? "\(fileName) line \(line(at: cursorOffset + offset + leadingTrivia(statement.sql)))"
+                    let start = cursorOffset + offset
+                    let name = Self.name(in: statement.sql) ?? "\(fileName) line \(lines.lineOfFirstToken(from: start))"
                     if let reason = Self.evaluate(statement) {
                         failures.append(Failure(name: name, reason: reason))
                     }
                 }
-                consumed = remaining.utf8.count
-            } catch let stop as StopAfterOne {
-                consumed = stop.end
+                break
             } catch let error as Connection.StatementPreparationError {
                 count += 1
                 // Named like a statement that runs: by its `-- name:` comment, or by the line
                 // of its first token (not of the failing token, which may be lines later).
                 let start = cursorOffset + error.statementOffset
-                let text = String(decoding: bytes[start...], as: UTF8.self)
-                let name = Self.name(in: text) ?? "\(fileName) line \(line(at: start + leadingTrivia(text)))"
+                let leading = String(decoding: lines.utf8[start..<lines.firstToken(from: start)], as: UTF8.self)
+                let name = Self.name(in: leading) ?? "\(fileName) line \(lines.lineOfFirstToken(from: start))"
                 failures.append(Failure(name: name, reason: "cannot be prepared: \(error.error.message)"))
-                consumed = Self.endOfStatement(in: remaining, from: error.byteOffset)
+                cursorOffset += max(Self.endOfStatement(in: remaining, from: error.byteOffset), 1)
             }
-            cursorOffset += max(consumed, 1)
         }
         return (count, failures)
-
-        func line(at offset: Int) -> Int {
-            bytes[..<min(offset, bytes.count)].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
-        }
-        func leadingTrivia(_ text: String) -> Int {
-            var scanner = SQLScanner(text)
-            return scanner.offsetOfNextToken()
-        }
-    }
-
-    private struct StopAfterOne: Error {
-        let end: Int
     }
 
     /// Why a statement failed as an assertion, or nil when it passed.
