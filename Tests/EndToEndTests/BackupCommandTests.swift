@@ -316,24 +316,11 @@ import TestSupport
 
     // MARK: - Full disk
 
-    /// Mounts a 2 MiB tmpfs on `out`; false where the test may not mount.
-    func mountSmallFileSystem() throws -> Bool {
-        guard getuid() == 0 else { return false }
-        return try systemTool(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0755", "tmpfs", out]).status == 0
-    }
-
-    func unmount() throws {
-        try systemTool(["umount", out])
-    }
-
-    @Test func diskFullWhileCopyingExits74AndLeavesNothing() throws {
+    @Test(.enabled(if: SmallFileSystem.canMount, "a full disk needs a small tmpfs"))
+    func diskFullWhileCopyingExits74AndLeavesNothing() throws {
         try makeBlobDatabase(megabytes: 3)
-        guard try mountSmallFileSystem() else {
-            // Without a small file system the copy cannot run out of space; the bundle
-            // phase is covered with the injected failure in the next test.
-            return
-        }
-        defer { _ = try? unmount() }
+        #expect(try SmallFileSystem.mount(at: out))
+        defer { SmallFileSystem.unmount(out) }
         let run = try backup()
         #expect(run.status == 74, "\(run.stderr)")
         #expect(run.stderr.contains("no space left"), "\(run.stderr)")
@@ -344,8 +331,9 @@ import TestSupport
         // The copy (1.2 MiB of random bytes) fits in 2 MiB; copy and bundle together do not.
         try makeBlobDatabase(megabytes: 1.2)
         var environment: [String: String] = [:]
-        let mounted = try mountSmallFileSystem()
-        defer { if mounted { _ = try? unmount() } }
+        // Where no tmpfs can be mounted, the same failure is injected.
+        let mounted = try SmallFileSystem.mount(at: out)
+        defer { if mounted { SmallFileSystem.unmount(out) } }
         if !mounted {
             environment["STEWARD_TEST_HOOK_BUNDLE_ENOSPC_AFTER_BYTES"] = "500000"
         }

@@ -269,19 +269,12 @@ import TestSupport
         return blobs + "/b.tar.zst"
     }
 
-    /// Mounts a 2 MiB tmpfs on `small/`; false where the test may not mount.
-    func mountSmallFileSystem() throws -> Bool {
-        try FileManager.default.createDirectory(atPath: directory.file("small"), withIntermediateDirectories: true)
-        guard getuid() == 0 else { return false }
-        return try systemTool(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0755", "tmpfs", directory.file("small")]).status == 0
-    }
-
-    @Test(arguments: [3.0, 1.2])
+    @Test(.enabled(if: SmallFileSystem.canMount, "a full disk needs a small tmpfs"), arguments: [3.0, 1.2])
     func aFullDiskExits74AndLeavesNothing(megabytes: Double) throws {
         // 3 MiB do not fit at all; 1.2 MiB fit once, not with the probe's copy beside them.
         let bundle = try makeBlobBundle(megabytes: megabytes)
-        guard try mountSmallFileSystem() else { return }
-        defer { _ = try? systemTool(["umount", directory.file("small")]) }
+        #expect(try SmallFileSystem.mount(at: directory.file("small")))
+        defer { SmallFileSystem.unmount(directory.file("small")) }
         let run = try restore(bundle, into: directory.file("small/restored"))
         #expect(run.status == 74, "\(run.stderr)")
         #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
