@@ -2,10 +2,6 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `steward verify`: prove a database and a search contract; exit 0 only when every
 /// check passed.
 struct VerifyCommand: StewardCommand {
@@ -57,8 +53,12 @@ struct VerifyCommand: StewardCommand {
         for (name, value) in [("db", options.databasePath), ("report", values.value("report"))] where value?.isEmpty == true {
             throw values.error("The value '' is invalid for '--\(name)'")
         }
+        let reportPath = values.value("report")
+        if let reportPath, let conflict = ReportFile.conflict(path: reportPath, inputs: Self.inputs(of: options)) {
+            throw values.error("'--report \(reportPath)' \(conflict); a report never replaces an input")
+        }
         self.options = options
-        self.reportPath = values.value("report")
+        self.reportPath = reportPath
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
     }
@@ -73,27 +73,20 @@ struct VerifyCommand: StewardCommand {
         }
         let encoded = try ReportOutput.json(report)
         if let reportPath {
-            try Self.write(encoded + "\n", to: reportPath)
+            try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
         }
         terminal.print(json ? encoded : Self.render(report))
         return report.passed ? ExitCode.success : ExitCode.checkFailed
     }
 
-    /// Writes the report under a temporary name beside the target, then renames it, so a
-    /// reader never sees half a report.
-    static func write(_ text: String, to path: String) throws {
-        let temporary = Paths.join(Paths.directoryOrCurrent(of: path), ".\(Paths.fileName(of: path)).\(getpid()).partial")
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary), options: [.withoutOverwriting])
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw StewardError(.cannotCreate, "cannot write the report \(path): \(error.localizedDescription)")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw StewardError(.cannotCreate, "cannot write the report \(path): \(reason)")
-        }
+    /// What the run reads: none of it may be where the report goes.
+    static func inputs(of options: Verifier.Options) -> [ReportFile.Input] {
+        var inputs: [ReportFile.Input] = []
+        if let path = options.databasePath { inputs.append(.init("the database \(path)", path: path, kind: .database)) }
+        if let path = options.contractPath { inputs.append(.init("the contract \(path)", path: path)) }
+        inputs += options.assertionFiles.map { .init("the assertion file \($0)", path: $0) }
+        if let path = options.migrationsDirectory { inputs.append(.init("the migration directory \(path)", path: path, kind: .directory)) }
+        return inputs
     }
 
     static func render(_ report: VerifyReport) -> String {
