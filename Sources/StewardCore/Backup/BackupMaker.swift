@@ -77,7 +77,7 @@ public struct BackupMaker {
         defer { directory.removeTemporaries() }
 
         // Made before the source is opened, so an unwritable directory costs nothing.
-        let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600, sideSuffixes: ["-journal", "-wal", "-shm"])
+        let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600)
         // SQLite opens the file itself; this descriptor only claimed the name.
         guard close(copy.descriptor) == 0 else {
             throw StewardError(.inputOutput, "cannot create files in \(options.outputDirectory): \(SystemCall.message(errno))")
@@ -109,7 +109,7 @@ public struct BackupMaker {
             finalPath: finalPath)
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
-        if unlink(copy.path) == 0 { directory.release(copy.path) }
+        unlink(copy.path)
 
         // 3. Bundle: the manifest's frame, then the payload's, synced and published.
         let manifest = BundleManifest(
@@ -192,7 +192,7 @@ public struct BackupMaker {
         guard close(partial.descriptor) == 0 else {
             throw StewardError(.inputOutput, "cannot write \(finalPath): \(SystemCall.message(errno))")
         }
-        if unlink(framePath) == 0 { directory.release(framePath) }
+        unlink(framePath)
         try checkCancellation()
         try directory.publish(partial.path, as: bundleName)
         try directory.sync()

@@ -8,8 +8,11 @@ import Glibc
 /// directory. Everything is made in a staging directory beside it, on the same file
 /// system, that takes its name in one rename at the very end (field notes §3 and §4).
 ///
-/// A staging directory is named `.<DIR's name>.steward-restore-<pid>-<random>`: hidden,
-/// and it tells a later run whether its owner is still alive.
+/// The staging directory is `tree` inside a workspace named
+/// `.<DIR's name>.steward-restore-<pid>-XXXXXX` (see `TemporaryWorkspace`): hidden, on
+/// the same file system as DIR, and locked for as long as its run lives, so a later run
+/// can tell a killed run's leftovers from a live one's. The lock file stays in the
+/// workspace when the tree is renamed to DIR.
 final class RestoreTarget {
     static let stagingMarker = ".steward-restore-"
 
@@ -72,54 +75,41 @@ final class RestoreTarget {
 
     // MARK: - Staging
 
-    /// Makes this run's staging directory beside DIR, private to the user (0700).
+    /// Makes this run's workspace beside DIR and the staging directory in it, private
+    /// to the user (0700).
     func createStaging() throws -> StagingDirectory {
-        let token = "\(getpid())-\(String(format: "%08x", UInt32.random(in: .min ... .max)))"
-        // Long names are cut (on a character boundary) so that the staging name stays
-        // within NAME_MAX; the marker and token after it are what later runs parse.
+        // Long names are cut (on a character boundary) so that the workspace's name stays
+        // within NAME_MAX.
         var visible = ""
         for character in name {
             guard visible.utf8.count + character.utf8.count <= 64 else { break }
             visible.append(character)
         }
-        let staging = Paths.join(parent, ".\(visible)\(Self.stagingMarker)\(token)")
+        let workspace: TemporaryWorkspace
+        do {
+            workspace = try TemporaryWorkspace(in: parent, prefix: ".\(visible)\(Self.stagingMarker)")
+        } catch let error as StewardError {
+            throw StewardError(error.kind, "cannot create a directory in \(parent): \(error.message)")
+        }
+        let staging = workspace.file(StagingDirectory.treeName)
         guard mkdir(staging, 0o700) == 0 else {
             let code = errno
+            workspace.remove()
             throw StewardError(SystemCall.outputKind(code), "cannot create a directory in \(parent): \(SystemCall.message(code))")
         }
         do {
-            return try StagingDirectory(path: staging)
+            return try StagingDirectory(path: staging, workspace: workspace)
         } catch {
-            _ = DirectoryTree.remove(staging)
+            workspace.remove()
             throw error
         }
     }
 
-    /// Removes staging directories left by runs that no longer exist (after `kill -9`, a
-    /// crash or a power cut): directories owned by this user whose process is not alive,
-    /// for any target in the same parent. Returns the names removed.
+    /// Removes the workspaces that killed runs (`kill -9`, a crash, a power cut) left,
+    /// for any target in the same parent: those of this user whose lock nobody holds.
+    /// Returns the names removed.
     func removeStaleStaging() -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return [] }
-        var removed: [String] = []
-        for name in names.sorted() {
-            guard let pid = Self.ownerProcess(ofStaging: name), !OutputDirectory.isAlive(pid) else { continue }
-            let full = Paths.join(parent, name)
-            var info = stat()
-            guard lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid() else { continue }
-            if DirectoryTree.remove(full) { removed.append(name) }
-        }
-        return removed
-    }
-
-    /// The process id in a staging directory's name, or nil when the name is not one.
-    static func ownerProcess(ofStaging name: String) -> pid_t? {
-        guard name.hasPrefix("."), let marker = name.range(of: stagingMarker, options: .backwards) else { return nil }
-        let rest = name[marker.upperBound...]
-        let digits = rest.prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, rest.dropFirst(digits.count).first == "-", rest.count > digits.count + 1,
-              let pid = pid_t(digits), pid > 0
-        else { return nil }
-        return pid
+        TemporaryWorkspace.removeStale(in: parent, prefix: ".") { $0.contains(Self.stagingMarker) }
     }
 
     // MARK: - Publishing
@@ -140,7 +130,6 @@ final class RestoreTarget {
             }
             throw StewardError(SystemCall.outputKind(code), "cannot publish \(path): \(SystemCall.message(code))")
         }
-        staging.markPublished()
         try DirectoryTree.sync(parent)
     }
 }
@@ -148,17 +137,20 @@ final class RestoreTarget {
 /// This run's staging directory. Files are made inside it only, relative to a descriptor
 /// of the directory itself, exclusively and without following links.
 final class StagingDirectory {
+    static let treeName = "tree"
+
     let path: String
     private let descriptor: Int32
-    private var isPublished = false
+    private let workspace: TemporaryWorkspace
 
-    init(path: String) throws {
+    init(path: String, workspace: TemporaryWorkspace) throws {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.cannotCreate, "cannot open the staging directory \(path): \(SystemCall.message(errno))")
         }
         self.path = path
         self.descriptor = descriptor
+        self.workspace = workspace
     }
 
     deinit {
@@ -219,14 +211,10 @@ final class StagingDirectory {
         }
     }
 
-    func markPublished() {
-        isPublished = true
-    }
-
-    /// Removes the staging directory and everything in it, unless it was published.
+    /// Removes the workspace: with the staging directory and everything in it, unless it
+    /// was published (renamed out of it).
     func removeUnlessPublished() {
-        guard !isPublished else { return }
-        _ = DirectoryTree.remove(path)
+        workspace.remove()
     }
 
     private func creationFailure(_ code: Int32) -> StewardError {
