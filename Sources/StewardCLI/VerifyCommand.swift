@@ -12,8 +12,9 @@ struct VerifyCommand: StewardCommand {
             Checks: sqlite (FTS5 can be created on the connection), integrity, foreign-keys, fts-sync \
             (FTS5's integrity-check; rank 1 for external content, which detects drift), fts-triggers, \
             version, assertions and search-contract. Each is reported as pass, fail or skipped. The \
-            database file is never modified: checks that write run on a private copy. Exit status 0 \
-            when every check passed, 1 when any failed.
+            database file is never modified: checks that write run on a private copy under TMPDIR, made \
+            only when one of them has work to do; if it cannot be made, only those checks fail. Exit \
+            status 0 when every check passed, 1 when any failed.
             """,
         options: [
             .option("db", value: "path", help: "The database to verify (required unless only a contract is run)."),
@@ -22,7 +23,7 @@ struct VerifyCommand: StewardCommand {
             .option("migrations", value: "dir", help: "A migration set: expects its newest version, and builds the contract's databases."),
             .option("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).", repeating: true),
             .option("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations)."),
-            .option("report", value: "file", help: "Write the JSON report to this file as well."),
+            .option("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
             CommonOptions.quiet,
             CommonOptions.json,

@@ -10,8 +10,9 @@ import Glibc
 ///
 /// The database file is never modified: the checks that need to write (FTS5's own
 /// integrity-check is an INSERT, assertions may fill TEMP tables) run on a private
-/// copy made with the backup API, in a transaction that is rolled back. Independent
-/// checks run on separate connections at the same time.
+/// copy made with the backup API, in a transaction that is rolled back. The copy is made
+/// only when one of them has work to do, and a copy that cannot be made fails only them.
+/// Independent checks run on separate connections at the same time.
 public struct Verifier: Sendable {
     public struct Options: Sendable {
         public var databasePath: String?
@@ -246,7 +247,7 @@ public struct Verifier: Sendable {
             // Only fts-sync (when there is an FTS5 table) and assertions write, so only
             // they need a copy; a schema that cannot be read is left for the copy's
             // checks to report.
-            let hasFTS5 = (try? Schema(reading: source).fts5Tables.isEmpty == false) ?? true
+            let hasFTS5 = (try? Self.declaresFTS5Table(source)) ?? true
             guard hasFTS5 || !assertions.isEmpty else {
                 timed("fts-sync", into: results) {
                     SQLiteLibrary.canCreateFTS5() ? (true, "no FTS5 tables", []) : (false, "cannot run: FTS5 unavailable", [])
@@ -319,6 +320,18 @@ public struct Verifier: Sendable {
     }
 
     static let workspacePrefix = "steward-verify-"
+
+    /// Whether the schema declares an FTS5 table, from its text alone: nothing is
+    /// instantiated on a connection that has not been hardened.
+    static func declaresFTS5Table(_ connection: Connection) throws -> Bool {
+        var found = false
+        try connection.forEachRow(sql: "SELECT name, sql FROM main.sqlite_schema WHERE type = 'table'") { row in
+            if !found, let name = row.text(at: 0), let sql = row.text(at: 1), FTS5Definition(name: name, sql: sql) != nil {
+                found = true
+            }
+        }
+        return found
+    }
 
     /// The private copy, in a new workspace under `base`; or, when it cannot be made, why
     /// (for the checks that need it: the rest of the run goes on) and the space it needs.
