@@ -139,7 +139,7 @@ import TestSupport
             let failed = try check(run, name)
             #expect(failed["status"] as? String == "fail")
             let summary = try #require(failed["summary"] as? String)
-            #expect(summary.hasPrefix("cannot run: cannot make a private directory for the copy") && summary.contains(missing), "\(summary)")
+            #expect(summary.hasPrefix("cannot run: no private directory for the copy: cannot create a directory in \(missing)"), "\(summary)")
             let details = (failed["details"] as? [String]) ?? []
             #expect(details.contains { $0.hasPrefix("the copy needs 28672 bytes") }, "\(details)")
         }

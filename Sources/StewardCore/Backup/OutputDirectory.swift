@@ -44,13 +44,9 @@ final class OutputDirectory {
     /// This run's workspace, made on first use.
     private func temporaryDirectory() throws -> TemporaryWorkspace {
         if let workspace { return workspace }
-        do {
-            let made = try TemporaryWorkspace(in: path, prefix: Self.temporaryPrefix)
-            workspace = made
-            return made
-        } catch let error as StewardError {
-            throw StewardError(error.kind, "cannot create files in \(path): \(error.message)")
-        }
+        let made = try TemporaryWorkspace(in: path, prefix: Self.temporaryPrefix)
+        workspace = made
+        return made
     }
 
     /// Creates a new temporary file (never an existing one) and returns its descriptor.

@@ -85,12 +85,7 @@ final class RestoreTarget {
             guard visible.utf8.count + character.utf8.count <= 64 else { break }
             visible.append(character)
         }
-        let workspace: TemporaryWorkspace
-        do {
-            workspace = try TemporaryWorkspace(in: parent, prefix: ".\(visible)\(Self.stagingMarker)")
-        } catch let error as StewardError {
-            throw StewardError(error.kind, "cannot create a directory in \(parent): \(error.message)")
-        }
+        let workspace = try TemporaryWorkspace(in: parent, prefix: ".\(visible)\(Self.stagingMarker)")
         let staging = workspace.file(StagingDirectory.treeName)
         guard mkdir(staging, 0o700) == 0 else {
             let code = errno

@@ -356,7 +356,7 @@ public struct Verifier: Sendable {
         do {
             workspace = try TemporaryWorkspace(in: base, prefix: Self.workspacePrefix)
         } catch let error as StewardError {
-            return (nil, nil, ("cannot run: cannot make a private directory for the copy: \(error.message)", [room, hint]))
+            return (nil, nil, ("cannot run: no private directory for the copy: \(error.message)", [room, hint]))
         }
         do {
             let target = try Connection(path: workspace.file("copy.sqlite"))
