@@ -173,6 +173,26 @@ import TestSupport
         #expect(try check(run, "integrity")["status"] as? String == "pass")
         #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty, "nothing left in TMPDIR")
     }
+
+    /// Room for the workspace and its lock but not for one more file: the copy itself
+    /// cannot be made after the checks on free space passed.
+    @Test(.enabled(if: SmallFileSystem.canMount, "a full TMPDIR needs a small tmpfs"))
+    func aCopyThatFailsMidwayFailsOnlyTheChecksThatNeedItAndLeavesNothing() throws {
+        try makeExample()
+        let small = directory.file("inodes")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
+        let mounted = try systemTool(["mount", "-t", "tmpfs", "-o", "size=4m,nr_inodes=3,mode=0755", "tmpfs", small])
+        try #require(mounted.status == 0, "\(mounted.output)")
+        defer { SmallFileSystem.unmount(small) }
+        let run = try StewardProcess.run(["verify", "--db", database, "--json", "--quiet"], environment: ["TMPDIR": small])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let failed = try check(run, "fts-sync")
+        let summary = try #require(failed["summary"] as? String)
+        #expect(summary.hasPrefix("cannot run: cannot make the private copy in \(small)"), "\(summary)")
+        #expect(((failed["details"] as? [String]) ?? []).contains { $0.hasPrefix("the copy needs 28672 bytes") })
+        #expect(try check(run, "integrity")["status"] as? String == "pass")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty, "the workspace was removed")
+    }
 }
 
 /// Issue 9 item 1, for the other commands that write: backup's bundle and restore's
