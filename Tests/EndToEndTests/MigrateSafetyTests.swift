@@ -84,6 +84,29 @@ import TestSupport
         #expect(bytes() == before)
     }
 
+    @Test func aRebuiltTableWithImplicitRowidsIsComparedByCountAndSaysSo() throws {
+        try write("0001_a.sql", """
+            CREATE TABLE ticket(id INTEGER PRIMARY KEY);
+            CREATE TABLE note(body TEXT, ticket_id INTEGER REFERENCES ticket(id));
+            """)
+        #expect(try migrate(["--create", "--quiet"]).status == 0)
+        try Connection(path: database).execute(sql: "INSERT INTO ticket VALUES (1); INSERT INTO note VALUES ('a', 1), ('b', 99)")
+        try write("0002_b.sql", """
+            CREATE TABLE note_new(body TEXT NOT NULL, ticket_id INTEGER REFERENCES ticket(id));
+            INSERT INTO note_new SELECT body, ticket_id FROM note ORDER BY body DESC;
+            DROP TABLE note;
+            ALTER TABLE note_new RENAME TO note;
+            """)
+        let text = try migrate(["--dry-run"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("none new"), "\(text.stdout)")
+        #expect(text.stdout.contains("note compared by count only"), "\(text.stdout)")
+        let json = try migrate(["--json"])
+        let keys = try #require(try json.json()["foreignKeys"] as? [String: Any])
+        #expect(keys["newViolationCount"] as? Int == 0)
+        #expect((keys["comparedByCount"] as? [[String: Any]])?.first?["table"] as? String == "note")
+    }
+
     @Test func checkBypassingPragmaIsRefusedNotBlamedOnPermissions() throws {
         try write("0001_a.sql", "CREATE TABLE t(x);\nPRAGMA query_only = ON;\nINSERT INTO t VALUES (1);\n")
         let run = try migrate(["--create"])
