@@ -98,13 +98,14 @@ struct InspectCommand: StewardCommand {
                       ("-journal", report.file.journalExists)].filter(\.1).map(\.0)
         lines.append("Beside it  \(beside.isEmpty ? "no -wal, -shm or -journal" : beside.joined(separator: ", "))")
 
-        if let header = report.header {
-            lines.append("Header     page size \(header.pageSize), \(header.pageCount) pages, \(header.freelistCount) free, \(header.textEncoding)")
-            lines.append("           journal \(header.journalMode) (bytes 18-19 = \(header.writeVersion), \(header.readVersion)), auto-vacuum \(header.autoVacuum)")
-            lines.append("           user_version \(header.userVersion), application_id \(header.applicationID)")
-        } else {
-            lines.append("Header     none: the file is empty, which SQLite treats as an empty database")
-        }
+        let database = report.database
+        lines.append("Reads as   page size \(database.pageSize), \(database.pageCount) pages, \(database.freelistCount) free, \(database.textEncoding), auto-vacuum \(database.autoVacuum)")
+        lines.append("           user_version \(database.userVersion), application_id \(database.applicationID), schema version \(database.schemaVersion), journal mode \(report.journalMode ?? "unknown")")
+        let header = report.fileHeader
+        lines.append("File header (the main file on disk, without the -wal applied)")
+        lines.append("           page size \(header.pageSize), \(header.pageCount) pages, \(header.freelistCount) free, \(header.textEncoding), auto-vacuum \(header.autoVacuum)")
+        lines.append("           journal \(header.journalMode) (bytes 18-19 = \(header.writeVersion), \(header.readVersion)), schema format \(header.schemaFormat), written by SQLite \(header.writtenBySQLite)")
+        lines.append("           user_version \(header.userVersion), application_id \(header.applicationID)")
         if report.file.openedAs == "immutable" {
             lines.append("Opened     immutable (the main file alone, without locks; nothing created beside it)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ final class OutputDirectory {
 
     init(path: String) throws {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {
                 throw StewardError(.cannotCreate, "the output directory \(path) does not exist")
@@ -48,7 +49,7 @@ final class OutputDirectory {
     /// removed with it.
     func createTemporary(suffix: String, permissions: mode_t, sideSuffixes: [String] = []) throws -> (path: String, descriptor: Int32) {
         let path = temporaryPath(suffix: suffix)
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        let descriptor = open(FileName.cString(path), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard descriptor >= 0 else {
             let code = errno
             throw StewardError(SystemCall.outputKind(code), "cannot create files in \(self.path): \(SystemCall.message(code))")
@@ -63,7 +64,7 @@ final class OutputDirectory {
         for path in temporaries {
             // ENOENT is the usual case for side files that were never made; nothing else
             // can be done about a failure here, on a path that is already failing.
-            unlink(path)
+            unlink(FileName.cString(path))
         }
         temporaries.removeAll()
     }
@@ -85,8 +86,8 @@ final class OutputDirectory {
             guard let pid = Self.ownerProcess(ofTemporary: name), !Self.isAlive(pid) else { continue }
             let full = file(name)
             var info = stat()
-            guard lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() else { continue }
-            if unlink(full) == 0 { removed.append(name) }
+            guard lstat(FileName.cString(full), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() else { continue }
+            if unlink(FileName.cString(full)) == 0 { removed.append(name) }
         }
         return removed
     }
@@ -116,7 +117,7 @@ final class OutputDirectory {
     func publish(_ temporary: String, as name: String, useRename: Bool = true) throws {
         let target = file(name)
         if useRename, let renameNoReplace = Self.renameNoReplace {
-            if renameNoReplace(AT_FDCWD, temporary, AT_FDCWD, target, Self.renameNoReplaceFlag) == 0 {
+            if renameNoReplace(AT_FDCWD, FileName.cString(temporary), AT_FDCWD, FileName.cString(target), Self.renameNoReplaceFlag) == 0 {
                 release(temporary)
                 return
             }
@@ -125,13 +126,13 @@ final class OutputDirectory {
             guard code == EINVAL || code == ENOSYS else { throw publishFailure(code, target: target) }
         }
         // link() fails with EEXIST instead of replacing; the temporary name goes afterwards.
-        guard link(temporary, target) == 0 else { throw publishFailure(errno, target: target) }
-        if unlink(temporary) == 0 { release(temporary) }
+        guard link(FileName.cString(temporary), FileName.cString(target)) == 0 else { throw publishFailure(errno, target: target) }
+        if unlink(FileName.cString(temporary)) == 0 { release(temporary) }
     }
 
     /// Makes the directory's entries (the new name) durable.
     func sync() throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.inputOutput, "cannot open \(path) to sync it: \(SystemCall.message(errno))")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +35,7 @@ final class RestoreTarget {
         self.parent = Paths.directoryOrCurrent(of: trimmed)
 
         var info = stat()
-        if lstat(trimmed, &info) == 0 {
+        if lstat(FileName.cString(trimmed), &info) == 0 {
             guard (info.st_mode & S_IFMT) != S_IFLNK else {
                 throw StewardError(.cannotCreate, "\(path) is a symbolic link; restore into a new or empty directory")
             }
@@ -51,7 +52,7 @@ final class RestoreTarget {
                 throw StewardError(.cannotCreate, "cannot use \(path): \(SystemCall.message(code))")
             }
             var parentInfo = stat()
-            guard stat(self.parent, &parentInfo) == 0, (parentInfo.st_mode & S_IFMT) == S_IFDIR else {
+            guard stat(FileName.cString(self.parent), &parentInfo) == 0, (parentInfo.st_mode & S_IFMT) == S_IFDIR else {
                 throw StewardError(.cannotCreate, "cannot create \(path): its parent directory \(self.parent) does not exist")
             }
             existed = false
@@ -83,7 +84,7 @@ final class RestoreTarget {
             visible.append(character)
         }
         let staging = Paths.join(parent, ".\(visible)\(Self.stagingMarker)\(token)")
-        guard mkdir(staging, 0o700) == 0 else {
+        guard mkdir(FileName.cString(staging), 0o700) == 0 else {
             let code = errno
             throw StewardError(SystemCall.outputKind(code), "cannot create a directory in \(parent): \(SystemCall.message(code))")
         }
@@ -105,7 +106,7 @@ final class RestoreTarget {
             guard let pid = Self.ownerProcess(ofStaging: name), !OutputDirectory.isAlive(pid) else { continue }
             let full = Paths.join(parent, name)
             var info = stat()
-            guard lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid() else { continue }
+            guard lstat(FileName.cString(full), &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid() else { continue }
             if DirectoryTree.remove(full) { removed.append(name) }
         }
         return removed
@@ -132,7 +133,7 @@ final class RestoreTarget {
         if !existed, let renameNoReplace = OutputDirectory.renameNoReplace {
             code = renameNoReplace(AT_FDCWD, staging.path, AT_FDCWD, trimmedPath, OutputDirectory.renameNoReplaceFlag) == 0 ? 0 : errno
         } else {
-            code = rename(staging.path, trimmedPath) == 0 ? 0 : errno
+            code = rename(FileName.cString(staging.path), FileName.cString(trimmedPath)) == 0 ? 0 : errno
         }
         guard code == 0 else {
             if code == EEXIST || code == ENOTEMPTY || code == ENOTDIR {
@@ -153,7 +154,7 @@ final class StagingDirectory {
     private var isPublished = false
 
     init(path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.cannotCreate, "cannot open the staging directory \(path): \(SystemCall.message(errno))")
         }
@@ -185,12 +186,12 @@ final class StagingDirectory {
             if mkdirat(descriptor, sub, 0o700) != 0 && errno != EEXIST {
                 throw creationFailure(errno)
             }
-            let child = openat(descriptor, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let child = openat(descriptor, FileName.cString(sub), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard child >= 0 else { throw creationFailure(errno) }
             opened = child
             directory = child
         }
-        let file = openat(directory, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
+        let file = openat(directory, FileName.cString(last), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
         guard file >= 0 else { throw creationFailure(errno) }
         return file
     }
@@ -241,7 +242,9 @@ enum DirectoryTree {
 
     static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
         withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-            pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            pointer.withMemoryRebound(to: UInt8.self, capacity: Int(NAME_MAX) + 1) { name in
+                FileName.decode(UnsafeBufferPointer(start: name, count: strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))))
+            }
         }
     }
 
@@ -250,25 +253,25 @@ enum DirectoryTree {
     @discardableResult
     static func remove(_ path: String) -> Bool {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return errno == ENOENT }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { return unlink(path) == 0 }
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard lstat(FileName.cString(path), &info) == 0 else { return errno == ENOENT }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return unlink(FileName.cString(path)) == 0 }
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         removeContents(of: descriptor, depth: 0)
         close(descriptor)
-        return rmdir(path) == 0
+        return rmdir(FileName.cString(path)) == 0
     }
 
     private static func removeContents(of descriptor: Int32, depth: Int) {
         for name in names(in: descriptor) {
-            if unlinkat(descriptor, name, 0) == 0 { continue }
+            if unlinkat(descriptor, FileName.cString(name), 0) == 0 { continue }
             // Linux says EISDIR for a directory; anything else cannot be helped here.
             guard errno == EISDIR, depth < maximumDepth else { continue }
-            let child = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let child = openat(descriptor, FileName.cString(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard child >= 0 else { continue }
             removeContents(of: child, depth: depth + 1)
             close(child)
-            unlinkat(descriptor, name, AT_REMOVEDIR)
+            unlinkat(descriptor, FileName.cString(name), AT_REMOVEDIR)
         }
     }
 
@@ -292,7 +295,7 @@ enum DirectoryTree {
 
     /// Files and directories under `path`, as relative paths.
     static func list(_ path: String, prefix: String = "", depth: Int = 0) -> [String] {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
         var result: [String] = []
@@ -301,7 +304,7 @@ enum DirectoryTree {
             result.append(relative)
             var info = stat()
             let full = Paths.join(path, name)
-            if depth < maximumDepth, lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            if depth < maximumDepth, lstat(FileName.cString(full), &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
                 result += list(full, prefix: relative + "/", depth: depth + 1)
             }
         }
@@ -312,13 +315,13 @@ enum DirectoryTree {
         list(path).compactMap { relative in
             let full = Paths.join(path, relative)
             var info = stat()
-            return lstat(full, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? full : nil
+            return lstat(FileName.cString(full), &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? full : nil
         }
     }
 
     /// fsync of a directory, so that names created or renamed in it survive a crash.
     static func sync(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.inputOutput, "cannot open \(path) to sync it: \(SystemCall.message(errno))")
         }

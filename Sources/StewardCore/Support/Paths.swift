@@ -1,3 +1,10 @@
+import FileNames
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Path arithmetic on strings. Foundation's `NSString` path methods trap on some inputs
 /// in this toolchain (`deletingLastPathComponent` of a one-character name), and a path a
 /// user typed must never crash Steward; these do the little that is needed, plainly.
@@ -40,5 +47,38 @@ public enum Paths {
         var trimmed = Substring(path)
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         return String(trimmed)
+    }
+
+    /// The current directory, byte for byte (FileNames): Foundation's decodes it lossily.
+    public static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return FileManager.default.currentDirectoryPath }
+        return FileName.decode(buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+    }
+
+    /// Whether something exists at `path` (a symbolic link is followed).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(FileName.cString(path), &info) == 0
+    }
+
+    /// The whole file at `path`, or nil when it cannot be opened or read; what
+    /// `FileManager.contents(atPath:)` does, for a path that need not be UTF-8.
+    public static func contents(of path: String) -> Data? {
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        // Read-only: close() has nothing to report that matters here.
+        defer { close(descriptor) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
     }
 }
