@@ -47,6 +47,7 @@ let package = Package(
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"]),
         .testTarget(name: "ArchiveKitTests", dependencies: ["ArchiveKit", "TestSupport"]),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
+        .testTarget(name: "FileNamesTests", dependencies: ["FileNames"]),
         .testTarget(name: "StewardCoreTests", dependencies: ["StewardCore", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -93,7 +93,7 @@ public enum Steward {
     private static func fail(
         command: String, kind: String, message: String, status: Int32, json: Bool, terminal: Terminal
     ) -> Int32 {
-        terminal.diagnose("Error: \(message)")
+        terminal.diagnose("Error: \(ReportOutput.escaped(message))")
         if json {
             terminal.print(ReportOutput.failure(command: command, kind: kind, message: message, exitCode: status))
         }

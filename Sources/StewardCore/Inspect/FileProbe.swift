@@ -54,6 +54,13 @@ struct FileProbe {
         self.headerBytes = Array(buffer.prefix(filled))
     }
 
+    /// SQLite would take a zero-length file for an empty database; given to Steward it is
+    /// almost always a wrong path or a file cut to nothing, and every command says so
+    /// alike (only `migrate --create` takes it for a new database).
+    static func emptyFile(_ path: String) -> StewardError {
+        StewardError(.badInput, "not a SQLite database: \(path) is empty (0 bytes)")
+    }
+
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(FileName.cString(path), &info) == 0

@@ -34,11 +34,7 @@ public struct Inspector {
         let journalExists = FileProbe.exists(path + "-journal")
         var warnings: [String] = []
 
-        // SQLite would take a zero-length file for an empty database; here it is almost
-        // always a wrong path or a file cut to nothing, and every command says so alike.
-        if probe.size == 0 {
-            throw StewardError(.badInput, "not a SQLite database: \(path) is empty (0 bytes)")
-        }
+        if probe.size == 0 { throw FileProbe.emptyFile(path) }
 
         let header: DatabaseHeader
         do {

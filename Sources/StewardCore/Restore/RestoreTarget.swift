@@ -60,7 +60,7 @@ final class RestoreTarget {
     }
 
     static func isEmptyDirectory(_ path: String) throws -> Bool {
-        guard let directory = opendir(path) else {
+        guard let directory = opendir(FileName.cString(path)) else {
             throw StewardError(.cannotCreate, "cannot read the directory \(path): \(SystemCall.message(errno))")
         }
         defer { closedir(directory) }
@@ -131,7 +131,7 @@ final class RestoreTarget {
     func publish(_ staging: StagingDirectory) throws {
         let code: Int32
         if !existed, let renameNoReplace = OutputDirectory.renameNoReplace {
-            code = renameNoReplace(AT_FDCWD, staging.path, AT_FDCWD, trimmedPath, OutputDirectory.renameNoReplaceFlag) == 0 ? 0 : errno
+            code = renameNoReplace(AT_FDCWD, FileName.cString(staging.path), AT_FDCWD, FileName.cString(trimmedPath), OutputDirectory.renameNoReplaceFlag) == 0 ? 0 : errno
         } else {
             code = rename(FileName.cString(staging.path), FileName.cString(trimmedPath)) == 0 ? 0 : errno
         }
