@@ -7,10 +7,12 @@ struct InspectCommand: StewardCommand {
         commandName: "inspect",
         abstract: "Show what is inside a SQLite database file or a Steward bundle.",
         discussion: """
-            Reports the SQLite library and its FTS5 support, the file header, which of -wal, -shm \
-            and -journal exist beside the file, tables with row counts, indexes, triggers, views, \
-            and FTS5 tables with their options and sync triggers. The file is opened read-only and \
-            nothing is created beside it. Row data is never printed. For a bundle (a file that \
+            Reports the SQLite library and its FTS5 support, the database as a reader sees it \
+            (user_version and the like, with a live -wal applied), the main file's header on disk, \
+            which of -wal, -shm and -journal exist beside the file, tables with row counts, \
+            indexes, triggers, views, and FTS5 tables with their options and sync triggers. The \
+            file is opened read-only and nothing is created beside it; an empty file is refused \
+            (65). Row data is never printed. For a bundle (a file that \
             starts with zstd's magic bytes, whatever its name): the manifest, the entries, and \
             every SHA-256 verified by streaming through the bundle without extracting it; exit \
             status 65 when the bundle is damaged, altered or not a valid bundle.
