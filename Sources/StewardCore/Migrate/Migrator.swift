@@ -387,8 +387,7 @@ public struct Migrator {
             throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
         }
         let directory = Paths.directory(of: path)
-        var isDirectory: ObjCBool = false
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+        if !directory.isEmpty, !Paths.isDirectory(directory) {
             throw StewardError(.cannotCreate, "cannot create \(path): the directory \(directory) does not exist")
         }
         let descriptor = Glibc.open(FileName.cString(path), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o644)

@@ -62,6 +62,12 @@ public enum Paths {
         return stat(FileName.cString(path), &info) == 0
     }
 
+    /// Whether `path` is a directory (a symbolic link is followed).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(FileName.cString(path), &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// The whole file at `path`, or nil when it cannot be opened or read; what
     /// `FileManager.contents(atPath:)` does, for a path that need not be UTF-8.
     public static func contents(of path: String) -> Data? {
