@@ -118,7 +118,7 @@ public final class ArchiveReader {
         try check(archive_read_support_format_raw(raw), "enabling the raw stream", on: raw)
         try check(archive_read_open_fd(raw, descriptor, 1 << 20), "opening the archive", on: raw)
         var header: OpaquePointer?
-        guard archive_read_next_header(raw, &header) == ARCHIVE_OK else { throw readFailure(of: raw) }
+        guard archive_read_next_header(raw, &header) == ARCHIVE_OK else { throw Self.readFailure(of: raw) }
         try check(archive_read_support_format_tar(archive), "enabling tar")
         let opened = stream.open(archive)
         if let failure = stream.failure { throw failure }
@@ -338,10 +338,10 @@ public final class ArchiveReader {
     /// failure of the zstd layer reaches the tar reader only as a failed read, so the
     /// zstd layer's own error comes first.
     private func readFailure() -> ArchiveError {
-        stream.failure ?? readFailure(of: archive)
+        stream.failure ?? Self.readFailure(of: archive)
     }
 
-    private func readFailure(of archive: OpaquePointer) -> ArchiveError {
+    static func readFailure(of archive: OpaquePointer) -> ArchiveError {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
         let code = archive_errno(archive)
         if [EIO, EBADF, EISDIR, ENXIO, ENOMEM].contains(code) {

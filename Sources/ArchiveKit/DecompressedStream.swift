@@ -61,13 +61,7 @@ final class DecompressedStream {
                 return 0
             }
             if count == Int(ARCHIVE_RETRY) { continue }
-            let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
-            let code = archive_errno(archive)
-            if [EIO, EBADF, EISDIR, ENXIO, ENOMEM].contains(code) {
-                failure = .input(errno: code, message: message)
-            } else {
-                failure = .corrupt(message)
-            }
+            failure = ArchiveReader.readFailure(of: archive)
             return nil
         }
     }
