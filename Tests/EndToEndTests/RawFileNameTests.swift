@@ -59,6 +59,22 @@ import TestSupport
         #expect(try Connection(path: into + "/data/" + restored).integer(sql: "SELECT count(*) FROM ticket") == 2)
     }
 
+    @Test func migrationDirectoriesAndAssertionFilesAreReadByTheirBytes() throws {
+        let migrations = directory.path + "/m" + FileName.decode([0xE9])
+        try #require(mkdir(FileName.cString(migrations), 0o755) == 0)
+        try RawFiles.copy(Fixtures.exampleMigrations.appendingPathComponent("0001_create_ticket.sql").path,
+                          to: migrations + "/0001_create" + FileName.decode([0xFF]) + ".sql")
+        let migrate = try StewardProcess.run(rawArguments: ["migrate", "--create", "--db", database, "--migrations", migrations])
+        #expect(migrate.status == 0, "\(migrate.allOutput)")
+        #expect(migrate.stdout.contains("0001_create\\xFF.sql"), "\(migrate.stdout)")
+
+        let assertions = directory.path + "/a" + FileName.decode([0xFF]) + ".sql"
+        try "SELECT count(*) = 0 FROM ticket;\n".write(toFile: directory.file("a.sql"), atomically: true, encoding: .utf8)
+        try RawFiles.copy(directory.file("a.sql"), to: assertions)
+        let verify = try StewardProcess.run(rawArguments: ["verify", "--db", database, "--migrations", migrations, "--assert", assertions])
+        #expect(verify.status == 0, "\(verify.allOutput)")
+    }
+
     @Test func aMissingFileIsNamedWithItsBytesEscaped() throws {
         let run = try StewardProcess.run(rawArguments: ["inspect", database])
         #expect(run.status == 66)

@@ -65,7 +65,7 @@ final class RestoreTarget {
         }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let name = DirectoryTree.name(of: entry)
+            let name = Paths.name(of: entry)
             if name != "." && name != ".." { return false }
         }
         return true
@@ -240,14 +240,6 @@ final class StagingDirectory {
 enum DirectoryTree {
     static let maximumDepth = 8
 
-    static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-            pointer.withMemoryRebound(to: UInt8.self, capacity: Int(NAME_MAX) + 1) { name in
-                FileName.decode(UnsafeBufferPointer(start: name, count: strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))))
-            }
-        }
-    }
-
     /// Removes `path` and, if it is a directory (not a link to one), everything in it.
     /// Returns whether it is gone.
     @discardableResult
@@ -287,7 +279,7 @@ enum DirectoryTree {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = Self.name(of: entry)
+            let name = Paths.name(of: entry)
             if name != "." && name != ".." { names.append(name) }
         }
         return names

@@ -62,6 +62,30 @@ public enum Paths {
         return stat(FileName.cString(path), &info) == 0
     }
 
+    /// The names in `directory` (without `.` and `..`), byte for byte: Foundation's
+    /// listing decodes names that are not UTF-8 lossily.
+    public static func names(in directory: String) throws -> [String] {
+        guard let handle = opendir(FileName.cString(directory)) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = Self.name(of: entry)
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The name of a directory entry from readdir(3), byte for byte.
+    public static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+            pointer.withMemoryRebound(to: UInt8.self, capacity: Int(NAME_MAX) + 1) { bytes in
+                FileName.decode(UnsafeBufferPointer(start: bytes, count: strlen(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))))
+            }
+        }
+    }
+
     /// Whether `path` is a directory (a symbolic link is followed).
     public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
