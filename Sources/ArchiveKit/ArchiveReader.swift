@@ -12,9 +12,10 @@ import Glibc
 /// Only a single zstd layer over a ustar or pax tar stream is accepted; only regular files
 /// with valid names (`ArchiveEntryName`), each name once; entry sizes, the number of
 /// entries and the total size are limited before any data is read; every byte read is
-/// hashed with SHA-256 on the way through, so that nothing has to be read twice; and the
+/// hashed with SHA-256 on the way through, so that nothing has to be read twice; the
 /// archive must end with tar's end-of-archive blocks, so that a stream cut short between
-/// two entries is not taken for a complete one.
+/// two entries is not taken for a complete one; and after them only the zero padding of
+/// tar's last 10240-byte record may follow, so that nothing can be appended unseen.
 ///
 /// Large entries are decompressed on a thread of the reader's own while the caller's
 /// thread hashes and consumes the previous block: two cores share the work.
