@@ -59,13 +59,12 @@ public struct Verifier: Sendable {
         var size: Int64 = 0
         if let path = options.databasePath {
             let probe = try FileProbe(path: path)
+            guard probe.size > 0 else { throw FileProbe.emptyFile(path) }
             size = probe.size
-            if probe.size > 0 {
-                do {
-                    header = try DatabaseHeader(bytes: probe.headerBytes)
-                } catch let problem as DatabaseHeader.Problem {
-                    throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
-                }
+            do {
+                header = try DatabaseHeader(bytes: probe.headerBytes)
+            } catch let problem as DatabaseHeader.Problem {
+                throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
             }
         }
 
