@@ -81,8 +81,9 @@ func makeIndexedDatabase(at path: String) throws {
         let report = try restore { events.append($0) }
         #expect(report.published)
         #expect(report.failedChecks.isEmpty)
-        #expect(report.checks.map(\.name) == ["sha256", "header", "journal_mode", "integrity_check", "foreign_key_check", "user_version",
-                                              "application_id", "page_count", "tables", "read_write_probe", "side_files"])
+        #expect(report.checks.map(\.name) == ["sha256", "header", "payload_size", "journal_mode", "integrity_check", "foreign_key_check",
+                                              "user_version", "application_id", "page_count", "tables", "fts5_integrity",
+                                              "read_write_probe", "side_files"])
         #expect(report.checks.allSatisfy { $0.status == .pass })
         #expect(Set(events.checkNames) == Set(report.checks.map(\.name)))
         #expect(report.database == into + "/data/tickets.sqlite")
@@ -154,7 +155,9 @@ func makeIndexedDatabase(at path: String) throws {
         var parts = example.parts
         parts.setSource("userVersion", 9)
         parts.setSource("applicationID", 77)
-        parts.setSource("pageCount", 1000)
+        // The same number of bytes (payload_size passes), in pages of another size.
+        parts.setSource("pageCount", parts.payload.count / 2048)
+        parts.setSource("pageSize", 2048)
         let bundle = directory.file("liar.tar.zst")
         try parts.bundle(to: bundle)
         let report = try restore(bundle)

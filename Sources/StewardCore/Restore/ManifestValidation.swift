@@ -65,6 +65,14 @@ enum ManifestValidation {
             return "the page size \(pageSize) is not a power of two from 512 to 65536"
         }
         guard manifest.source.pageCount >= 0 else { return "the page count is negative" }
+        if let names = manifest.checks.checksRun {
+            for name in names where !BundleManifest.checkNames.contains(name) {
+                return "checks.checksRun names '\(ArchiveEntryName.printable(name))', not a check Steward runs (\(BundleManifest.checkNames.joined(separator: ", ")))"
+            }
+        }
+        if manifest.checks.fts5Tables != nil, manifest.checks.checksRun?.contains("fts5_integrity") != true {
+            return "checks.fts5Tables is present, but checks.checksRun does not record fts5_integrity"
+        }
         return nil
     }
 
