@@ -92,6 +92,18 @@ import TestSupport
         #expect(FileManager.default.contents(atPath: database) == bytes)
     }
 
+    @Test(.enabled(if: getuid() == 0, "needs root to run the binary as an unprivileged user"))
+    func verifyOfAFileItCannotWriteChecksCheckConstraintsOnItsCopy() throws {
+        // SQLite would open the file read-only without a word, and skip CHECK constraints.
+        try makeCheckViolation(at: database)
+        let bytes = FileManager.default.contents(atPath: database)
+        let run = try StewardProcess.run(["verify", "--db", database, "--json"], asUser: 65534)
+        #expect(run.status == 1, "\(run.allOutput)")
+        let integrity = try #require(try check(run, "integrity"))
+        #expect((integrity["details"] as? [String])?.contains { $0.contains("CHECK constraint failed in ticket") } == true, "\(integrity)")
+        #expect(FileManager.default.contents(atPath: database) == bytes)
+    }
+
     @Test func backupRefusesARowThatViolatesACheckConstraint() throws {
         try makeCheckViolation(at: database)
         let run = try backup(database, name: "bad.tar.zst")

@@ -53,12 +53,16 @@ enum IntegrityCheck {
     ///   it, and verify then stops with 65);
     /// - the file must be writable by this user on a writable file system, or SQLite
     ///   silently opens it read-only, and CHECK constraints go unchecked.
+    /// - an empty file (no header) or a rollback-journal database with a `-wal` beside it:
+    ///   a read-write connection may open or delete that `-wal`.
     static func canCheckInPlace(path: String, header: DatabaseHeader?) -> Bool {
-        if header?.isWAL == true {
+        guard let header else { return false }
+        if header.isWAL {
             for suffix in ["-wal", "-shm"] where access(path + suffix, W_OK) != 0 { return false }
         } else {
             var info = stat()
             if stat(path + "-journal", &info) == 0, info.st_size > 0 { return false }
+            if FileProbe.exists(path + "-wal") { return false }
         }
         guard access(path, W_OK) == 0 else { return false }
         var system = statvfs()
