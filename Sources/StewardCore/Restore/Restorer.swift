@@ -294,6 +294,10 @@ public struct Restorer {
 /// The payload file being written in the staging directory: its first 100 bytes are kept
 /// for the header check, and it is written back to disk while it is written.
 ///
+/// Nothing past the pages its header declares is written (the reader still hashes it):
+/// such a payload fails `payload_size` anyway, and a small database followed by
+/// gigabytes of zeros must not take that room on disk.
+///
 /// Every few MiB, `sync_file_range` starts the write-back of what came before, so that
 /// the disk works while the bundle is still being decompressed and the final fsync has
 /// little left to do. Pages that are clean by the time the checks read them are also
@@ -306,6 +310,8 @@ final class PayloadFile: BundleReader.Sink {
     private var descriptor: Int32
     private(set) var header: [UInt8] = []
     private var written: Int64 = 0
+    /// Page size x page count from the header, once it is read and its page count valid.
+    private var declaredSize: Int64?
     private var writeBackStart: Int64 = 0
     private var usesWriteBack = FileWriteBack.syncFileRange != nil
 
@@ -316,10 +322,21 @@ final class PayloadFile: BundleReader.Sink {
     }
 
     func write(_ block: UnsafeRawBufferPointer) throws {
-        if header.count < DatabaseHeader.size { header += block.prefix(DatabaseHeader.size - header.count) }
-        let code = SystemCall.writeAll(descriptor, block)
+        if header.count < DatabaseHeader.size {
+            header += block.prefix(DatabaseHeader.size - header.count)
+            if header.count == DatabaseHeader.size, let parsed = try? DatabaseHeader(bytes: header), parsed.isPageCountValid {
+                declaredSize = Int64(parsed.pageSize) * Int64(parsed.pageCount)
+            }
+        }
+        var data = block
+        if let declaredSize {
+            let room = max(0, declaredSize - written)
+            if room < Int64(block.count) { data = UnsafeRawBufferPointer(rebasing: block.prefix(Int(room))) }
+        }
+        guard !data.isEmpty else { return }
+        let code = SystemCall.writeAll(descriptor, data)
         guard code == 0 else { throw failure(code) }
-        written += Int64(block.count)
+        written += Int64(data.count)
         if usesWriteBack, written - writeBackStart >= Self.writeBackWindow, let syncFileRange = FileWriteBack.syncFileRange {
             let result = syncFileRange(descriptor, writeBackStart, written - writeBackStart, FileWriteBack.write)
             if result != 0 {
