@@ -29,7 +29,11 @@ import TestSupport
 
     @Test func migrateCreatesTheSchemaAndVerifyPassesItWithoutTouchingIt() throws {
         try JSONSchemaFixture.writeMigrations(into: migrations)
-        let migrate = try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "--create", "--json"])
+        let first = try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "--create", "--to", "1", "--json"])
+        #expect(first.status == 0, "\(first.allOutput)")
+        let dryRun = try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "--dry-run", "--json"])
+        #expect(dryRun.status == 0, "\(dryRun.allOutput)")
+        let migrate = try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "--json"])
         #expect(migrate.status == 0, "\(migrate.allOutput)")
         do {
             let connection = try Connection(path: database)

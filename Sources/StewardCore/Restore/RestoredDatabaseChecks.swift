@@ -10,11 +10,12 @@ import Glibc
 /// loading, cell size checks, no memory mapping): the file came from elsewhere.
 ///
 /// On a thread of its own, `integrity_check` on a read-write, query-only connection
-/// (`IntegrityCheck`: a read-only one would not check CHECK constraints). Meanwhile on
-/// this thread, read-only on the file opened `immutable` so that nothing is created
-/// beside it: `foreign_key_check`, `user_version`, `application_id` and the page count
-/// against the manifest, and a count of every table; then FTS5's own integrity-check
-/// (`FTS5IntegrityCheck`), inside `BEGIN … ROLLBACK`. Only when all of them pass, the
+/// (`IntegrityCheck`: a read-only one would not check CHECK constraints); on another,
+/// FTS5's own integrity-check (`FTS5IntegrityCheck`, inside `BEGIN … ROLLBACK`), the
+/// longest. Meanwhile on this thread, read-only on the file opened `immutable` so that
+/// nothing is created beside it: `foreign_key_check`, `user_version`, `application_id`
+/// and the page count against the manifest, and a count of every table. None of them
+/// writes the file, so they can share it. Only when all of them pass, the
 /// read-write probe, on a disposable copy (`ReadWriteProbe`): a file the checks refused
 /// is never copied. The restored file is never written by any of them.
 struct RestoredDatabaseChecks {
@@ -33,22 +34,23 @@ struct RestoredDatabaseChecks {
     }
 
     func run() throws -> Result {
-        // Whatever this thread throws, the other one is stopped and waited for before the
-        // staging directory (and the file it reads) can go.
+        // Whatever this thread throws, the others are stopped and waited for before the
+        // staging directory (and the file they read) can go.
         let stop = Cancellation()
         let integrity = BackgroundCheck { [self] in try integrityCheck(stop: stop) }
+        let fts = BackgroundCheck { [self] in try fts5Check(stop: stop) }
         integrity.start()
+        fts.start()
         defer {
             stop.cancel(reason: "not needed")
             _ = try? integrity.wait()
+            _ = try? fts.wait()
         }
 
         var checks: [RestoreReport.Check] = []
         let (readOnly, tables) = try readOnlyChecks()
         checks += readOnly
-        let fts = try fts5Check()
-        finished(fts)
-        checks.append(fts)
+        checks.append(try fts.wait())
         checks.insert(try integrity.wait(), at: 0)
 
         // The probe needs a full copy of the file: made only of a file every other check
@@ -71,25 +73,29 @@ struct RestoredDatabaseChecks {
 
     // MARK: - FTS5
 
-    private func fts5Check() throws -> RestoreReport.Check {
+    private func fts5Check(stop: Cancellation) throws -> RestoreReport.Check {
         let watch = Stopwatch()
-        guard checksFTS else {
-            return .init(name: "fts5_integrity", status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
-                         durationSeconds: 0)
+        let check: RestoreReport.Check
+        if !checksFTS {
+            check = .init(name: "fts5_integrity", status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
+                          durationSeconds: 0)
+        } else {
+            do {
+                let connection = try Connection(path: FileProbe.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+                try connection.harden()
+                let cancellation = self.cancellation
+                connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
+                let outcome = try FTS5IntegrityCheck(connection: connection).run()
+                check = .init(name: "fts5_integrity", status: outcome.problems.isEmpty ? .pass : .fail,
+                              summary: FTS5IntegrityCheck.summary(of: outcome), durationSeconds: watch.roundedSeconds,
+                              details: outcome.problems)
+            } catch let error as SQLiteError {
+                check = .init(name: "fts5_integrity", status: .fail, summary: try Self.failure(error, cancellation),
+                              durationSeconds: watch.roundedSeconds)
+            }
         }
-        do {
-            let connection = try Connection(path: FileProbe.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
-            try connection.harden()
-            let cancellation = self.cancellation
-            connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            let outcome = try FTS5IntegrityCheck(connection: connection).run()
-            return .init(name: "fts5_integrity", status: outcome.problems.isEmpty ? .pass : .fail,
-                         summary: FTS5IntegrityCheck.summary(of: outcome), durationSeconds: watch.roundedSeconds,
-                         details: outcome.problems)
-        } catch let error as SQLiteError {
-            return .init(name: "fts5_integrity", status: .fail, summary: try Self.failure(error, cancellation),
-                         durationSeconds: watch.roundedSeconds)
-        }
+        finished(check)
+        return check
     }
 
     // MARK: - integrity_check
