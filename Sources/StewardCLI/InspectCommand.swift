@@ -64,6 +64,7 @@ struct InspectCommand: StewardCommand {
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s")")
         lines.append("Checks     integrity_check \(ReportOutput.escaped(checks.integrityCheck)), \(checks.foreignKeyViolations) foreign key violations, "
                      + "user_version \(checks.userVersion), journal mode \(ReportOutput.escaped(checks.journalMode)) at backup")
+        lines.append("           ran: \(BackupCommand.checksRun(checks))")
         if !report.entries.isEmpty {
             lines.append("")
             lines.append("Entries (\(report.entries.count))")

@@ -29,6 +29,9 @@ public struct BackupMaker {
         /// How long, in all, to wait for other connections' locks.
         public var timeout: Double = 30
         public var pagesPerStep: Int32 = BackupMaker.defaultPagesPerStep
+        /// Whether FTS5's integrity-check (rank 1) runs on the snapshot; the manifest
+        /// records it in `checks.checksRun`.
+        public var checksFTS = false
         /// zstd worker threads; the bundle's bytes do not depend on it.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
@@ -150,7 +153,9 @@ public struct BackupMaker {
                 modificationTime: snapshot.pinnedAt, into: frame.descriptor, outputName: finalPath,
                 progress: Self.throttled(progress))
             do {
-                verified = try SnapshotVerification(copyPath: copyPath, source: snapshot.source, cancellation: cancellation).run()
+                verified = try SnapshotVerification(
+                    copyPath: copyPath, source: snapshot.source, cancellation: cancellation, checksFTS: options.checksFTS
+                ).run()
                 _ = try compression.wait()
             } catch {
                 // The frame is of no use any more; its thread must stop before its file goes.
