@@ -163,8 +163,9 @@ func makeIndexedDatabase(at path: String) throws {
             // The staging directory as the check that refuses the payload sees it.
             guard case .checked(let check) = event, check.name == "payload_size" else { return }
             for name in (try? directory.contents()) ?? [] where name.contains(".steward-restore-") {
-                for file in (try? directory.contents(of: name + "/data")) ?? [] {
-                    let attributes = try? FileManager.default.attributesOfItem(atPath: directory.file("\(name)/data/\(file)"))
+                // The staging tree sits in a flock'd workspace (TemporaryWorkspace).
+                for file in (try? directory.contents(of: name + "/tree/data")) ?? [] {
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: directory.file("\(name)/tree/data/\(file)"))
                     sizes.append(file, (attributes?[.size] as? Int) ?? -1)
                 }
             }
