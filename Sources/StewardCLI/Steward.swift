@@ -10,13 +10,14 @@ public enum Steward {
         VerifyCommand.self,
         BackupCommand.self,
         RestoreCommand.self,
+        CompletionsCommand.self,
     ] }
 
     /// Commands that appear in help but are not built yet.
     static let plannedCommands: [CommandConfiguration] = []
 
     static var root: CommandConfiguration {
-        let order = ["migrate", "verify", "backup", "restore", "inspect"]
+        let order = ["migrate", "verify", "backup", "restore", "inspect", "completions"]
         let all = commands.map { $0.configuration } + plannedCommands
         return CommandConfiguration(
             commandName: "steward",
@@ -26,7 +27,7 @@ public enum Steward {
                 65 bad input data; 66 input not found; 73 output cannot be created; 74 I/O error; \
                 75 database busy or locked (retrying may succeed); 130 interrupted.
                 """,
-            version: StewardVersion.current,
+            version: StewardVersion.full,
             subcommands: order.compactMap { name in all.first { $0.commandName == name } })
     }
 
