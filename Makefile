@@ -56,7 +56,7 @@ $(STAMP): FORCE
 
 # The Swift standard library linked in, so the binary runs where there is no Swift;
 # no $ORIGIN run path, which Debian forbids and nothing here needs; full RELRO.
-$(RELEASE): $(SOURCES) $(STAMP) | deps
+$(RELEASE): $(SOURCES) $(STAMP) Makefile | deps
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product steward \
 		-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 	@touch $@
