@@ -7,18 +7,19 @@ set -eu
 cd "$(dirname "$0")/.."
 stamp=Sources/StewardCore/BuildStamp.generated.swift
 
-commit=""
-if command -v git >/dev/null 2>&1 && git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    commit=$(git rev-parse --short=12 HEAD 2>/dev/null || true)
-    # Generated and ignored files do not count: only tracked changes make the build differ.
-    if [ -n "$commit" ] && ! git diff --quiet HEAD -- 2>/dev/null; then
-        commit="$commit, modified"
-    fi
-fi
-
-if [ -z "$commit" ]; then
+# No git metadata at all (a source tarball): no commit to claim.
+if [ ! -e .git ]; then
     rm -f "$stamp"
     exit 0
+fi
+# Git metadata that cannot be read here (git missing, or `sudo make install` in a
+# checkout git calls unsafe): keep the stamp of the build that could, so installing
+# does not force a rebuild.
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null) || exit 0
+[ -n "$commit" ] || exit 0
+# Generated and ignored files do not count: only tracked changes make the build differ.
+if ! git diff --quiet HEAD -- 2>/dev/null; then
+    commit="$commit, modified"
 fi
 
 text="// Written by scripts/stamp-build.sh; not in git.
