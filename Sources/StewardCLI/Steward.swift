@@ -17,7 +17,7 @@ public enum Steward {
     static let plannedCommands: [CommandConfiguration] = []
 
     static var root: CommandConfiguration {
-        let order = ["migrate", "verify", "backup", "restore", "inspect", "completions"]
+        let order = ["migrate", "verify", "backup", "restore", "inspect"]
         let all = commands.map { $0.configuration } + plannedCommands
         return CommandConfiguration(
             commandName: "steward",
@@ -28,7 +28,8 @@ public enum Steward {
                 75 database busy or locked (retrying may succeed); 130 interrupted.
                 """,
             version: StewardVersion.full,
-            subcommands: order.compactMap { name in all.first { $0.commandName == name } })
+            subcommands: order.compactMap { name in all.first { $0.commandName == name } }
+                + [CompletionsCommand.configuration])
     }
 
     /// Runs `steward` with `arguments` (without the program name) and returns the exit status.
