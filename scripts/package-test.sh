@@ -6,7 +6,7 @@
 # and checks that `make uninstall` undoes `make install`. Prints PASS/FAIL per check, a
 # summary, and measurements; exits 1 when any check failed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 repo=$(pwd)
 make=${MAKE:-make}
 
@@ -98,7 +98,7 @@ expect_files() {
     for page in man/*.1; do
         [ -f "$root/usr/share/man/man1/$(basename "$page").gz" ] || { echo "missing page: $page"; status=1; }
     done
-    return $status
+    return "$status"
 }
 check "binary, every man page, completions, copyright and changelog are in Debian's paths" expect_files
 
@@ -126,7 +126,7 @@ depends_cover_needs() {
             status=1
         fi
     done
-    return $status
+    return "$status"
 }
 check "Depends covers every shared library the binary needs (dpkg-shlibdeps)" depends_cover_needs
 
@@ -283,13 +283,15 @@ done
 print -r -- "$output"
 zpty -d completion
 EOF
-    output=$(zsh -f "$work/zsh-complete.zsh" "$work/zsh-functions" "$subcommands" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g')
+    # A zsh that never answers must fail the check, not hang the build.
+    output=$(timeout 60 zsh -f "$work/zsh-complete.zsh" "$work/zsh-functions" "$subcommands" |
+        sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g')
     status=0
     for command in $subcommands; do
         printf '%s\n' "$output" | grep -q -- "$command *-- " || { echo "zsh did not offer $command"; status=1; }
     done
     [ $status -eq 0 ] || printf '%s\n' "$output" | tail -n 15
-    return $status
+    return "$status"
 }
 check "zsh completion lists the subcommands" zsh_lists_subcommands
 

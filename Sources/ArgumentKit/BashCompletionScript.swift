@@ -14,7 +14,7 @@ struct BashCompletionScript {
             "# Written by `\(name) completions bash` from the commands' own definitions; do not edit.",
             "",
             "\(function)() {",
-            "    local cur=${COMP_WORDS[COMP_CWORD]} prev= prefix= command=\(Self.quoted(name)) word i ended=",
+            "    local cur=${COMP_WORDS[COMP_CWORD]} prev='' prefix='' command=\(Self.quoted(name)) word i ended=''",
             "    (( COMP_CWORD > 0 )) && prev=${COMP_WORDS[COMP_CWORD-1]}",
             "    # With '=' in COMP_WORDBREAKS (the default), --db=x arrives as '--db' '=' 'x'.",
             "    if [[ $cur == = ]]; then",
@@ -40,7 +40,7 @@ struct BashCompletionScript {
         lines += [
             "    done",
             "",
-            "    local subcommands= options= values= files= directories= positional=",
+            "    local subcommands='' options='' values='' files='' directories='' positional=''",
             "    case $command in",
         ]
         for node in nodes {
@@ -58,8 +58,8 @@ struct BashCompletionScript {
             let directories = valueOptions.filter { $0.valueCompletion == .directory }.flatMap(\.names)
             if !directories.isEmpty { assignments.append("directories=\(Self.quoted(directories))") }
             switch node.positionalCompletion {
-            case .file: assignments.append("positional=file")
-            case .directory: assignments.append("positional=directory")
+            case .file: assignments.append("positional='file'")
+            case .directory: assignments.append("positional='directory'")
             case .none: break
             }
             lines += assignments.map { "            " + $0 }
@@ -68,7 +68,7 @@ struct BashCompletionScript {
         lines += [
             "    esac",
             "",
-            "    local kind=",
+            "    local kind=''",
             "    if [[ -z $ended && -n $prev && \" $values \" == *\" $prev \"* ]]; then",
             "        if [[ \" $directories \" == *\" $prev \"* ]]; then",
             "            kind=-d",

@@ -69,14 +69,14 @@ import Testing
                         options='--json -q --quiet --into -h --help'
                         values='--into'
                         directories='--into'
-                        positional=file
+                        positional='file'
             """))
         #expect(script.contains("""
                     'steward backup')
                         options='-o --output --retries --timeout --check --json -h --help'
                         values='-o --output --retries --timeout --check'
                         files='-o --output'
-                        positional=file
+                        positional='file'
             """))
         #expect(script.contains("'steward bundle'|'steward bundle list'"))
         #expect(script.hasSuffix("complete -F _steward steward\n"))
