@@ -16,11 +16,15 @@ struct RestoreCommand: StewardCommand {
             integrity_check, foreign_key_check, user_version, application_id and page count against \
             the manifest, every table read; and a read-write probe on a disposable copy. Only when \
             every check passes is the staging directory renamed to <dir>. On any failure or signal \
-            nothing is left. Exit status 1 when a check fails, 65 for a bad bundle.
+            nothing is left. An encrypted bundle (age, from Steward or the age tool) is opened with \
+            --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \
+            authenticated before it is used. Exit status 1 when a check fails, 65 for a bad bundle \
+            (a damaged header or chunk included), 77 when no key given opens an encrypted bundle.
             """,
-        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst) to restore.")],
+        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore.")],
         options: [
             .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty.", required: true),
+        ] + KeyOptions.forDecryption + [
             CommonOptions.quiet,
             CommonOptions.json,
         ])
@@ -35,7 +39,9 @@ struct RestoreCommand: StewardCommand {
         }
         let into = try values.required("into")
         if into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
-        self.options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
+        var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
+        options.keys = try KeyOptions.parse(values, encrypting: false)
+        self.options = options
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
     }
@@ -78,6 +84,9 @@ struct RestoreCommand: StewardCommand {
         let manifest = report.manifest
         let source = manifest.source
         lines.append("Bundle      \(report.bundle)  \(ReportOutput.bytes(report.bundleSizeBytes))")
+        if let encryption = report.encryption {
+            lines.append("Encrypted   age, to \(encryption.describedRecipients); every chunk authenticated")
+        }
         lines.append("            made \(manifest.createdAt) by Steward \(manifest.stewardVersion) (SQLite \(manifest.sqliteVersion)) "
                      + "from \(source.fileName): user_version \(source.userVersion), journal mode \(source.journalMode)")
         for file in report.files {

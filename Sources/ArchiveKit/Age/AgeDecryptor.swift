@@ -145,6 +145,33 @@ public final class AgeDecryptor {
         return count
     }
 
+    /// Opens the file at `path` and reads its header; the file is closed when the
+    /// decryptor is released. Throws `ArchiveError.input` when it cannot be opened.
+    public convenience init(path: String) throws {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw ArchiveError.input(errno: code, message: "\(path): \(String(cString: strerror(code)))")
+        }
+        let file = OpenFile(descriptor: descriptor)
+        let read = Self.input(fileDescriptor: descriptor)
+        try self.init(input: { buffer in try withExtendedLifetime(file) { try read(buffer) } })
+    }
+
+    /// Closes a read-only descriptor when the last closure holding it goes.
+    private final class OpenFile {
+        let descriptor: Int32
+
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+        }
+
+        deinit {
+            // Read-only: close() has nothing to flush, so its result says nothing.
+            close(descriptor)
+        }
+    }
+
     /// An input that reads a file descriptor, retrying on EINTR; a read error throws
     /// `ArchiveError.input`.
     public static func input(fileDescriptor: Int32) -> Input {

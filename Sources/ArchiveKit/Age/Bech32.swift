@@ -6,7 +6,7 @@ import Foundation
 ///
 /// <https://github.com/bitcoin/bips/blob/master/bip-0173.mediawiki>
 public enum Bech32 {
-    public enum Failure: Error, Equatable, Sendable {
+    public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
         case tooLong
         case mixedCase
         case missingSeparator
@@ -14,6 +14,18 @@ public enum Bech32 {
         case invalidCharacter
         case invalidChecksum
         case invalidPadding
+
+        public var description: String {
+            switch self {
+            case .tooLong: return "longer than \(Bech32.maximumLength) characters"
+            case .mixedCase: return "upper and lower case mixed"
+            case .missingSeparator: return "no '1' separator followed by a checksum"
+            case .invalidHumanReadablePart: return "the part before the '1' is empty or not printable"
+            case .invalidCharacter: return "a character outside Bech32's alphabet"
+            case .invalidChecksum: return "the checksum does not match (a typo?)"
+            case .invalidPadding: return "the data does not end on a whole byte"
+            }
+        }
     }
 
     private static let charset = Array("qpzry9x8gf2tvdw0s3jn54khce6mua7l".utf8)

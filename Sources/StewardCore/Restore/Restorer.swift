@@ -25,6 +25,8 @@ public struct Restorer {
         public var bundlePath: String
         /// The directory to create (or an empty one to fill).
         public var intoDirectory: String
+        /// What opens an encrypted bundle.
+        public var keys = BundleKeys()
 
         public init(bundlePath: String, intoDirectory: String) {
             self.bundlePath = bundlePath
@@ -57,6 +59,8 @@ public struct Restorer {
     public func run() throws -> RestoreReport {
         let total = Stopwatch()
         let bundleSize = try Self.checkBundle(options.bundlePath)
+        // An encrypted bundle's key and header first: without them, nothing is created.
+        let opened = try bundleReader().open()
         let target = try RestoreTarget(path: options.intoDirectory)
         let stale = target.removeStaleStaging()
         let staging = try target.createStaging()
@@ -65,7 +69,7 @@ public struct Restorer {
 
         // 1. Extract.
         let extractWatch = Stopwatch()
-        let (outcome, payload) = try extract(into: staging)
+        let (outcome, payload) = try extract(opened, into: staging)
         defer { payload.close() }
         let file = outcome.files[0]
         for file in outcome.files where !file.matches {
@@ -108,7 +112,7 @@ public struct Restorer {
             try target.publish(staging)
             progress(.published(path: options.intoDirectory))
         }
-        return RestoreReport(
+        var report = RestoreReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             bundle: options.bundlePath, bundleSizeBytes: bundleSize, into: options.intoDirectory,
             database: Paths.join(options.intoDirectory, file.path), published: published,
@@ -116,12 +120,20 @@ public struct Restorer {
             databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, tables: results.tables,
             staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkWatch.roundedSeconds,
             totalSeconds: total.roundedSeconds)
+        report.encryption = outcome.encryption
+        return report
     }
 
     // MARK: - Phases
 
-    private func extract(into staging: StagingDirectory) throws -> (BundleReader.Outcome, PayloadFile) {
+    private func bundleReader() -> BundleReader {
         var reader = BundleReader(path: options.bundlePath, cancellation: cancellation)
+        reader.keys = options.keys
+        return reader
+    }
+
+    private func extract(_ opened: BundleReader.Opened, into staging: StagingDirectory) throws -> (BundleReader.Outcome, PayloadFile) {
+        var reader = bundleReader()
         let throttle = Throttle()
         let progress = self.progress
         reader.progress = { done, total in
@@ -130,7 +142,7 @@ public struct Restorer {
         }
         var payload: PayloadFile?
         do {
-            let outcome = try reader.read { file in
+            let outcome = try reader.read(opened: opened) { file in
                 let descriptor = try staging.createFile(file.path)
                 let sink = PayloadFile(descriptor: descriptor, name: file.path, directory: staging.path)
                 payload = sink
