@@ -55,4 +55,24 @@ import Testing
         let cut = Array(file.dropLast(65_552))
         #expect(throws: AgeError.self) { try Self.readAll(try Self.reader(for: cut)) }
     }
+
+    /// What the reader does when the archive ends: the rest of the payload is read to its
+    /// verified end, so that a missing final chunk or trailing bytes are refused even
+    /// when libarchive stopped reading before them.
+    @Test func readingToTheEndVerifiesTheFinalChunk() throws {
+        let file = try AgeMemory.encrypt(sampleBytes(count: 3 * 65_536 + 10), to: [.x25519(try AgeMemory.identity().recipient)])
+        for (bytes, isIntact) in [(file, true), (Array(file.dropLast(26)), false), (file + [1], false)] {
+            let decryptor = try AgeDecryptor(input: AgeMemory.source(bytes))
+            try decryptor.unlock(with: [.x25519(try AgeMemory.identity())])
+            let source = DecryptingSource(decryptor: decryptor)
+            var pointer: UnsafeRawPointer?
+            #expect(source.read(into: &pointer) == 65_536)
+            if isIntact {
+                try source.readToEnd()
+            } else {
+                #expect(throws: AgeError.self) { try source.readToEnd() }
+                #expect(source.error != nil)
+            }
+        }
+    }
 }
