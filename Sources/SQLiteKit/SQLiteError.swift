@@ -7,35 +7,41 @@ import Foundation
 /// Printed like `SQLite error 19: NOT NULL constraint failed: ticket.title - while executing 'INSERT …'`.
 public struct SQLiteError: Error, LocalizedError, CustomStringConvertible, Sendable, Equatable {
     /// The extended result code (https://www.sqlite.org/rescode.html).
-    public let extendedCode: Int32
+    public let extendedCode: ResultCode
     /// SQLite's own message (`sqlite3_errmsg`), or the generic text of the code.
     public let message: String
     /// The SQL being prepared or run, if any.
     public let sql: String?
 
-    public init(extendedCode: Int32, message: String? = nil, sql: String? = nil) {
+    /// An error of the given code; without a message, SQLite's generic text of the code.
+    public init(extendedCode: ResultCode, message: String? = nil, sql: String? = nil) {
         self.extendedCode = extendedCode
-        self.message = message ?? String(cString: sqlite3_errstr(extendedCode))
+        self.message = message ?? extendedCode.genericMessage
         self.sql = sql
     }
 
+    /// Raw codes come only from the C calls inside SQLiteKit.
+    init(extendedCode: Int32, message: String? = nil, sql: String? = nil) {
+        self.init(extendedCode: ResultCode(rawValue: extendedCode), message: message, sql: sql)
+    }
+
     /// The primary result code (the low 8 bits of the extended code).
-    public var code: Int32 { extendedCode & 0xFF }
+    public var code: ResultCode { extendedCode.primaryResultCode }
 
     /// SQLITE_BUSY or SQLITE_LOCKED: another connection holds a lock.
-    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+    public var isBusy: Bool { code == .busy || code == .locked }
 
     /// SQLITE_INTERRUPT: `sqlite3_interrupt` or a progress handler stopped the statement.
-    public var isInterrupt: Bool { code == SQLITE_INTERRUPT }
+    public var isInterrupt: Bool { code == .interrupt }
 
     /// SQLITE_NOTADB: the file is not a database (or its header is damaged).
-    public var isNotADatabase: Bool { code == SQLITE_NOTADB }
+    public var isNotADatabase: Bool { code == .notADatabase }
 
     /// SQLITE_CORRUPT: the database (or an FTS index, as SQLITE_CORRUPT_VTAB) is damaged.
-    public var isCorrupt: Bool { code == SQLITE_CORRUPT }
+    public var isCorrupt: Bool { code == .corrupt }
 
     /// SQLITE_FULL or SQLITE_IOERR: the disk is full or a read/write failed.
-    public var isInputOutput: Bool { code == SQLITE_FULL || code == SQLITE_IOERR }
+    public var isInputOutput: Bool { code == .full || code == .ioError }
 
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"

@@ -15,7 +15,7 @@ import SQLiteKit
         #expect(error.description == "SQLite error 1299: \(error.message) - while executing '\(sql)'")
     }
 
-    static let constraintCases: [(schema: String, sql: String, code: Int32)] = [
+    static let constraintCases: [(schema: String, sql: String, code: ResultCode)] = [
         ("CREATE TABLE t(x NOT NULL)", "INSERT INTO t VALUES (NULL)", ResultCode.constraintNotNull),
         ("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (1)", ResultCode.constraintUnique),
         ("CREATE TABLE t(x TEXT PRIMARY KEY); INSERT INTO t VALUES ('a')", "INSERT INTO t VALUES ('a')",
@@ -24,7 +24,7 @@ import SQLiteKit
     ]
 
     @Test(arguments: constraintCases)
-    func constraintViolationsHaveTheirExtendedCode(_ example: (schema: String, sql: String, code: Int32)) throws {
+    func constraintViolationsHaveTheirExtendedCode(_ example: (schema: String, sql: String, code: ResultCode)) throws {
         let connection = try Connection.inMemory()
         try connection.execute(sql: example.schema)
         let error = try #require(throws: SQLiteError.self) { try connection.execute(sql: example.sql) }
@@ -60,7 +60,7 @@ import SQLiteKit
 
     @Test func descriptionHasCodeMessageAndTrimmedSQL() {
         let error = SQLiteError(
-            extendedCode: 1299, message: "NOT NULL constraint failed: ticket.title",
+            extendedCode: .constraintNotNull, message: "NOT NULL constraint failed: ticket.title",
             sql: "\n  INSERT INTO ticket(title) VALUES (?)  \n")
         #expect(error.description
             == "SQLite error 1299: NOT NULL constraint failed: ticket.title - while executing 'INSERT INTO ticket(title) VALUES (?)'")
@@ -69,7 +69,7 @@ import SQLiteKit
     }
 
     @Test func descriptionWithoutSQLHasNoWhileExecuting() {
-        let error = SQLiteError(extendedCode: 5, message: "database is locked")
+        let error = SQLiteError(extendedCode: .busy, message: "database is locked")
         #expect(error.description == "SQLite error 5: database is locked")
     }
 
@@ -84,8 +84,8 @@ import SQLiteKit
     // MARK: - Classification
 
     struct Classification: Sendable, CustomTestStringConvertible {
-        let extendedCode: Int32
-        let code: Int32
+        let extendedCode: ResultCode
+        let code: ResultCode
         let busy: Bool
         let interrupt: Bool
         let notADatabase: Bool
@@ -95,23 +95,20 @@ import SQLiteKit
     }
 
     static let classifications: [Classification] = [
-        .init(extendedCode: 1, code: 1, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
-        .init(extendedCode: 5, code: 5, busy: true, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
-        // SQLITE_BUSY_SNAPSHOT
-        .init(extendedCode: 517, code: 5, busy: true, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
-        .init(extendedCode: 6, code: 6, busy: true, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
-        // SQLITE_LOCKED_SHAREDCACHE
-        .init(extendedCode: 262, code: 6, busy: true, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
-        .init(extendedCode: 9, code: 9, busy: false, interrupt: true, notADatabase: false, corrupt: false, inputOutput: false),
-        .init(extendedCode: 26, code: 26, busy: false, interrupt: false, notADatabase: true, corrupt: false, inputOutput: false),
-        .init(extendedCode: 11, code: 11, busy: false, interrupt: false, notADatabase: false, corrupt: true, inputOutput: false),
+        .init(extendedCode: .error, code: .error, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
+        .init(extendedCode: .busy, code: .busy, busy: true, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
+        .init(extendedCode: .busySnapshot, code: .busy, busy: true, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
+        .init(extendedCode: .locked, code: .locked, busy: true, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
+        .init(extendedCode: .lockedSharedCache, code: .locked, busy: true, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
+        .init(extendedCode: .interrupt, code: .interrupt, busy: false, interrupt: true, notADatabase: false, corrupt: false, inputOutput: false),
+        .init(extendedCode: .notADatabase, code: .notADatabase, busy: false, interrupt: false, notADatabase: true, corrupt: false, inputOutput: false),
+        .init(extendedCode: .corrupt, code: .corrupt, busy: false, interrupt: false, notADatabase: false, corrupt: true, inputOutput: false),
         // SQLITE_CORRUPT_VTAB: what FTS5's integrity-check reports on drift.
-        .init(extendedCode: 267, code: 11, busy: false, interrupt: false, notADatabase: false, corrupt: true, inputOutput: false),
-        .init(extendedCode: 13, code: 13, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: true),
-        .init(extendedCode: 10, code: 10, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: true),
-        // SQLITE_IOERR_READ
-        .init(extendedCode: 266, code: 10, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: true),
-        .init(extendedCode: 1299, code: 19, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
+        .init(extendedCode: .corruptVirtualTable, code: .corrupt, busy: false, interrupt: false, notADatabase: false, corrupt: true, inputOutput: false),
+        .init(extendedCode: .full, code: .full, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: true),
+        .init(extendedCode: .ioError, code: .ioError, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: true),
+        .init(extendedCode: .ioErrorRead, code: .ioError, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: true),
+        .init(extendedCode: .constraintNotNull, code: .constraint, busy: false, interrupt: false, notADatabase: false, corrupt: false, inputOutput: false),
     ]
 
     @Test(arguments: classifications)
@@ -125,11 +122,44 @@ import SQLiteKit
         #expect(error.isInputOutput == expected.inputOutput)
     }
 
+    // MARK: - Matching result codes
+
+    @Test func aPrimaryPatternMatchesItsExtendedCodes() {
+        #expect(ResultCode.constraint ~= ResultCode.constraintNotNull)
+        #expect(ResultCode.constraint ~= ResultCode.constraint)
+        #expect(!(ResultCode.constraint ~= ResultCode.busy))
+        #expect(ResultCode.constraintNotNull ~= ResultCode.constraintNotNull)
+        #expect(!(ResultCode.constraintNotNull ~= ResultCode.constraint))
+        #expect(!(ResultCode.constraintNotNull ~= ResultCode.constraintUnique))
+    }
+
+    @Test func switchAndCatchMatchByName() throws {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: "CREATE TABLE t(x NOT NULL)")
+        do {
+            try connection.execute(sql: "INSERT INTO t VALUES (NULL)")
+            Issue.record("the insert should have failed")
+        } catch ResultCode.busy {
+            Issue.record("a constraint violation caught as busy")
+        } catch ResultCode.constraint {
+            // expected: the primary code catches the NOT NULL violation
+        }
+        let error = SQLiteError(extendedCode: .readOnlyRollback)
+        switch error.extendedCode {
+        case .readOnlyRollback: break
+        case .readOnly: Issue.record("the extended case comes first")
+        default: Issue.record("no case matched")
+        }
+        #expect(error.code == .readOnly)
+        #expect(ResultCode.readOnlyRollback.rawValue == 776)
+        #expect(error.description.hasPrefix("SQLite error 776: "))
+    }
+
     @Test func equalityComparesCodeMessageAndSQL() {
-        let error = SQLiteError(extendedCode: 1, message: "m", sql: "SELECT 1")
-        #expect(error == SQLiteError(extendedCode: 1, message: "m", sql: "SELECT 1"))
-        #expect(error != SQLiteError(extendedCode: 1, message: "m", sql: nil))
-        #expect(error != SQLiteError(extendedCode: 2, message: "m", sql: "SELECT 1"))
-        #expect(error != SQLiteError(extendedCode: 1, message: "n", sql: "SELECT 1"))
+        let error = SQLiteError(extendedCode: .error, message: "m", sql: "SELECT 1")
+        #expect(error == SQLiteError(extendedCode: .error, message: "m", sql: "SELECT 1"))
+        #expect(error != SQLiteError(extendedCode: .error, message: "m", sql: nil))
+        #expect(error != SQLiteError(extendedCode: .internal, message: "m", sql: "SELECT 1"))
+        #expect(error != SQLiteError(extendedCode: .error, message: "n", sql: "SELECT 1"))
     }
 }

@@ -314,18 +314,18 @@ import TestSupport
     // MARK: - Explaining SQLite errors
 
     @Test(arguments: [
-        (Int32(26), StewardError.Kind.badInput),
-        (11, .badInput),
-        (267, .badInput),
-        (5, .busy),
-        (6, .busy),
-        (517, .busy),
-        (13, .inputOutput),
-        (10, .inputOutput),
-        (266, .inputOutput),
-        (1, .badInput),
+        (ResultCode.notADatabase, StewardError.Kind.badInput),
+        (.corrupt, .badInput),
+        (.corruptVirtualTable, .badInput),
+        (.busy, .busy),
+        (.locked, .busy),
+        (.busySnapshot, .busy),
+        (.full, .inputOutput),
+        (.ioError, .inputOutput),
+        (.ioErrorRead, .inputOutput),
+        (.error, .badInput),
     ])
-    func explainMapsSQLiteErrors(_ code: Int32, _ kind: StewardError.Kind) {
+    func explainMapsSQLiteErrors(_ code: ResultCode, _ kind: StewardError.Kind) {
         let error = Inspector.explain(SQLiteError(extendedCode: code, message: "the message"), path: "some/db.sqlite")
         #expect(error.kind == kind)
         #expect(error.message.contains("some/db.sqlite"))

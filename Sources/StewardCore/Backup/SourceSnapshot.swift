@@ -188,10 +188,10 @@ struct SourceSnapshot {
     private func explainSource(_ error: SQLiteError) -> StewardError {
         if error.isInterrupt || cancellation.isCancelled { return interrupted() }
         if error.isBusy { return busy(error) }
-        if error.code == 14 /* SQLITE_CANTOPEN */ {
+        if error.code == .cantOpen {
             return StewardError(.notFound, "cannot open \(databasePath): \(error.message)")
         }
-        if error.code == 8 /* SQLITE_READONLY */ {
+        if error.code == .readOnly {
             // Reading a WAL database needs its -shm (and -wal); when neither exists and the
             // directory is read-only, SQLite cannot make them. Reading the main file alone
             // would not be pinned against a writer that starts meanwhile: refused.
@@ -205,10 +205,10 @@ struct SourceSnapshot {
     private func explainCopy(_ error: SQLiteError) -> StewardError {
         if error.isInterrupt || cancellation.isCancelled { return interrupted() }
         let directory = Paths.directory(of: copyPath)
-        if error.code == 13 /* SQLITE_FULL */ {
+        if error.code == .full {
             return StewardError(.inputOutput, "no space left in \(directory) for the copy (\(error.message))")
         }
-        if error.code == 8 /* SQLITE_READONLY */ || error.code == 14 /* SQLITE_CANTOPEN */ {
+        if error.code == .readOnly || error.code == .cantOpen {
             return StewardError(.cannotCreate, "cannot write the copy in \(directory): \(error.message)")
         }
         return StewardError(.inputOutput, "cannot write the copy in \(directory): \(error.message) (SQLite error \(error.extendedCode))")

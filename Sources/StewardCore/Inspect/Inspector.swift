@@ -164,7 +164,7 @@ public struct Inspector {
 
     /// Turns an SQLite error met while reading a file into a Steward error.
     static func explain(_ error: SQLiteError, path: String) -> StewardError {
-        if error.extendedCode == 776 /* SQLITE_READONLY_ROLLBACK */ {
+        if error.extendedCode == .readOnlyRollback {
             return StewardError(
                 .badInput,
                 "\(path) has a hot journal from an interrupted write (\(path)-journal): it must be rolled back "

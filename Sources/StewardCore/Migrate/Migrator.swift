@@ -488,7 +488,7 @@ public struct Migrator {
                 .busy,
                 "\(prefix)\(options.databasePath) is locked by another connection; gave up after \(seconds) s (\(error.message))")
         }
-        if error.code == 8 /* SQLITE_READONLY */ {
+        if error.code == .readOnly {
             return StewardError(.cannotCreate, "\(prefix)cannot write to \(options.databasePath): \(error.message)")
         }
         if error.isInputOutput {

@@ -93,10 +93,10 @@ struct AssertionRunner: Sendable {
             // A constraint's message names the constraint, from the schema. Any other
             // message of a running statement can quote data (an FTS5 query built from a
             // row is parsed only then), so only the code's generic text is kept.
-            if error.code == 19 /* SQLITE_CONSTRAINT */ {
+            if error.code == .constraint {
                 return "violated: \(error.message)"
             }
-            return "failed: \(SQLiteError(extendedCode: error.extendedCode).message) (SQLite error \(error.extendedCode))"
+            return "failed: \(error.extendedCode.genericMessage) (SQLite error \(error.extendedCode))"
         } catch {
             return "failed: \(error)"
         }

@@ -185,7 +185,7 @@ struct ContractRunner {
             return .keys(rows.compactMap { $0.first?.integerValue })
         } catch let error as SQLiteError {
             // FTS5 reports a bad query as SQLITE_ERROR: never zero results.
-            return .error(error.code == 1 ? "syntax" : "SQLite error \(error.extendedCode)")
+            return .error(error.code == .error ? "syntax" : "SQLite error \(error.extendedCode)")
         } catch {
             return .error("\(error)")
         }
