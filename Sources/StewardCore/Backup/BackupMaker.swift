@@ -232,7 +232,7 @@ public struct BackupMaker {
 
     private func checkCancellation() throws {
         if cancellation.isCancelled {
-            throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+            throw StewardError.interrupted(by: cancellation, "; no bundle was written")
         }
     }
 

@@ -87,7 +87,7 @@ struct BundleBuilder {
     static func explain(_ error: Error, outputName: String, cancellation: Cancellation) -> Error {
         switch error {
         case is Sink.Cancelled:
-            return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+            return StewardError.interrupted(by: cancellation, "; no bundle was written")
         case let failure as Sink.Failure:
             let kind: StewardError.Kind = failure.code == ENOSPC || failure.code == EDQUOT ? .inputOutput : SystemCall.outputKind(failure.code)
             return StewardError(kind, "cannot write \(outputName): \(SystemCall.message(failure.code))")
@@ -97,7 +97,7 @@ struct BundleBuilder {
             }
             return StewardError(.inputOutput, "cannot write \(outputName): \(error)")
         case let error as StewardError where error.kind == .interrupted:
-            return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+            return StewardError.interrupted(by: cancellation, "; no bundle was written")
         default:
             return error
         }

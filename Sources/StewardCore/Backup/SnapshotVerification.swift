@@ -35,7 +35,7 @@ struct SnapshotVerification {
             findings = try check()
         } catch let error as SQLiteError {
             if error.isInterrupt || cancellation.isCancelled {
-                throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+                throw StewardError.interrupted(by: cancellation, "; no bundle was written")
             }
             throw StewardError(.checkFailed, "refusing to publish: the copy cannot be checked: \(error.message)")
         }
@@ -43,7 +43,7 @@ struct SnapshotVerification {
         do {
             digest = try hashing.wait()
         } catch let error as StewardError where error.kind == .interrupted {
-            throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+            throw StewardError.interrupted(by: cancellation, "; no bundle was written")
         }
 
         var problems: [String] = []

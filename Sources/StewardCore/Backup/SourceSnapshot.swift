@@ -176,13 +176,11 @@ struct SourceSnapshot {
     }
 
     private func interrupted() -> StewardError {
-        StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+        StewardError.interrupted(by: cancellation, "; no bundle was written")
     }
 
     private func busy(_ error: SQLiteError) -> StewardError {
-        let seconds = waits.timeout == waits.timeout.rounded() ? String(Int(waits.timeout)) : String(waits.timeout)
-        return StewardError(
-            .busy, "\(databasePath) is locked by another connection; gave up after \(seconds) s (\(error.message))")
+        StewardError.gaveUp(on: databasePath, after: waits.timeout, error.message)
     }
 
     private func explainSource(_ error: SQLiteError) -> StewardError {

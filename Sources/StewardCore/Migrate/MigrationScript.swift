@@ -85,7 +85,7 @@ struct MigrationScript {
                     throw StewardError(.badInput, "\(migration.fileName):\(line): \(reason)")
                 }
                 if cancellation.isCancelled {
-                    throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")")
+                    throw StewardError.interrupted(by: cancellation)
                 }
                 if schemaOnly && !Self.changesSchema(statement.sql) {
                     count += 1
@@ -116,7 +116,7 @@ struct MigrationScript {
     private func failure(_ error: SQLiteError, line: Int, cancellation: Cancellation, preparing: Bool = false) -> StewardError {
         let place = "\(migration.fileName):\(line)"
         if error.isInterrupt, cancellation.isCancelled {
-            return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal") while running \(place)")
+            return StewardError.interrupted(by: cancellation, " while running \(place)")
         }
         if error.isBusy {
             return StewardError(.busy, "\(place): the database is locked (\(error.message))")

@@ -256,7 +256,7 @@ public struct Migrator {
             try quickCheck(connection)
 
             if cancellation.isCancelled {
-                throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); nothing changed")
+                throw StewardError.interrupted(by: cancellation, "; nothing changed")
             }
             do {
                 try connection.execute(sql: "COMMIT")
@@ -477,16 +477,13 @@ public struct Migrator {
     private func explain(_ error: SQLiteError, waitingForLock: Bool, context: String? = nil) -> StewardError {
         let prefix = context.map { "\($0): " } ?? ""
         if error.isInterrupt || cancellation.isCancelled {
-            return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); nothing changed")
+            return StewardError.interrupted(by: cancellation, "; nothing changed")
         }
         if error.isOutOfMemory {
             return StewardError(.inputOutput, "\(prefix)out of memory while migrating \(options.databasePath); nothing changed")
         }
         if error.isBusy {
-            let seconds = options.timeout == options.timeout.rounded() ? String(Int(options.timeout)) : String(options.timeout)
-            return StewardError(
-                .busy,
-                "\(prefix)\(options.databasePath) is locked by another connection; gave up after \(seconds) s (\(error.message))")
+            return StewardError.gaveUp(on: options.databasePath, after: options.timeout, error.message, prefix: prefix)
         }
         if error.code == .readOnly {
             return StewardError(.cannotCreate, "\(prefix)cannot write to \(options.databasePath): \(error.message)")

@@ -156,7 +156,7 @@ struct BundleReader {
     }
 
     static func interrupted(_ cancellation: Cancellation) -> StewardError {
-        StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")")
+        StewardError.interrupted(by: cancellation)
     }
 
     /// ArchiveKit's refusals in words for people who did not write the bundle.

@@ -121,7 +121,7 @@ struct ContractRunner {
     /// Runs a case on a private copy of `template`, so that cases cannot affect each other.
     private func outcome(of item: SearchContract.Case, on template: Connection) throws -> Outcome {
         if cancellation.isCancelled {
-            throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")")
+            throw StewardError.interrupted(by: cancellation)
         }
         let connection = try Connection.inMemory()
         try template.backup(to: connection)

@@ -102,7 +102,7 @@ public struct Verifier: Sendable {
         group.wait()
         if let error = results.error { throw error }
         if cancellation.isCancelled {
-            throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")")
+            throw StewardError.interrupted(by: cancellation)
         }
 
         let checks = Self.checkOrder.compactMap { results.check(named: $0) }
