@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
         .testTarget(name: "FileNamesTests", dependencies: ["FileNames"]),
         .testTarget(name: "StewardCoreTests", dependencies: ["StewardCore", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]),
+        .testTarget(name: "StewardCLITests", dependencies: ["StewardCLI", "ArgumentKit", "StewardCore", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["steward", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]
