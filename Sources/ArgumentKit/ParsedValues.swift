@@ -10,26 +10,32 @@ public struct ParsedValues: Sendable {
     var argumentValues: [String: String]
 
     public func flag(_ name: String) -> Bool {
-        flags.contains(name)
+        checkDeclared(option: name)
+        return flags.contains(name)
     }
 
     /// The value of an option, or its default when one is declared, or nil.
     public func value(_ name: String) -> String? {
-        optionValues[name]?.last ?? command.options.first { $0.name == name }?.defaultValue
+        checkDeclared(option: name)
+        return optionValues[name]?.last ?? command.options.first { $0.name == name }?.defaultValue
     }
 
     /// Whether the user gave the option (defaults do not count).
     public func isPresent(_ name: String) -> Bool {
-        optionValues[name] != nil || flags.contains(name)
+        checkDeclared(option: name)
+        return optionValues[name] != nil || flags.contains(name)
     }
 
     /// Every value of a repeating option, in order.
     public func values(_ name: String) -> [String] {
-        optionValues[name] ?? []
+        checkDeclared(option: name)
+        return optionValues[name] ?? []
     }
 
     public func argument(_ name: String) -> String? {
-        argumentValues[name]
+        assert(command.arguments.contains { $0.name == name },
+               "<\(name)> is not an argument of '\(commandPath.joined(separator: " "))'")
+        return argumentValues[name]
     }
 
     /// The value of an option that must be present.
@@ -68,6 +74,14 @@ public struct ParsedValues: Sendable {
             message: message,
             usage: HelpFormatter.usage(for: command, path: commandPath),
             commandPath: commandPath.joined(separator: " "))
+    }
+
+    /// A name the command never declared is a typo or a rename in the command's own code;
+    /// read as "not given", it would silently take the default. Debug builds (and so the
+    /// tests) stop there.
+    private func checkDeclared(option name: String) {
+        assert(command.options.contains { $0.name == name },
+               "'--\(name)' is not an option of '\(commandPath.joined(separator: " "))'")
     }
 
     private func display(of name: String) -> String {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ArgumentKit
 
@@ -17,7 +18,6 @@ import ArgumentKit
         #expect(!values.isPresent("retries"))
         #expect(values.value("check") == nil)
         #expect(values.values("check") == [])
-        #expect(values.value("no-such-option") == nil)
     }
 
     @Test func givenValueWinsOverTheDefault() throws {
@@ -40,8 +40,6 @@ import ArgumentKit
         let error = try #require(throws: CommandLineError.self) { try values.required("check") }
         #expect(error.message == "Missing expected argument '--check <sql>'")
         #expect(error.commandPath == "steward backup")
-        let unknown = try #require(throws: CommandLineError.self) { try values.required("nope") }
-        #expect(unknown.message == "Missing expected argument '--nope'")
     }
 
     // MARK: - integer(_:in:)
@@ -102,5 +100,38 @@ import ArgumentKit
         #expect(error.usage == HelpFormatter.usage(for: SampleCommands.backup, path: ["steward", "backup"]))
         #expect(error.description.hasPrefix("Error: The output must end in .tar.zst\nUsage: steward backup "))
         #expect(error.description.hasSuffix("\n  See 'steward backup --help' for more information.\n"))
+    }
+
+    // MARK: - Undeclared names
+
+    // An option the command never declared would read as "not given" and take its
+    // default without a word; debug builds stop instead. Each runs in a child process.
+
+    @Test func readingAnUndeclaredOptionStops() async {
+        await #expect(processExitsWith: .failure) {
+            guard case .run(let values)? = try? SampleCommands.parser.parse(["backup", "-o", "out", "db"]) else { return }
+            _ = values.value("no-such-option")
+        }
+    }
+
+    @Test func readingAnUndeclaredFlagStops() async {
+        await #expect(processExitsWith: .failure) {
+            guard case .run(let values)? = try? SampleCommands.parser.parse(["backup", "-o", "out", "db"]) else { return }
+            _ = values.flag("quiet")  // declared by inspect, not by backup
+        }
+    }
+
+    @Test func readingAnUndeclaredArgumentStops() async {
+        await #expect(processExitsWith: .failure) {
+            guard case .run(let values)? = try? SampleCommands.parser.parse(["backup", "-o", "out", "db"]) else { return }
+            _ = values.argument("bundle")
+        }
+    }
+
+    @Test func readingDeclaredNamesDoesNotStop() async {
+        await #expect(processExitsWith: .success) {
+            guard case .run(let values)? = try? SampleCommands.parser.parse(["backup", "-o", "out", "db"]) else { exit(3) }
+            _ = (values.value("output"), values.flag("json"), values.values("check"), values.isPresent("retries"), values.argument("path"))
+        }
     }
 }

@@ -1,0 +1,61 @@
+import ArgumentKit
+import Foundation
+import Testing
+@testable import StewardCLI
+
+/// Each command's `init(_ values:)` reads only the options and arguments it declares:
+/// a renamed option read under its old name would otherwise take its default silently.
+/// `ParsedValues` stops a debug build at such a read, so the commands are built in a
+/// child process, once with only what is required and once more with each option given.
+@Suite struct CommandOptionReadsTests {
+    @Test func everyCommandReadsOnlyWhatItDeclares() async {
+        await #expect(processExitsWith: .success) {
+            let parsed = CommandOptionReadsTests.buildEveryCommand()
+            // Fewer parses than commands means the invocations below went wrong.
+            exit(parsed >= Steward.commands.count ? 0 : 3)
+        }
+    }
+
+    @Test func invocationsCoverEveryOption() {
+        for type in Steward.commands {
+            let command = type.configuration
+            let given = Set(Self.invocations(of: command).flatMap { $0 })
+            for option in command.options {
+                #expect(given.contains("--\(option.name)"), "\(command.commandName) --\(option.name)")
+            }
+        }
+    }
+
+    /// Parses and builds each command with each invocation; returns how many parsed.
+    static func buildEveryCommand() -> Int {
+        let parser = CommandLineParser(root: Steward.root)
+        var parsed = 0
+        for type in Steward.commands {
+            for arguments in invocations(of: type.configuration) {
+                guard case .run(let values)? = try? parser.parse([type.configuration.commandName] + arguments) else { continue }
+                parsed += 1
+                // A usage error is fine here: only the reads matter.
+                _ = try? type.init(values)
+            }
+        }
+        return parsed
+    }
+
+    /// Required options and arguments alone, then with each other option, then with all.
+    static func invocations(of command: CommandConfiguration) -> [[String]] {
+        let required = command.options.filter(\.isRequired).flatMap(words)
+        let arguments = command.arguments.map { _ in "bash" }  // `completions` wants a shell name
+        var result = [required + arguments]
+        for option in command.options where !option.isRequired {
+            result.append(required + words(option) + arguments)
+        }
+        result.append(command.options.flatMap(words) + arguments)
+        return result
+    }
+
+    static func words(_ option: OptionDefinition) -> [String] {
+        guard let valueName = option.valueName else { return ["--\(option.name)"] }
+        let value = option.defaultValue ?? (["n", "seconds", "version"].contains(valueName) ? "1" : "x")
+        return ["--\(option.name)", value]
+    }
+}
