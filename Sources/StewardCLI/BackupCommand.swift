@@ -65,7 +65,7 @@ struct BackupCommand: StewardCommand {
                 Self.draw(event, on: terminal)
             }.run()
         }
-        terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+        terminal.print(json ? try ReportOutput.json(report, command: "backup", exitCode: ExitCode.success) : Self.render(report))
         return ExitCode.success
     }
 

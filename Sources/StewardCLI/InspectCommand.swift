@@ -39,14 +39,15 @@ struct InspectCommand: StewardCommand {
         if BundleInspector.isBundle(path: path) {
             if BundleInspector.isEncrypted(path: path), !keys.canOpen {
                 let report = try BundleInspector().inspectEncrypted(path: path)
-                terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+                terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
                 return ExitCode.success
             }
             let keys = self.keys
             let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
                 try BundleInspector().inspect(path: path, keys: keys, cancellation: cancellation)
             }
-            terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+            let status = report.verification.passed ? ExitCode.success : ExitCode.dataError
+            terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: status) : Self.render(report))
             guard report.verification.passed else {
                 terminal.diagnose("Error: \(ReportOutput.escaped(report.verification.problem ?? "the bundle did not verify"))")
                 return ExitCode.dataError
@@ -54,7 +55,7 @@ struct InspectCommand: StewardCommand {
             return ExitCode.success
         }
         let report = try Inspector().inspect(path: path)
-        terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+        terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
         return ExitCode.success
     }
 

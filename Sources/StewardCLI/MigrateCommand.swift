@@ -77,7 +77,7 @@ struct MigrateCommand: StewardCommand {
         let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
             try Migrator(options: options, cancellation: cancellation, progress: progress).run()
         }
-        terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+        terminal.print(json ? try ReportOutput.json(report, command: "migrate", exitCode: ExitCode.success) : Self.render(report))
         return ExitCode.success
     }
 

@@ -4,11 +4,50 @@ import StewardCore
 
 /// Renders reports: one JSON object on stdout with `--json`, readable text otherwise.
 enum ReportOutput {
+    /// The report with the envelope's fields at its top level (schema/steward.schema.json).
+    static func json<Report: Encodable>(
+        _ report: Report, command: String, exitCode: Int32, status: String? = nil
+    ) throws -> String {
+        try json(Enveloped(report: report, envelope: Envelope(command: command, exitCode: exitCode, status: status)))
+    }
+
     static func json<Report: Encodable>(_ report: Report) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(report)
         return escapingControlCharacters(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The fields every `--json` object carries, whatever the command and outcome, so that
+    /// a script can tell what it holds before it reads the command's own fields.
+    struct Envelope: Encodable {
+        /// Of the JSON itself; raised when a field is renamed or removed, not when one is added.
+        var schemaVersion = 1
+        let command: String
+        /// `ok` (exit 0), `failed` (exit 1: a check failed or Steward refused to publish), `error`.
+        let status: String
+        let exitCode: Int32
+        var stewardVersion = StewardVersion.current
+        var sqliteVersion = StewardVersion.sqlite
+
+        init(command: String, exitCode: Int32, status: String? = nil) {
+            self.command = command
+            self.exitCode = exitCode
+            self.status = status
+                ?? (exitCode == ExitCode.success ? "ok" : exitCode == ExitCode.checkFailed ? "failed" : "error")
+        }
+    }
+
+    /// A report and the envelope encoded into one object: both write into the same keyed
+    /// container, so the report's own fields stay where they are.
+    private struct Enveloped<Report: Encodable>: Encodable {
+        let report: Report
+        let envelope: Envelope
+
+        func encode(to encoder: any Encoder) throws {
+            try report.encode(to: encoder)
+            try envelope.encode(to: encoder)
+        }
     }
 
     /// JSONEncoder escapes C0 controls but leaves DEL and the C1 range raw; they can only
@@ -85,7 +124,7 @@ enum ReportOutput {
 
     static func failure(command: String, kind: String, message: String, exitCode: Int32) -> String {
         let report = Failure(command: command, error: .init(kind: kind, message: message), exitCode: exitCode)
-        return (try? json(report)) ?? "{\"status\":\"error\",\"exitCode\":\(exitCode)}"
+        return (try? json(report, command: command, exitCode: exitCode, status: report.status)) ?? "{\"status\":\"error\",\"exitCode\":\(exitCode)}"
     }
 
     /// A duration as reports print it: `0.123 s`.

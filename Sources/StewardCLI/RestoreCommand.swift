@@ -59,7 +59,8 @@ struct RestoreCommand: StewardCommand {
                 Self.draw(event, on: terminal)
             }.run()
         }
-        terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+        let status = report.published ? ExitCode.success : ExitCode.checkFailed
+        terminal.print(json ? try ReportOutput.json(report, command: "restore", exitCode: status) : Self.render(report))
         guard report.published else {
             terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
             return ExitCode.checkFailed

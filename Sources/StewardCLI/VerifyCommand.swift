@@ -72,7 +72,8 @@ struct VerifyCommand: StewardCommand {
                 terminal.diagnose("\(status.rawValue) \(check) (\(ReportOutput.seconds(seconds)))")
             }.run()
         }
-        let encoded = try ReportOutput.json(report)
+        let encoded = try ReportOutput.json(
+            report, command: "verify", exitCode: report.passed ? ExitCode.success : ExitCode.checkFailed)
         if let reportPath {
             try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
         }

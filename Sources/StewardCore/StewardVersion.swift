@@ -1,3 +1,5 @@
+import SQLiteKit
+
 /// The version of Steward, reported by `--version` and recorded in every report.
 ///
 /// `current` is the one place the version is written: the Makefile reads it from this
@@ -11,6 +13,9 @@ public enum StewardVersion: BuildStamped {
         guard let commit else { return current }
         return "\(current) (commit \(commit))"
     }
+
+    /// The version of the SQLite library Steward runs on (`sqlite3_libversion`).
+    public static var sqlite: String { SQLiteLibrary.version }
 }
 
 /// Lets a build made with `make` name its commit. `make` writes
