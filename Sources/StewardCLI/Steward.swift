@@ -43,7 +43,12 @@ public enum Steward {
                 terminal.print(text)
                 return ExitCode.success
             case .version(let version):
-                terminal.print(version)
+                if arguments.prefix(while: { $0 != "--" }).contains("--json"),
+                   let json = try? ReportOutput.json(VersionReport(version: version), command: "steward", exitCode: ExitCode.success) {
+                    terminal.print(json)
+                } else {
+                    terminal.print(version)
+                }
                 return ExitCode.success
             case .run(let parsed):
                 values = parsed
@@ -100,6 +105,11 @@ public enum Steward {
             terminal.print(ReportOutput.failure(command: command, kind: kind, message: message, exitCode: status))
         }
         return status
+    }
+
+    /// `--version --json`: the version text inside the envelope the other commands print.
+    struct VersionReport: Encodable {
+        let version: String
     }
 
     /// The arguments byte for byte: `CommandLine.arguments` replaces bytes that are not

@@ -70,6 +70,9 @@ struct JSONEnvelopeTests {
         let usage = try check(["verify", "--frobnicate", "--json"], status: 64, outcome: "error")
         #expect((usage["error"] as? [String: Any])?["kind"] as? String == "usage")
         try check(["migrate", "--json"], status: 64, outcome: "error")
+        let version = try check(["--version", "--json"], status: 0, outcome: "ok")
+        #expect(version["command"] as? String == "steward")
+        #expect((version["version"] as? String)?.hasPrefix(version["stewardVersion"] as? String ?? "?") == true)
     }
 
     @Test func aRenamedEnvelopeFieldFailsValidation() throws {
