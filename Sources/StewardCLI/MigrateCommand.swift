@@ -17,7 +17,7 @@ struct MigrateCommand: StewardCommand {
             .option("db", value: "path", help: "The database to migrate.", required: true),
             .option("migrations", value: "dir", help: "The migration directory.", default: "migrations"),
             .option("to", value: "version", help: "Stop at this version instead of the newest."),
-            .flag("dry-run", help: "Apply the plan to a private in-memory copy; the file is untouched."),
+            .flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched."),
             .flag("status", help: "Show the current version and the pending migrations; change nothing."),
             .flag("create", help: "Create the database when it does not exist."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
@@ -126,7 +126,10 @@ struct MigrateCommand: StewardCommand {
                     lines.append("Foreign keys no violations")
                 } else {
                     let existing = keys.existingViolations.map { "\($0.table) → \($0.parent): \($0.count)" }.joined(separator: ", ")
-                    lines.append("Foreign keys \(keys.violationsBefore) violations that were there before the run (\(existing)); none added")
+                    lines.append("Foreign keys \(keys.violationsAfter) violations, none new, row by row (before the run: \(keys.violationsBefore), \(existing))")
+                }
+                for table in keys.comparedByCount {
+                    lines.append("             \(table.table) compared by count only: \(table.reason)")
                 }
             }
             if report.mode == "dry-run" {

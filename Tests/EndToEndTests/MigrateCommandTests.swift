@@ -162,7 +162,7 @@ import TestSupport
         let before = try DatabaseState(path: database)
         let run = try migrate()
         #expect(run.status == 1)
-        #expect(run.stderr.contains("foreign key violations (comment → ticket: 1)"), "\(run.stderr)")
+        #expect(run.stderr.contains("add 1 foreign key violation (comment → ticket: 1)"), "\(run.stderr)")
         #expect(try DatabaseState(path: database) == before)
     }
 

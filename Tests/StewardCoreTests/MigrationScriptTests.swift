@@ -68,7 +68,19 @@ import Testing
         ("-- one\n-- two\n\n  /* three */\n\tPRAGMA journal_mode = delete", "PRAGMA journal_mode"),
     ])
     func transactionControlIsRefused(sql: String, reason: String) {
-        #expect(MigrationScript.refusal(for: sql) == reason)
+        #expect(MigrationScript.refusal(for: sql) == "\(reason) cannot run inside Steward's migration transaction")
+    }
+
+    @Test(arguments: [
+        ("PRAGMA ignore_check_constraints = ON", "PRAGMA ignore_check_constraints is refused"),
+        ("PRAGMA ignore_check_constraints", "PRAGMA ignore_check_constraints is refused"),
+        ("PRAGMA writable_schema = 1", "PRAGMA writable_schema is refused"),
+        ("pragma main.WRITABLE_SCHEMA = reset", "PRAGMA writable_schema is refused"),
+        ("PRAGMA query_only = ON", "PRAGMA query_only is refused"),
+        ("PRAGMA query_only(0)", "PRAGMA query_only is refused"),
+    ])
+    func checkBypassingPragmasAreRefused(sql: String, reason: String) {
+        #expect(MigrationScript.refusal(for: sql)?.hasPrefix(reason) == true)
     }
 
     @Test(arguments: [

@@ -380,12 +380,23 @@ import TestSupport
         #expect(try Connection(path: database).integer(sql: "SELECT count(*) FROM child") == 1)
     }
 
-    static func violation(_ table: String, _ parent: String, constraint: Int = 0) -> Connection.ForeignKeyViolation {
-        Connection.ForeignKeyViolation(table: table, parent: parent, constraint: constraint)
+    static func violation(_ table: String, _ parent: String, row: Int64 = 1, constraint: Int = 0) -> ForeignKeySnapshot.Violation {
+        ForeignKeySnapshot.Violation(table: table, constraint: constraint, parent: parent, row: .rowid(row))
     }
 
     static func group(_ table: String, _ parent: String, _ count: Int) -> MigrateReport.ForeignKeyGroup {
         MigrateReport.ForeignKeyGroup(table: table, parent: parent, count: count)
+    }
+
+    /// Snapshots whose tables keep their keys and their root pages.
+    static func compare(_ before: [ForeignKeySnapshot.Violation], _ after: [ForeignKeySnapshot.Violation],
+                        enforced: Bool = false) -> MigrateReport.ForeignKeys {
+        func snapshot(_ violations: [ForeignKeySnapshot.Violation]) -> ForeignKeySnapshot {
+            let tables = Dictionary(violations.map { ($0.table.lowercased(), ForeignKeySnapshot.TableIdentity(rootPage: 2, hasStableKeys: true)) },
+                                    uniquingKeysWith: { first, _ in first })
+            return ForeignKeySnapshot(violations: violations, tables: tables)
+        }
+        return ForeignKeySnapshot.compare(before: snapshot(before), after: snapshot(after), enforced: enforced)
     }
 
     @Test(arguments: [
@@ -393,36 +404,64 @@ import TestSupport
         ([], [], [], []),
         // Old orphans alone do not count as new.
         ([violation("note", "ticket")], [violation("note", "ticket")], [], [group("note", "ticket", 1)]),
-        // More of an existing group: only the extra ones are new.
+        // More of an existing group: only the extra rows are new.
         ([violation("note", "ticket")],
-         [violation("note", "ticket"), violation("note", "ticket", constraint: 1), violation("note", "ticket"),
+         [violation("note", "ticket"), violation("note", "ticket", row: 2, constraint: 1), violation("note", "ticket", row: 3),
           violation("comment", "ticket")],
          [group("comment", "ticket", 1), group("note", "ticket", 2)],
          [group("note", "ticket", 1)]),
         // Fewer than before: nothing new.
-        ([violation("note", "ticket"), violation("note", "ticket")], [violation("note", "ticket")],
+        ([violation("note", "ticket"), violation("note", "ticket", row: 2)], [violation("note", "ticket")],
          [], [group("note", "ticket", 2)]),
+        // One orphan gone and another made: as many as before, and one of them is new.
+        ([violation("note", "ticket", row: 1)], [violation("note", "ticket", row: 2)],
+         [group("note", "ticket", 1)], [group("note", "ticket", 1)]),
+        // The same row breaking another foreign key is a new violation.
+        ([violation("note", "ticket", constraint: 0)], [violation("note", "ticket", constraint: 1)],
+         [group("note", "ticket", 1)], [group("note", "ticket", 1)]),
         // Same child, another parent: a group of its own.
-        ([violation("note", "ticket")], [violation("note", "ticket"), violation("note", "customer")],
+        ([violation("note", "ticket")], [violation("note", "ticket"), violation("note", "customer", row: 2)],
          [group("note", "customer", 1)], [group("note", "ticket", 1)]),
         // Sorted by table, then parent.
-        ([], [violation("b", "z"), violation("a", "y"), violation("b", "x")],
+        ([], [violation("b", "z"), violation("a", "y"), violation("b", "x", row: 2)],
          [group("a", "y", 1), group("b", "x", 1), group("b", "z", 1)], []),
-    ] as [([Connection.ForeignKeyViolation], [Connection.ForeignKeyViolation], [MigrateReport.ForeignKeyGroup], [MigrateReport.ForeignKeyGroup])])
-    func compareGroupsNewAndExistingViolations(
-        before: [Connection.ForeignKeyViolation], after: [Connection.ForeignKeyViolation],
+    ] as [([ForeignKeySnapshot.Violation], [ForeignKeySnapshot.Violation], [MigrateReport.ForeignKeyGroup], [MigrateReport.ForeignKeyGroup])])
+    func compareRowsNewAndExistingViolations(
+        before: [ForeignKeySnapshot.Violation], after: [ForeignKeySnapshot.Violation],
         new: [MigrateReport.ForeignKeyGroup], existing: [MigrateReport.ForeignKeyGroup]
     ) {
-        let result = Migrator.compare(before: before, after: after, enforced: false)
+        let result = Self.compare(before, after)
         #expect(result.newViolations == new)
+        #expect(result.newViolationCount == new.reduce(0) { $0 + $1.count })
         #expect(result.existingViolations == existing)
         #expect(result.violationsBefore == before.count)
         #expect(result.violationsAfter == after.count)
+        #expect(result.comparedByCount.isEmpty)
     }
 
     @Test(arguments: [false, true])
     func compareKeepsWhetherKeysWereEnforced(enforced: Bool) {
-        #expect(Migrator.compare(before: [], after: [], enforced: enforced).enforcedBefore == enforced)
+        #expect(Self.compare([], [], enforced: enforced).enforcedBefore == enforced)
+    }
+
+    @Test func aTableRebuiltWithoutIntegerPrimaryKeyIsComparedByCount() {
+        let before = ForeignKeySnapshot(
+            violations: [Self.violation("note", "ticket", row: 5)],
+            tables: ["note": .init(rootPage: 3, hasStableKeys: false)])
+        // Rebuilt: another root page, the orphan copied under a new rowid.
+        let after = ForeignKeySnapshot(
+            violations: [Self.violation("note", "ticket", row: 1)],
+            tables: ["note": .init(rootPage: 9, hasStableKeys: false)])
+        let result = ForeignKeySnapshot.compare(before: before, after: after, enforced: false)
+        #expect(result.newViolationCount == 0)
+        #expect(result.comparedByCount.map(\.table) == ["note"])
+        #expect(result.comparedByCount.first?.reason.contains("INTEGER PRIMARY KEY") == true)
+
+        // Same root page: the rowids are the rows, and row 1 is new.
+        let kept = ForeignKeySnapshot(
+            violations: [Self.violation("note", "ticket", row: 1)],
+            tables: ["note": .init(rootPage: 3, hasStableKeys: false)])
+        #expect(ForeignKeySnapshot.compare(before: before, after: kept, enforced: false).newViolationCount == 1)
     }
 }
 

@@ -36,15 +36,27 @@ public struct MigrateReport: Codable, Sendable {
         public let count: Int
     }
 
+    /// A table whose violations were compared by count rather than row by row.
+    public struct CountedTable: Codable, Sendable {
+        public let table: String
+        public let reason: String
+    }
+
     public struct ForeignKeys: Codable, Sendable {
         /// Whether `PRAGMA foreign_keys` was on before the run (restored afterwards).
         public let enforcedBefore: Bool
         public let violationsBefore: Int
         public let violationsAfter: Int
-        /// Violations the run would add; non-empty means the run was refused.
+        /// Violations after the run that were not there before, row by row (a run that
+        /// removes one orphan and makes another adds one); non-zero means refused.
+        public let newViolationCount: Int
+        /// The new violations by table and parent.
         public let newViolations: [ForeignKeyGroup]
         /// Orphans that were already there; reported, not blocking.
         public let existingViolations: [ForeignKeyGroup]
+        /// Tables whose rows cannot be followed across the run (rebuilt without an INTEGER
+        /// PRIMARY KEY, so their rowids were renumbered), compared by count per parent.
+        public let comparedByCount: [CountedTable]
     }
 
     public var command = "migrate"

@@ -44,6 +44,25 @@ struct MigrationScript {
         return result
     }
 
+    /// The first goose (`-- +goose Up`, `-- +goose Down`, any `-- +goose` annotation) or
+    /// dbmate (`-- migrate:up`, `-- migrate:down`) marker. Both runners read them line by
+    /// line, as this does. `MigrationSet` refuses a file that has one.
+    static func sectionMarker(in sql: String) -> (line: Int, text: String, runner: String)? {
+        for (index, rawLine) in sql.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = Substring(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard line.hasPrefix("--") else { continue }
+            let comment = line.dropFirst(2).trimmingCharacters(in: .whitespaces).lowercased()
+            let shown = String(line.prefix(60))
+            if comment.hasPrefix("+goose") {
+                return (index + 1, shown, "goose")
+            }
+            if comment.hasPrefix("migrate:up") || comment.hasPrefix("migrate:down") {
+                return (index + 1, shown, "dbmate")
+            }
+        }
+        return nil
+    }
+
     /// Applies every statement of the file on `connection`, inside the caller's transaction.
     /// Returns the number of statements run.
     ///
@@ -63,9 +82,7 @@ struct MigrationScript {
             try connection.forEachStatement(in: migration.sql) { statement, offset in
                 let line = lines.lineOfFirstToken(from: offset)
                 if let reason = Self.refusal(for: statement.sql) {
-                    throw StewardError(
-                        .badInput,
-                        "\(migration.fileName):\(line): \(reason) cannot run inside Steward's migration transaction")
+                    throw StewardError(.badInput, "\(migration.fileName):\(line): \(reason)")
                 }
                 if cancellation.isCancelled {
                     throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")")
@@ -87,12 +104,16 @@ struct MigrationScript {
         } catch let error as Connection.StatementPreparationError {
             // Without an error offset ("no such table") the offset is where the statement's
             // text begins, right after the previous semicolon: skip to its first token.
-            throw failure(error.error, line: lines.lineOfFirstToken(from: error.byteOffset), cancellation: cancellation)
+            throw failure(error.error, line: lines.lineOfFirstToken(from: error.byteOffset), cancellation: cancellation,
+                          preparing: true)
         }
         return count
     }
 
-    private func failure(_ error: SQLiteError, line: Int, cancellation: Cancellation) -> StewardError {
+    /// A statement that failed to prepare failed on the migration's own text (syntax, a
+    /// name): SQLite's message is shown. One that failed while running may have been
+    /// reading rows, and its message is shown only when it cannot quote them.
+    private func failure(_ error: SQLiteError, line: Int, cancellation: Cancellation, preparing: Bool = false) -> StewardError {
         let place = "\(migration.fileName):\(line)"
         if error.isInterrupt, cancellation.isCancelled {
             return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal") while running \(place)")
@@ -100,10 +121,16 @@ struct MigrationScript {
         if error.isBusy {
             return StewardError(.busy, "\(place): the database is locked (\(error.message))")
         }
+        if error.isOutOfMemory {
+            return StewardError(.inputOutput, "\(place): out of memory; nothing changed")
+        }
         if error.isInputOutput {
             return StewardError(.inputOutput, "\(place): \(error.message)")
         }
-        return StewardError(.badInput, "\(place): \(error.message) (SQLite error \(error.extendedCode))")
+        if preparing {
+            return StewardError(.badInput, "\(place): \(error.message) (SQLite error \(error.extendedCode))")
+        }
+        return StewardError(.badInput, "\(place): the statement failed: \(error.safeDescription)")
     }
 
     /// The names in `CREATE VIRTUAL TABLE [IF NOT EXISTS] [schema.]name` statements. The
@@ -166,18 +193,28 @@ struct MigrationScript {
         var tokens: [SQLScanner.Token] = []
         while tokens.count < 6, let token = scanner.nextToken() { tokens.append(token) }
         guard let first = tokens.first, first.kind == .word else { return nil }
+        let transaction = "cannot run inside Steward's migration transaction"
         switch first.text.uppercased() {
         case "BEGIN", "COMMIT", "END", "VACUUM", "ATTACH", "DETACH":
-            return first.text.uppercased()
+            return "\(first.text.uppercased()) \(transaction)"
         case "ROLLBACK":
             // ROLLBACK TO a savepoint stays inside the transaction.
-            return tokens.contains { $0.isKeyword("TO") } ? nil : "ROLLBACK"
+            return tokens.contains { $0.isKeyword("TO") } ? nil : "ROLLBACK \(transaction)"
         case "PRAGMA":
             let rest = Array(tokens.dropFirst())
             let name = rest.count >= 3 && rest[1].text == "." ? rest[2].name : rest.first?.name
             guard let name else { return nil }
             for refused in ["journal_mode", "foreign_keys"] where name.caseInsensitiveEquals(refused) {
-                return "PRAGMA \(refused)"
+                return "PRAGMA \(refused) \(transaction)"
+            }
+            // Refused whatever the value, even as a query: the first two let rows or schema
+            // past SQLite's own checks, the third turns the run's writes into failures that
+            // look like a read-only file.
+            for refused in ["ignore_check_constraints", "writable_schema"] where name.caseInsensitiveEquals(refused) {
+                return "PRAGMA \(refused) is refused in migrations: it lets rows or schema past SQLite's own checks"
+            }
+            if name.caseInsensitiveEquals("query_only") {
+                return "PRAGMA query_only is refused in migrations: it makes the migration's own writes fail"
             }
             return nil
         default:

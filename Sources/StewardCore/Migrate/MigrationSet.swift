@@ -24,7 +24,8 @@ public struct MigrationSet: Sendable {
     ///
     /// - Throws: `.notFound` when the directory does not exist; `.badInput` naming the
     ///   file for a `.sql` file without a version prefix, a duplicate or out-of-range
-    ///   version, or a file that is not UTF-8.
+    ///   version, or a file that is not UTF-8; `.badInput` naming every versioned file that
+    ///   is not SQL (a code migration), and when the set holds no migration at all.
     public init(directory: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
@@ -40,11 +41,23 @@ public struct MigrationSet: Sendable {
             throw StewardError(.notFound, "cannot read the migrations directory \(directory): \(error.localizedDescription)")
         }
 
+        // A code migration (`0216__x.js`, `20240101_x.go`) usually moves data that a later
+        // SQL file then drops: running the SQL files around it loses that data with every
+        // statement succeeding, so the whole set is refused before anything runs.
+        let codeMigrations = names.filter { Self.looksVersioned($0) && !$0.hasSuffix(".sql") && !Self.isDirectory(directory, $0) }
+        if !codeMigrations.isEmpty {
+            let list = codeMigrations.map { Self.display(directory, $0) }.joined(separator: ", ")
+            throw StewardError(
+                .badInput,
+                "\(directory) holds versioned files that are not SQL, which Steward cannot run: \(list); "
+                    + "running the SQL files without them can lose the data they move, so nothing was run")
+        }
+
         var migrations: [Migration] = []
         var ignored: [String] = []
         var seen: [Int32: String] = [:]
         for name in names {
-            guard name.hasSuffix(".sql"), !name.hasPrefix(".") else {
+            guard name.hasSuffix(".sql"), !name.hasPrefix("."), !Self.isDirectory(directory, name) else {
                 ignored.append(name)
                 continue
             }
@@ -52,11 +65,6 @@ public struct MigrationSet: Sendable {
                 ignored.append(name)
                 continue
             }
-            let version = try Self.version(of: name, in: directory)
-            if let other = seen[version] {
-                throw StewardError(.badInput, "\(Self.display(directory, name)): version \(version) is also used by \(other)")
-            }
-            seen[version] = name
             let path = Paths.join(directory, name)
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw StewardError(.notFound, "cannot read \(Self.display(directory, name))")
@@ -64,11 +72,82 @@ public struct MigrationSet: Sendable {
             guard let sql = String(data: data, encoding: .utf8) else {
                 throw StewardError(.badInput, "\(Self.display(directory, name)): not UTF-8 text")
             }
+            // Before the version: goose and dbmate name files by 14-digit timestamps, and
+            // the marker says more about such a file than the version's range does.
+            if let marker = MigrationScript.sectionMarker(in: sql) {
+                throw StewardError(
+                    .badInput,
+                    "\(Self.display(directory, name)):\(marker.line): '\(marker.text)' is a \(marker.runner) section marker; "
+                        + "Steward runs a file whole, so its down section would undo its up section. "
+                        + "Files in \(marker.runner)'s format are not supported")
+            }
+            let version = try Self.version(of: name, in: directory)
+            if let other = seen[version] {
+                throw StewardError(.badInput, "\(Self.display(directory, name)): version \(version) is also used by \(other)")
+            }
+            seen[version] = name
             migrations.append(Migration(version: version, fileName: name, path: path, sql: sql))
+        }
+        if migrations.isEmpty {
+            throw StewardError(.badInput, Self.nothingFound(in: directory, names: names))
         }
         self.directory = directory
         self.migrations = migrations.sorted { $0.version < $1.version }
         self.ignoredFiles = ignored
+    }
+
+    /// `^[0-9]+[_.-]` or Flyway's `^[VUR][0-9._]*__`: names that version a migration in
+    /// some runner's layout.
+    static func looksVersioned(_ name: String) -> Bool {
+        let scalars = Array(name.unicodeScalars)
+        let digits = scalars.prefix { ("0"..."9").contains($0) }
+        if !digits.isEmpty, digits.count < scalars.count, "_.-".unicodeScalars.contains(scalars[digits.count]) {
+            return true
+        }
+        guard let first = scalars.first, "VUR".unicodeScalars.contains(first) else { return false }
+        // Any prefix of the run of digits, dots and underscores that ends in `__` matches.
+        let run = Array(scalars.dropFirst().prefix { ("0"..."9").contains($0) || $0 == "." || $0 == "_" })
+        return zip(run, run.dropFirst()).contains { $0 == "_" && $1 == "_" }
+    }
+
+    static func isDirectory(_ directory: String, _ name: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: Paths.join(directory, name), isDirectory: &isDirectory)
+            && isDirectory.boolValue
+    }
+
+    /// The error for a set without a migration, naming what the directory holds instead:
+    /// an empty success would tell a release that a database is up to date when the set
+    /// was simply read the wrong way (diesel keeps one directory per migration).
+    static func nothingFound(in directory: String, names: [String]) -> String {
+        let visible = names.filter { !$0.hasPrefix(".") }
+        var found: [String] = []
+        let subdirectories = visible.filter { isDirectory(directory, $0) }
+        let withSQL = subdirectories.filter { name in
+            let inside = (try? FileManager.default.contentsOfDirectory(atPath: Paths.join(directory, name))) ?? []
+            return inside.contains { $0.hasSuffix(".sql") }
+        }
+        if !withSQL.isEmpty {
+            let examples = withSQL.prefix(3).map { name -> String in
+                let inside = ((try? FileManager.default.contentsOfDirectory(atPath: Paths.join(directory, name))) ?? []).sorted()
+                return Paths.join(name, inside.first { $0 == "up.sql" } ?? inside.first { $0.hasSuffix(".sql") } ?? "")
+            }
+            let more = withSQL.count > 3 ? " and \(withSQL.count - 3) more" : ""
+            let layout = withSQL.contains { name in FileManager.default.fileExists(atPath: Paths.join(Paths.join(directory, name), "up.sql")) }
+                ? " (one directory per migration with up.sql, as diesel lays them out)" : ""
+            found.append("\(withSQL.count) subdirector\(withSQL.count == 1 ? "y" : "ies") with SQL files: \(examples.joined(separator: ", "))\(more)\(layout)")
+        }
+        let otherDirectories = subdirectories.filter { !withSQL.contains($0) }
+        if !otherDirectories.isEmpty {
+            found.append("subdirectories \(otherDirectories.prefix(5).joined(separator: ", "))\(otherDirectories.count > 5 ? ", …" : "")")
+        }
+        let files = visible.filter { !subdirectories.contains($0) }
+        if !files.isEmpty {
+            found.append("files that are not migrations: \(files.prefix(5).joined(separator: ", "))\(files.count > 5 ? ", …" : "")")
+        }
+        let what = found.isEmpty ? "the directory is empty" : "found " + found.joined(separator: "; ")
+        return "no migrations found in \(directory): \(what). Steward runs NNNN_name.sql (or N_name.up.sql) files "
+            + "in the directory itself"
     }
 
     /// The version prefix of a migration file name.

@@ -62,10 +62,12 @@ public struct Migrator {
 
         if options.dryRun {
             let source = try openExisting(readOnly: true)
+            try checkMemory(for: source)
             let copy = try Connection.inMemory()
             do {
                 try source.backup(to: copy)
             } catch let error as SQLiteError {
+                if error.isOutOfMemory { throw Self.outOfMemory(path: options.databasePath) }
                 throw Inspector.explain(error, path: options.databasePath)
             }
             return try migrate(connection: copy, set: set, scripts: scripts, created: false, stopwatch: stopwatch)
@@ -94,6 +96,44 @@ public struct Migrator {
     }
 
     // MARK: - Steps
+
+    /// `--dry-run` copies the whole database into memory: a file larger than the memory
+    /// available is refused before the copy, rather than failing (or swapping) half way.
+    private func checkMemory(for source: Connection) throws {
+        let bytes: Int64
+        do {
+            // Through the connection, so a WAL database counts the pages still in its -wal.
+            bytes = try source.integer(sql: "PRAGMA page_count") * source.integer(sql: "PRAGMA page_size")
+        } catch let error as SQLiteError {
+            throw Inspector.explain(error, path: options.databasePath)
+        }
+        guard let available = AvailableMemory.bytes, bytes > available else { return }
+        throw StewardError(
+            .inputOutput,
+            "--dry-run keeps a whole copy of the database in memory, and \(options.databasePath) "
+                + "(\(AvailableMemory.megabytes(bytes)) MB) is larger than the memory available "
+                + "(\(AvailableMemory.megabytes(available)) MB); dry-run on a smaller copy or migrate a copy of the file instead")
+    }
+
+    static func outOfMemory(path: String) -> StewardError {
+        StewardError(.inputOutput, "out of memory while migrating \(path); nothing changed")
+    }
+
+    /// Rows a migration wrote past a CHECK or NOT NULL, or an index out of step with its
+    /// table, are found here before they are committed. `case_sensitive_like` is a
+    /// connection setting a migration may change: the rows are judged as every other
+    /// connection will read them, with the default.
+    private func quickCheck(_ connection: Connection) throws {
+        let problems = try sqlite {
+            try connection.execute(sql: "PRAGMA case_sensitive_like = OFF")
+            return try connection.integrityCheck(quick: true, maximumErrors: 10)
+        }
+        guard problems != ["ok"] else { return }
+        // quick_check names tables, indexes, pages and rowids, never values.
+        let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; …" : "")
+        throw StewardError(
+            .checkFailed, "PRAGMA quick_check fails after the migrations (\(shown)); rolled back, nothing changed")
+    }
 
     private func validate(_ scripts: [MigrationScript]) throws {
         let scratch = try Connection.inMemory()
@@ -171,7 +211,7 @@ public struct Migrator {
             }
             let pending = scripts.filter { $0.migration.version > current && $0.migration.version <= target }
 
-            let violationsBefore = try sqlite { try connection.foreignKeyViolations() }
+            let violationsBefore = try sqlite { try ForeignKeySnapshot(of: connection) }
             let ftsBefore = try sqlite { try Self.fts5Tables(on: connection) }
 
             var applied: [MigrateReport.AppliedMigration] = []
@@ -189,19 +229,26 @@ public struct Migrator {
                                      durationSeconds: seconds))
                 progress(.applied(file: migration.fileName, version: migration.version, statements: count, seconds: seconds))
             }
+            // The FTS lookup below uses LIKE; a migration may have made it case-sensitive.
+            try sqlite { try connection.execute(sql: "PRAGMA case_sensitive_like = OFF") }
 
             let fts = try rebuildFTS(
                 on: connection, before: ftsBefore, applied: pending, rebuiltByMigrations: rebuiltByMigrations)
 
-            let violationsAfter = try sqlite { try connection.foreignKeyViolations() }
-            let foreignKeys = Self.compare(before: violationsBefore, after: violationsAfter, enforced: enforced)
-            if !foreignKeys.newViolations.isEmpty {
+            let violationsAfter = try sqlite { try ForeignKeySnapshot(of: connection) }
+            let foreignKeys = ForeignKeySnapshot.compare(before: violationsBefore, after: violationsAfter, enforced: enforced)
+            if foreignKeys.newViolationCount > 0 {
                 let summary = foreignKeys.newViolations.map { "\($0.table) → \($0.parent): \($0.count)" }
                     .joined(separator: ", ")
+                let counted = foreignKeys.comparedByCount.isEmpty ? ""
+                    : "; compared by count for " + foreignKeys.comparedByCount.map { "\($0.table) (\($0.reason))" }
+                        .joined(separator: ", ")
                 throw StewardError(
                     .checkFailed,
-                    "the migrations would add foreign key violations (\(summary)); rolled back, nothing changed")
+                    "the migrations would add \(foreignKeys.newViolationCount) foreign key violation"
+                        + "\(foreignKeys.newViolationCount == 1 ? "" : "s") (\(summary)\(counted)); rolled back, nothing changed")
             }
+            try quickCheck(connection)
 
             if cancellation.isCancelled {
                 throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); nothing changed")
@@ -352,6 +399,14 @@ public struct Migrator {
         // to choose how. A read-write open leaves the header to SQLite, which reads it under
         // its locks: a plain read could catch another migrator's first commit half written.
         let probe = try FileProbe(path: path)
+        // A zero-byte file is almost always a wrong path; only --create takes it as a new
+        // database. A -wal beside it with content would hold a database after all.
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        if probe.size == 0, walSize == 0, readOnly || !options.create {
+            throw StewardError(
+                .badInput,
+                "\(path) is an empty file (0 bytes), not a database; use --create to make it a new database")
+        }
         do {
             if readOnly {
                 var header: DatabaseHeader?
@@ -420,6 +475,9 @@ public struct Migrator {
         if error.isInterrupt || cancellation.isCancelled {
             return StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); nothing changed")
         }
+        if error.isOutOfMemory {
+            return StewardError(.inputOutput, "\(prefix)out of memory while migrating \(options.databasePath); nothing changed")
+        }
         if error.isBusy {
             let seconds = options.timeout == options.timeout.rounded() ? String(Int(options.timeout)) : String(options.timeout)
             return StewardError(
@@ -432,7 +490,9 @@ public struct Migrator {
         if error.isInputOutput {
             return StewardError(.inputOutput, "\(prefix)\(options.databasePath): \(error.message)")
         }
-        return StewardError(.badInput, "\(prefix)\(options.databasePath): \(error.message) (SQLite error \(error.extendedCode))")
+        // Whatever is running here reads rows: only a constraint's message, which names
+        // the constraint, is shown (no row data in any message).
+        return StewardError(.badInput, "\(prefix)\(options.databasePath): \(error.safeDescription)")
     }
 
     private func report(
@@ -466,28 +526,6 @@ public struct Migrator {
             }
         }
         return result
-    }
-
-    static func compare(
-        before: [Connection.ForeignKeyViolation], after: [Connection.ForeignKeyViolation], enforced: Bool
-    ) -> MigrateReport.ForeignKeys {
-        func groups(_ violations: [Connection.ForeignKeyViolation]) -> [String: MigrateReport.ForeignKeyGroup] {
-            var counts: [String: (String, String, Int)] = [:]
-            for violation in violations {
-                let key = "\(violation.table)\u{0}\(violation.parent)"
-                counts[key, default: (violation.table, violation.parent, 0)].2 += 1
-            }
-            return counts.mapValues { .init(table: $0.0, parent: $0.1, count: $0.2) }
-        }
-        let old = groups(before), new = groups(after)
-        let added = new.compactMap { key, group -> MigrateReport.ForeignKeyGroup? in
-            let extra = group.count - (old[key]?.count ?? 0)
-            return extra > 0 ? .init(table: group.table, parent: group.parent, count: extra) : nil
-        }
-        return .init(
-            enforcedBefore: enforced, violationsBefore: before.count, violationsAfter: after.count,
-            newViolations: added.sorted { ($0.table, $0.parent) < ($1.table, $1.parent) },
-            existingViolations: old.values.sorted { ($0.table, $0.parent) < ($1.table, $1.parent) })
     }
 }
 

@@ -10,3 +10,11 @@ enum TestHooks {
         ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_BUNDLE_ENOSPC_AFTER_BYTES"].flatMap { Int64($0) }
     }
 }
+
+extension TestHooks {
+    /// `STEWARD_TEST_HOOK_MEM_AVAILABLE_BYTES=N`: the memory `migrate --dry-run` believes is
+    /// available, instead of `MemAvailable` from /proc/meminfo.
+    static var availableMemoryBytes: Int64? {
+        ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_MEM_AVAILABLE_BYTES"].flatMap { Int64($0) }
+    }
+}

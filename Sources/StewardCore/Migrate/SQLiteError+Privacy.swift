@@ -1,0 +1,19 @@
+import SQLiteKit
+
+extension SQLiteError {
+    /// SQLITE_NOMEM: reported as a resource failure (74), not as bad input.
+    var isOutOfMemory: Bool { code == 7 /* SQLITE_NOMEM */ }
+
+    /// The error as a message may show it when the statement was running over rows.
+    ///
+    /// A constraint's message names the constraint, from the schema. Any other message of
+    /// a running statement can quote row data ("JSON path error near '…'", a value read as
+    /// a name), so only the code's generic text is kept; verify's assertions do the same.
+    var safeDescription: String {
+        if code == 19 /* SQLITE_CONSTRAINT */ {
+            return "\(message) (SQLite error \(extendedCode))"
+        }
+        return "\(SQLiteError(extendedCode: extendedCode).message) (SQLite error \(extendedCode); "
+            + "SQLite's own message is not shown, as it can quote row data)"
+    }
+}
