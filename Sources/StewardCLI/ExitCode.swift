@@ -24,6 +24,7 @@ public enum ExitCode {
         case .busy: return temporaryFailure
         case .interrupted: return interrupted
         case .internal: return software
+        case .usage: return usage
         }
     }
 }

@@ -9,7 +9,10 @@ struct MigrateCommand: StewardCommand {
         abstract: "Apply versioned SQL migrations, bumping user_version in the same transaction.",
         discussion: """
             Applies NNNN_name.sql files (or N_name.up.sql) in version order inside one BEGIN IMMEDIATE \
-            transaction, setting PRAGMA user_version to each version as it goes. FTS5 tables created or \
+            transaction, setting PRAGMA user_version to each version as it goes. Sets laid out for \
+            golang-migrate, sqlx, goose, dbmate, diesel, drizzle or Flyway are read in that runner's \
+            layout (detected, or named by --dialect), only their up parts run, and the runner's ledger \
+            table gets the rows the runner would write, in the same transaction. FTS5 tables created or \
             redefined by the run, and those named by '-- steward: rebuild-fts NAME', are rebuilt and \
             checked before the commit. Any failure rolls everything back.
             """,
@@ -17,6 +20,9 @@ struct MigrateCommand: StewardCommand {
             .option("db", value: "path", help: "The database to migrate.", required: true),
             .option("migrations", value: "dir", help: "The migration directory.", default: "migrations"),
             .option("to", value: "version", help: "Stop at this version instead of the newest."),
+            .option("dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected)."),
+            .flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report)."),
+            .flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle)."),
             .flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched."),
             .flag("status", help: "Show the current version and the pending migrations; change nothing."),
             .flag("create", help: "Create the database when it does not exist."),
@@ -34,7 +40,20 @@ struct MigrateCommand: StewardCommand {
             databasePath: try values.required("db"),
             migrationsDirectory: try values.required("migrations"))
         if options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
-        options.targetVersion = try values.integer("to", in: 1...Int(Int32.max)).map { Int32($0) }
+        if let target = values.value("to") {
+            guard let version = VersionKey(target, dotted: true) else {
+                throw values.error("The value '\(target)' is invalid for '--to <version>': expected a version such as 3, 20240101120000 or 1.1")
+            }
+            options.targetVersion = version
+        }
+        if let name = values.value("dialect") {
+            guard let dialect = Dialect(rawValue: name) else {
+                throw values.error("The value '\(name)' is invalid for '--dialect <name>': expected one of \(Dialect.names.joined(separator: ", "))")
+            }
+            options.dialect = dialect
+        }
+        options.allowChanged = values.flag("allow-changed")
+        options.allowOutOfOrder = values.flag("allow-out-of-order")
         options.dryRun = values.flag("dry-run")
         options.statusOnly = values.flag("status")
         options.create = values.flag("create")
@@ -100,7 +119,7 @@ struct MigrateCommand: StewardCommand {
                 lines.append("Pending     none: the database is up to date")
             } else {
                 lines.append("Pending     \(report.pending.count)")
-                lines.append(ReportOutput.table(report.pending.map { ["\($0.version)", $0.file] }, indent: 4))
+                lines.append(ReportOutput.table(report.pending.map { [$0.versionText, $0.file] }, indent: 4))
             }
         default:
             let verb = report.mode == "dry-run" ? "would migrate" : "migrated"
@@ -111,7 +130,7 @@ struct MigrateCommand: StewardCommand {
                 lines.append("Version     \(verb) from \(report.fromVersion) to \(report.toVersion) (newest migration: \(report.newestVersion))")
                 lines.append("Applied     \(report.applied.count) migration\(report.applied.count == 1 ? "" : "s")")
                 lines.append(ReportOutput.table(report.applied.map {
-                    ["\($0.version)", $0.file, "\($0.statements) statements", ReportOutput.seconds($0.durationSeconds)]
+                    [$0.versionText, $0.file, "\($0.statements) statements", ReportOutput.seconds($0.durationSeconds)]
                 }, indent: 4))
             }
             if !report.ftsRebuilt.isEmpty {
@@ -135,6 +154,16 @@ struct MigrateCommand: StewardCommand {
             if report.mode == "dry-run" {
                 lines.append("Dry run     nothing was written to \(report.database)")
             }
+        }
+        if report.dialect != "steward" {
+            lines.append("Layout      \(report.dialect) (\(report.dialectReason))")
+        }
+        if let ledger = report.ledger {
+            let state = ledger.existed ? "\(ledger.rowsBefore) rows before the run" : "created by this run"
+            lines.append("Ledger      \(ledger.table): \(state)\(ledger.recorded > 0 ? ", \(ledger.recorded) recorded" : "")")
+        }
+        for note in report.notes {
+            lines.append("Note        \(note)")
         }
         if !report.ignoredFiles.isEmpty {
             lines.append("Ignored     \(report.ignoredFiles.joined(separator: ", "))")

@@ -57,6 +57,13 @@ public struct DialectSet: Sendable {
 
     // MARK: - Reading
 
+    init(directory: String, dialect: Dialect, migrations: [DialectMigration], ignoredFiles: [String]) {
+        self.directory = directory
+        self.dialect = dialect
+        self.migrations = migrations
+        self.ignoredFiles = ignoredFiles
+    }
+
     /// Reads `directory` in `dialect`'s layout.
     ///
     /// - Throws: `.notFound` when the directory does not exist; `.badInput` naming the file

@@ -45,3 +45,9 @@ public struct VersionKey: Comparable, Hashable, Sendable, CustomStringConvertibl
         return false
     }
 }
+
+extension VersionKey: ExpressibleByIntegerLiteral {
+    public init(integerLiteral value: Int64) {
+        self.init(value)
+    }
+}

@@ -85,10 +85,11 @@ public struct LedgerPlan: Sendable {
             // No ledger yet: user_version says how far the set was applied (by Steward).
             switch rule {
             case .newestVersion:
-                guard migrations.contains(where: { $0.version.integer == Int64(userVersion) }) else {
+                let newest = migrations.compactMap(\.version.integer).max() ?? 0
+                if Int64(userVersion) > newest {
                     throw StewardError(
                         .badInput,
-                        "user_version is \(userVersion), and no migration in \(set.directory) has that version")
+                        "database is at version \(userVersion), newer than the newest migration (\(newest)); refusing to downgrade")
                 }
                 unrecorded = migrations.filter { ($0.version.integer ?? 0) <= Int64(userVersion) }
             case .appliedCount:
@@ -109,8 +110,13 @@ public struct LedgerPlan: Sendable {
         let newestApplied = applied.map(\.version).max()
         var pending = migrations.filter { !appliedKeys.contains($0.version) }
         if let target = options.target {
-            guard migrations.contains(where: { $0.version == target }) else {
+            let atUserVersion = reading == nil && rule == .newestVersion && target.integer == Int64(userVersion)
+            guard migrations.contains(where: { $0.version == target }) || atUserVersion else {
                 throw StewardError(.badInput, "no migration in \(set.directory) has version \(target)")
+            }
+            if reading == nil, rule == .newestVersion, let value = target.integer, value < Int64(userVersion) {
+                throw StewardError(
+                    .badInput, "database is at version \(userVersion), newer than --to \(target); refusing to downgrade")
             }
             if let newestApplied, target < newestApplied {
                 throw StewardError(

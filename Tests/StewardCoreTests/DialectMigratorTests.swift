@@ -1,0 +1,236 @@
+import Foundation
+import SQLiteKit
+import Testing
+@testable import StewardCore
+import TestSupport
+
+/// Issue 10: `steward migrate` on sets and databases made for other runners: only up parts
+/// run, applied state comes from the runner's ledger, and the rows the runner would write are
+/// written in the same transaction.
+@Suite struct DialectMigratorTests {
+    let directory: TemporaryDirectory
+    var database: String { directory.file("app.db") }
+    var migrations: String { directory.file("migrations") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        let path = (migrations as NSString).appendingPathComponent(name)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    func migrate(_ change: (inout Migrator.Options) -> Void = { _ in }) throws -> MigrateReport {
+        var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
+        options.timeout = 2
+        change(&options)
+        return try Migrator(options: options).run()
+    }
+
+    func failure(_ change: (inout Migrator.Options) -> Void = { _ in }) throws -> StewardError {
+        do {
+            _ = try migrate(change)
+        } catch let error as StewardError {
+            return error
+        }
+        Issue.record("the run succeeded")
+        throw StewardError(.internal, "the run succeeded")
+    }
+
+    func bytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: database)) }
+
+    func python(_ expression: String, file: String) throws -> String {
+        let path = (migrations as NSString).appendingPathComponent(file)
+        let code = "import sys, hashlib, zlib; data = open(sys.argv[1], 'rb').read(); print(\(expression))"
+        let result = try systemTool(["python3", "-c", code, path])
+        #expect(result.status == 0, "\(result.output)")
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func integrityOK() throws -> Bool {
+        try Connection(path: database).rows(sql: "PRAGMA integrity_check") == [[.text("ok")]]
+    }
+
+    /// A database made by sqlx: two of three migrations applied, its ledger filled as sqlx
+    /// fills it (checksums from Python), `user_version` 0.
+    func sqlxDatabase() throws {
+        try write("20240101120000_users.sql", "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT);\n")
+        try write("20240102120000_email.sql", "ALTER TABLE users ADD email TEXT;\n")
+        try write("20240103120000_index.sql", "CREATE INDEX users_email ON users(email);\n")
+        let connection = try Connection(path: database)
+        try connection.execute(sql: """
+            CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT);
+            ALTER TABLE users ADD email TEXT;
+            INSERT INTO users(name, email) VALUES ('a', 'a@example.com');
+            CREATE TABLE IF NOT EXISTS _sqlx_migrations (
+                version BIGINT PRIMARY KEY, description TEXT NOT NULL,
+                installed_on TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, success BOOLEAN NOT NULL,
+                checksum BLOB NOT NULL, execution_time BIGINT NOT NULL);
+            """)
+        for (name, description) in [("20240101120000_users.sql", "users"), ("20240102120000_email.sql", "email")] {
+            let checksum = try python("hashlib.sha384(data).hexdigest()", file: name)
+            try connection.execute(
+                sql: "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (?1, ?2, TRUE, unhex(?3), 1000)"
+                    .replacingOccurrences(of: "unhex(?3)", with: "x'\(checksum)'"),
+                bindings: [.integer(Int64(name.prefix(14)) ?? 0), .text(description)])
+        }
+    }
+
+    // MARK: - sqlx
+
+    @Test func anSqlxDatabaseIsAdoptedFromItsLedger() throws {
+        try sqlxDatabase()
+        let report = try migrate()
+        #expect(report.dialect == "sqlx")
+        #expect(report.dialectReason.contains("_sqlx_migrations"))
+        #expect(report.applied.map(\.file) == ["20240103120000_index.sql"])
+        #expect(report.applied.first?.version == 20_240_103_120_000)
+        #expect(report.userVersionRule == "applied-count")
+        #expect(report.toVersion == 3)
+        #expect(report.ledger?.existed == true && report.ledger?.rowsBefore == 2 && report.ledger?.recorded == 1)
+        let connection = try Connection(path: database)
+        #expect(try connection.userVersion() == 3)
+        let expected = try python("hashlib.sha384(data).hexdigest()", file: "20240103120000_index.sql")
+        #expect(try connection.rows(sql: "SELECT description, success, lower(hex(checksum)) FROM _sqlx_migrations WHERE version = 20240103120000")
+                == [[.text("index"), .integer(1), .text(expected)]])
+        #expect(try integrityOK())
+        // Run again: nothing to do.
+        #expect(try migrate().applied.isEmpty)
+    }
+
+    @Test func aChangedAppliedFileIsRefusedUnlessAllowed() throws {
+        try sqlxDatabase()
+        try write("20240102120000_email.sql", "ALTER TABLE users ADD email TEXT; -- edited\n")
+        let before = try bytes()
+        let error = try failure()
+        #expect(error.kind == .badInput)
+        #expect(error.message.contains("20240102120000_email.sql") && error.message.contains("--allow-changed"))
+        #expect(try bytes() == before)
+        let report = try migrate { $0.allowChanged = true }
+        #expect(report.notes.contains { $0.contains("20240102120000_email.sql changed") })
+        #expect(report.applied.count == 1)
+    }
+
+    // MARK: - goose
+
+    @Test func gooseRunsUpPartsAndKeepsItsLedger() throws {
+        try write("20240101000001_posts.sql", """
+            -- +goose Up
+            CREATE TABLE post (id INTEGER PRIMARY KEY, title TEXT);
+            -- +goose StatementBegin
+            CREATE TRIGGER post_trim AFTER INSERT ON post BEGIN
+                UPDATE post SET title = trim(new.title) WHERE id = new.id;
+            END;
+            -- +goose StatementEnd
+            -- +goose Down
+            DROP TABLE post;
+            """)
+        try write("20240101000002_tags.sql", "-- +goose Up\nCREATE TABLE tag(id INTEGER PRIMARY KEY);\n-- +goose Down\nDROP TABLE tag;\n")
+        let report = try migrate { $0.create = true }
+        #expect(report.dialect == "goose")
+        #expect(report.applied.count == 2)
+        let connection = try Connection(path: database)
+        #expect(try connection.rows(sql: "SELECT version_id, is_applied FROM goose_db_version ORDER BY id")
+                == [[.integer(0), .integer(1)], [.integer(20_240_101_000_001), .integer(1)], [.integer(20_240_101_000_002), .integer(1)]])
+        #expect(try connection.integer(sql: "SELECT count(*) FROM sqlite_schema WHERE name IN ('post', 'post_trim', 'tag')") == 3)
+        #expect(try connection.userVersion() == 2)
+    }
+
+    // MARK: - golang-migrate
+
+    @Test func golangMigrateDirtyIsRefusedAndOutOfOrderIsAUsageError() throws {
+        try write("1_a.up.sql", "CREATE TABLE a(x);\n")
+        try write("1_a.down.sql", "DROP TABLE a;\n")
+        try write("2_b.up.sql", "CREATE TABLE b(x);\n")
+        let connection = try Connection(path: database)
+        try connection.execute(sql: """
+            CREATE TABLE a(x);
+            CREATE TABLE IF NOT EXISTS schema_migrations (version uint64,dirty bool);
+            CREATE UNIQUE INDEX IF NOT EXISTS version_unique ON schema_migrations (version);
+            INSERT INTO schema_migrations VALUES (1, 1);
+            """)
+        let before = try bytes()
+        let dirty = try failure()
+        #expect(dirty.kind == .badInput && dirty.message.contains("dirty") && dirty.message.contains("migrate force"))
+        #expect(try bytes() == before)
+        #expect(try failure { $0.allowOutOfOrder = true }.kind == .usage)
+
+        try connection.execute(sql: "UPDATE schema_migrations SET dirty = 0")
+        let report = try migrate()
+        #expect(report.dialect == "golang-migrate")
+        #expect(report.applied.map(\.file) == ["2_b.up.sql"])
+        #expect(try connection.rows(sql: "SELECT version, dirty FROM schema_migrations") == [[.integer(2), .integer(0)]])
+        #expect(try connection.userVersion() == 2)
+    }
+
+    // MARK: - diesel, drizzle, Flyway
+
+    @Test func dieselFoldersRunAndAreRecorded() throws {
+        try write("2024-01-01-000000_users/up.sql", "CREATE TABLE users(id INTEGER PRIMARY KEY);\n")
+        try write("2024-01-01-000000_users/down.sql", "DROP TABLE users;\n")
+        try write("2024-01-02-000000_posts/up.sql", "CREATE TABLE posts(id INTEGER PRIMARY KEY);\n")
+        let report = try migrate { $0.create = true }
+        #expect(report.dialect == "diesel")
+        #expect(report.applied.map(\.versionText) == ["20240101000000", "20240102000000"])
+        #expect(try Connection(path: database).rows(sql: "SELECT version FROM __diesel_schema_migrations ORDER BY 1")
+                == [[.text("20240101000000")], [.text("20240102000000")]])
+    }
+
+    @Test func drizzleJournalSkipsUnlistedFilesAndStartsAtZero() throws {
+        try write("0000_init.sql", "CREATE TABLE a(id INTEGER PRIMARY KEY);\n--> statement-breakpoint\nCREATE TABLE b(id INTEGER PRIMARY KEY);\n")
+        try write("0001_stray.sql", "DROP TABLE a;\n")
+        try write("0002_more.sql", "CREATE TABLE c(id INTEGER PRIMARY KEY);\n")
+        try write("meta/_journal.json", #"{"entries":[{"idx":0,"when":1700000000000,"tag":"0000_init"},{"idx":1,"when":1700000002000,"tag":"0002_more"}]}"#)
+        let report = try migrate { $0.create = true }
+        #expect(report.dialect == "drizzle")
+        #expect(report.applied.map(\.file) == ["0000_init.sql", "0002_more.sql"])
+        #expect(report.ignoredFiles.contains("0001_stray.sql (not in meta/_journal.json, not run)"))
+        let connection = try Connection(path: database)
+        #expect(try connection.integer(sql: "SELECT count(*) FROM sqlite_schema WHERE name IN ('a','b','c')") == 3)
+        let hash = try python("hashlib.sha256(data).hexdigest()", file: "0002_more.sql")
+        #expect(try connection.rows(sql: "SELECT hash FROM __drizzle_migrations WHERE created_at = 1700000002000") == [[.text(hash)]])
+    }
+
+    @Test func flywayDottedVersionsAndChecksums() throws {
+        try write("V1__init.sql", "CREATE TABLE a(id INTEGER PRIMARY KEY);\n")
+        try write("V1_1__second.sql", "CREATE TABLE b(id INTEGER PRIMARY KEY);\n")
+        try write("V1.10__tenth.sql", "CREATE TABLE c(id INTEGER PRIMARY KEY);\n")
+        let report = try migrate { $0.create = true; $0.targetVersion = VersionKey("1.1", dotted: true) }
+        #expect(report.dialect == "flyway")
+        #expect(report.applied.map(\.versionText) == ["1", "1.1"])
+        #expect(report.applied.last?.version == nil)
+        let rest = try migrate()
+        #expect(rest.applied.map(\.file) == ["V1.10__tenth.sql"])
+        let checksum = try python(
+            "(lambda c: c - (1 << 32) if c >= (1 << 31) else c)(zlib.crc32(b''.join(data.splitlines())))", file: "V1.10__tenth.sql")
+        #expect(try Connection(path: database).rows(sql: "SELECT installed_rank, version, checksum FROM flyway_schema_history WHERE script = 'V1.10__tenth.sql'")
+                == [[.integer(3), .text("1.10"), .integer(Int64(checksum) ?? 0)]])
+    }
+
+    // MARK: - Sets that start from a baseline schema
+
+    @Test func aSetThatAltersTablesMadeElsewhereRunsOnADatabaseThatHasThem() throws {
+        try write("20240101000001_email.sql", "-- migrate:up\nALTER TABLE users ADD email TEXT;\n-- migrate:down\n")
+        try write("20240101000002_index.sql", "-- migrate:up\nCREATE INDEX users_email ON users(email);\n-- migrate:down\n")
+        let connection = try Connection(path: database)
+        try connection.execute(sql: """
+            CREATE TABLE users(id INTEGER PRIMARY KEY);
+            ALTER TABLE users ADD email TEXT;
+            create table if not exists "schema_migrations" (version varchar(128) primary key);
+            insert into "schema_migrations" (version) values ('20240101000001');
+            """)
+        let report = try migrate()
+        #expect(report.applied.map(\.file) == ["20240101000002_index.sql"])
+
+        // On a database without them the set is still refused before anything runs.
+        let other = directory.file("empty.db")
+        var options = Migrator.Options(databasePath: other, migrationsDirectory: migrations)
+        options.create = true
+        #expect(throws: StewardError.self) { try Migrator(options: options).run() }
+        #expect(!FileManager.default.fileExists(atPath: other))
+    }
+}
