@@ -233,4 +233,71 @@ import TestSupport
         #expect(throws: StewardError.self) { try Migrator(options: options).run() }
         #expect(!FileManager.default.fileExists(atPath: other))
     }
+
+    // MARK: - Statements
+
+    static let rebuild = """
+        -- The 12-step table rebuild of https://sqlite.org/lang_altertable.html
+        PRAGMA foreign_keys=OFF;
+        BEGIN TRANSACTION;
+        CREATE TABLE new_author(id INTEGER PRIMARY KEY, name TEXT NOT NULL, born INTEGER);
+        INSERT INTO new_author(id, name) SELECT id, name FROM author WHERE %@;
+        DROP TABLE author;
+        ALTER TABLE new_author RENAME TO author;
+        CREATE INDEX author_name ON author(name);
+        PRAGMA foreign_key_check;
+        COMMIT;
+        PRAGMA foreign_keys=ON;
+        """
+
+    func authors() throws {
+        try write("0001_init.sql", """
+            CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE book(id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES author(id), title TEXT);
+            """)
+        _ = try migrate { $0.create = true }
+        try Connection(path: database).execute(sql: """
+            INSERT INTO author VALUES (1, 'A'), (2, 'B');
+            INSERT INTO book VALUES (1, 1, 'x'), (2, 2, 'y');
+            """)
+    }
+
+    @Test func theTwelveStepRebuildRunsWithItsPragmasAndOuterTransaction() throws {
+        try authors()
+        try write("0002_rebuild.sql", Self.rebuild.replacingOccurrences(of: "%@", with: "1"))
+        let report = try migrate()
+        #expect(report.applied.map(\.file) == ["0002_rebuild.sql"])
+        #expect(report.notes.contains { $0.hasPrefix("0002_rebuild.sql:2: PRAGMA foreign_keys is a no-op") })
+        #expect(report.notes.contains { $0.hasPrefix("0002_rebuild.sql:3: the file's outer BEGIN") })
+        #expect(report.notes.contains { $0.hasPrefix("0002_rebuild.sql:11: PRAGMA foreign_keys is a no-op") })
+        let connection = try Connection(path: database)
+        #expect(try connection.integer(sql: "SELECT count(*) FROM pragma_table_info('author') WHERE name = 'born'") == 1)
+        #expect(try connection.integer(sql: "SELECT count(*) FROM book") == 2)
+        #expect(try integrityOK())
+    }
+
+    @Test func aRebuildThatWouldOrphanRowsFails() throws {
+        try authors()
+        try write("0002_rebuild.sql", Self.rebuild.replacingOccurrences(of: "%@", with: "id = 1"))
+        let before = try bytes()
+        let error = try failure()
+        #expect(error.kind == .checkFailed)
+        #expect(error.message.contains("foreign key"))
+        #expect(try bytes() == before)
+    }
+
+    @Test(arguments: [
+        ("BEGIN;\nCREATE TABLE t(x);\nCOMMIT;\nCREATE TABLE u(x);\n", "0002_x.sql:4: a statement after the COMMIT on line 3"),
+        ("BEGIN;\nCREATE TABLE t(x);\n", "0002_x.sql:1: BEGIN without a COMMIT"),
+        ("CREATE TABLE t(x);\nBEGIN;\nCOMMIT;\n", "0002_x.sql:2: BEGIN cannot run inside"),
+    ])
+    func otherTransactionStatementsStayRefused(sql: String, message: String) throws {
+        try authors()
+        try write("0002_x.sql", sql)
+        let before = try bytes()
+        let error = try failure()
+        #expect(error.kind == .badInput)
+        #expect(error.message.contains(message), "\(error.message)")
+        #expect(try bytes() == before)
+    }
 }

@@ -255,7 +255,9 @@ public struct Migrator {
                 let version = migration.version.description
                 progress(.applying(file: migration.fileName, version: version))
                 let watch = Stopwatch()
-                let count = try script.apply(on: connection, cancellation: cancellation) { table in
+                let count = try script.apply(
+                    on: connection, cancellation: cancellation, onNote: { notes.append($0) }
+                ) { table in
                     rebuiltByMigrations.insert(table.lowercased())
                 }
                 let seconds = watch.roundedSeconds

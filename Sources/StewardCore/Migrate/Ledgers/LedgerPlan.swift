@@ -70,10 +70,12 @@ public struct LedgerPlan: Sendable {
             }
             appliedKeys = reading.applied
             let expected = Self.userVersion(for: migrations.filter { appliedKeys.contains($0.version) }, rule: rule)
-            if userVersion != 0, userVersion != expected {
+            // Behind is what the runner leaves when it applied migrations since Steward
+            // last ran (it does not know user_version); ahead means they disagree.
+            if userVersion > expected {
                 throw StewardError(
                     .badInput,
-                    "user_version is \(userVersion) but \(ledgerName) records \(appliedKeys.count) applied migration\(appliedKeys.count == 1 ? "" : "s"), which means user_version \(expected) (\(rule == .newestVersion ? "the newest applied version" : "the number applied")); they disagree, so Steward cannot tell what is applied")
+                    "user_version is \(userVersion) but \(ledgerName) records \(appliedKeys.count) applied migration\(appliedKeys.count == 1 ? "" : "s"), which means user_version \(expected) (\(rule == .newestVersion ? "the newest applied version" : "the number applied")); user_version is ahead of the ledger, so Steward cannot tell what is applied")
             }
             if !reading.changed.isEmpty, !options.allowChanged {
                 let names = reading.changed.map { $0.lineEndingsOnly ? "\($0.file) (line endings only)" : $0.file }
