@@ -21,6 +21,7 @@ struct MigrateCommand: StewardCommand {
             .option("migrations", value: "dir", help: "The migration directory.", default: "migrations"),
             .option("to", value: "version", help: "Stop at this version instead of the newest."),
             .option("dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected)."),
+            .option("baseline", value: "version", help: "Adopt a database that has this version's schema but no record of it: compared, then recorded as applied."),
             .flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report)."),
             .flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle)."),
             .flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched."),
@@ -51,6 +52,12 @@ struct MigrateCommand: StewardCommand {
                 throw values.error("The value '\(name)' is invalid for '--dialect <name>': expected one of \(Dialect.names.joined(separator: ", "))")
             }
             options.dialect = dialect
+        }
+        if let baseline = values.value("baseline") {
+            guard let version = VersionKey(baseline, dotted: true) else {
+                throw values.error("The value '\(baseline)' is invalid for '--baseline <version>': expected a version such as 3, 20240101120000 or 1.1")
+            }
+            options.baseline = version
         }
         options.allowChanged = values.flag("allow-changed")
         options.allowOutOfOrder = values.flag("allow-out-of-order")
@@ -115,6 +122,9 @@ struct MigrateCommand: StewardCommand {
         case "status":
             lines.append("Database    \(report.database)")
             lines.append("Version     \(report.fromVersion) (newest migration: \(report.newestVersion))")
+            if let match = report.schemaMatches {
+                lines.append("Schema      matches version \(match) of the set (adopt it with --baseline \(match))")
+            }
             if report.pending.isEmpty {
                 lines.append("Pending     none: the database is up to date")
             } else {

@@ -300,4 +300,63 @@ import TestSupport
         #expect(error.message.contains(message), "\(error.message)")
         #expect(try bytes() == before)
     }
+
+    // MARK: - Baselines
+
+    func baselineSet() throws {
+        try write("0001_ticket.sql", """
+            CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL, status TEXT);
+            CREATE INDEX ticket_status ON ticket(status);
+            """)
+        try write("0002_audit.sql", """
+            CREATE TABLE audit(id INTEGER PRIMARY KEY, ticket_id INTEGER, at TEXT);
+            CREATE TRIGGER ticket_audit AFTER UPDATE ON ticket BEGIN
+                INSERT INTO audit(ticket_id, at) VALUES (new.id, datetime('now'));
+            END;
+            """)
+        try write("0003_email.sql", "ALTER TABLE ticket ADD email TEXT;\n")
+    }
+
+    /// A database made elsewhere with the schema of version 2, written differently
+    /// (quoting, case, whitespace), and rows.
+    func legacyDatabase(_ change: (String) -> String = { $0 }) throws {
+        let schema = """
+            create table "ticket" ( id integer primary key,  title text not null, status text );
+            CREATE  INDEX ticket_status ON "ticket"(status);
+            CREATE TABLE audit (id INTEGER PRIMARY KEY, ticket_id INTEGER, at TEXT);
+            CREATE TRIGGER ticket_audit AFTER UPDATE ON ticket BEGIN
+              INSERT INTO audit(ticket_id, at) VALUES (new.id, datetime('now'));
+            END;
+            INSERT INTO ticket(title, status) VALUES ('private title', 'open');
+            """
+        try Connection(path: database).execute(sql: change(schema))
+    }
+
+    @Test func aMatchingDatabaseIsAdoptedAtItsBaseline() throws {
+        try baselineSet()
+        try legacyDatabase()
+        let status = try migrate { $0.statusOnly = true }
+        #expect(status.schemaMatches == "2")
+        let report = try migrate { $0.baseline = 2 }
+        #expect(report.applied.map(\.file) == ["0003_email.sql"])
+        #expect(report.notes.contains { $0.hasPrefix("adopted at baseline 2") })
+        #expect(try Connection(path: database).userVersion() == 3)
+        #expect(try integrityOK())
+    }
+
+    @Test(arguments: [
+        ("status text )", "status text, email2 text )", "table ticket: column email2 extra"),
+        ("CREATE  INDEX ticket_status ON \"ticket\"(status);", "", "index ticket_status missing"),
+        ("datetime('now')", "'never'", "trigger ticket_audit differs"),
+    ])
+    func aDriftedDatabaseIsRefusedNamingTheDifference(old: String, new: String, difference: String) throws {
+        try baselineSet()
+        try legacyDatabase { $0.replacingOccurrences(of: old, with: new) }
+        let before = try bytes()
+        let error = try failure { $0.baseline = 2 }
+        #expect(error.kind == .badInput)
+        #expect(error.message.contains(difference), "\(error.message)")
+        #expect(!error.message.contains("private title"))
+        #expect(try bytes() == before)
+    }
 }

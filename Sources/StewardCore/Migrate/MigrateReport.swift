@@ -104,4 +104,7 @@ public struct MigrateReport: Codable, Sendable {
     /// (--allow-changed), out-of-order migrations (--allow-out-of-order), no-op pragmas.
     public let notes: [String]
     public let totalSeconds: Double
+    /// `--status` on a database at version 0 with no ledger: the newest version of the set
+    /// whose schema the database has (a candidate for `--baseline`), or nil.
+    public var schemaMatches: String?
 }

@@ -85,6 +85,7 @@ extension Migrator {
         planOptions.target = options.targetVersion
         planOptions.allowChanged = options.allowChanged
         planOptions.allowOutOfOrder = options.allowOutOfOrder
+        planOptions.baseline = options.baseline
         let plan = try LedgerPlan(set: source.set, reading: reading, userVersion: current, options: planOptions)
         return (plan, reading != nil, reading?.rows ?? 0)
     }

@@ -19,6 +19,8 @@ public struct Migrator {
         public var allowChanged = false
         /// Apply migrations older than the newest applied one.
         public var allowOutOfOrder = false
+        /// Adopt a database that has the schema of this version but no record of it.
+        public var baseline: VersionKey?
         public var dryRun = false
         public var statusOnly = false
         public var create = false
@@ -190,9 +192,13 @@ public struct Migrator {
         } catch let error as SQLiteError {
             throw Inspector.explain(error, path: options.databasePath)
         }
-        return report(source: source, mode: "status", created: false, from: current, to: current, applied: [],
-                      pending: plan.pending, ledger: ledger, fts: [], foreignKeys: nil, notes: Self.notes(for: plan),
-                      stopwatch: stopwatch)
+        var report = report(source: source, mode: "status", created: false, from: current, to: current, applied: [],
+                            pending: plan.pending, ledger: ledger, fts: [], foreignKeys: nil, notes: Self.notes(for: plan),
+                            stopwatch: stopwatch)
+        if current == 0, plan.applied.isEmpty {
+            report.schemaMatches = matchingVersion(of: source, on: connection)
+        }
+        return report
     }
 
     private func migrate(
@@ -227,6 +233,9 @@ public struct Migrator {
             // then finds nothing to do.
             let current = try sqlite { try connection.userVersion() }
             let (plan, ledgerExisted, rowsBefore) = try self.plan(for: source, on: connection)
+            if let baseline = options.baseline {
+                try checkBaseline(baseline, source: source, on: connection)
+            }
             if let validation {
                 // The set does not build from an empty database: only a database that
                 // already holds the schema its pending files start from can take them.
@@ -235,6 +244,9 @@ public struct Migrator {
             }
             let pending = plan.pending.compactMap(source.script(for:))
             var notes = Self.notes(for: plan)
+            if let baseline = options.baseline {
+                notes.append("adopted at baseline \(baseline): the schema matches the set up to that version, \(plan.applied.count) migration\(plan.applied.count == 1 ? "" : "s") recorded as applied")
+            }
             let violationsBefore = try sqlite { try ForeignKeySnapshot(of: connection) }
             let ftsBefore = try sqlite { try Self.fts5Tables(on: connection) }
 

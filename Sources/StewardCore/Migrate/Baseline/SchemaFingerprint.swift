@@ -67,6 +67,9 @@ public struct SchemaFingerprint: Sendable, Equatable {
         }
     }
 
+    /// No table, index, trigger or view (ledger tables aside).
+    public var isEmpty: Bool { tables.isEmpty && indexes.isEmpty && triggers.isEmpty && views.isEmpty }
+
     /// SQL as tokens: words and quoted names lower-cased and unquoted, strings kept, all
     /// separated by one space; comments and whitespace gone.
     static func normalise(_ sql: String) -> String {

@@ -15,6 +15,8 @@ public struct LedgerPlan: Sendable {
         public var target: VersionKey?
         public var allowChanged = false
         public var allowOutOfOrder = false
+        /// Record the set up to this version as applied (the schema was checked to match).
+        public var baseline: VersionKey?
         public init() {}
     }
 
@@ -60,6 +62,11 @@ public struct LedgerPlan: Sendable {
         var appliedKeys = Set<VersionKey>()
         var unrecorded: [DialectMigration] = []
         if let reading {
+            if options.baseline != nil, reading.rows > 0 {
+                throw StewardError(
+                    .badInput,
+                    "--baseline adopts a database with no record of its migrations, and \(ledgerName) already records \(reading.rows); run without --baseline")
+            }
             if let dirty = reading.dirty {
                 throw StewardError(.badInput, dirty)
             }
@@ -83,6 +90,14 @@ public struct LedgerPlan: Sendable {
                     .badInput,
                     "applied migration\(names.count == 1 ? "" : "s") changed since \(names.count == 1 ? "it was" : "they were") applied: \(names.joined(separator: ", ")) (\(ledgerName) records another checksum); restore the file as it was, or pass --allow-changed to accept it")
             }
+        } else if let baseline = options.baseline {
+            guard userVersion == 0 else {
+                throw StewardError(
+                    .badInput,
+                    "--baseline adopts a database with no record of its migrations, and this one has user_version \(userVersion); run without --baseline")
+            }
+            unrecorded = migrations.filter { $0.version <= baseline }
+            appliedKeys = Set(unrecorded.map(\.version))
         } else if userVersion > 0 {
             // No ledger yet: user_version says how far the set was applied (by Steward).
             switch rule {
