@@ -189,6 +189,12 @@ import TestSupport
         #expect(set.ignoredFiles.contains("0002_stray.sql (not in meta/_journal.json, not run)"))
     }
 
+    @Test func drizzleJournalForAnotherDatabaseIsRefused() throws {
+        try write("0000_init.sql", "CREATE TABLE IF NOT EXISTS \"doors\" (\"id\" serial PRIMARY KEY NOT NULL);\n")
+        try write("meta/_journal.json", #"{"version":"5","dialect":"pg","entries":[{"idx":0,"when":1,"tag":"0000_init"}]}"#)
+        #expect(try refusal(.drizzle).message.contains("'pg'"))
+    }
+
     @Test func drizzleJournalNamingAMissingFileIsRefused() throws {
         try write("meta/_journal.json", #"{"entries":[{"idx":0,"when":1,"tag":"0000_gone"}]}"#)
         #expect(try refusal(.drizzle).message.contains("0000_gone.sql"))

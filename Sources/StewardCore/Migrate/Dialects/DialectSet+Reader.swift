@@ -167,6 +167,7 @@ extension DialectSet {
                 let when: Int64
                 let tag: String
             }
+            let dialect: String?
             let entries: [Entry]
         }
 
@@ -182,6 +183,12 @@ extension DialectSet {
                 journal = try JSONDecoder().decode(Journal.self, from: data)
             } catch {
                 throw StewardError(.badInput, "\(journalPath): not a drizzle journal (entries with idx, when and tag)")
+            }
+            // drizzle-kit writes the database its SQL is for; a PostgreSQL or MySQL set would
+            // fail on its first statement, or worse, half succeed.
+            if let dialect = journal.dialect, !["sqlite", "turso"].contains(dialect.lowercased()) {
+                throw StewardError(
+                    .badInput, "\(journalPath) says its SQL is for '\(dialect)'; Steward runs SQLite migrations only")
             }
             var listed = Set<String>()
             var previousWhen: Int64?
