@@ -30,7 +30,7 @@ extension Migrator {
         if let dialect = options.dialect {
             detection = .init(dialect: dialect, reason: "--dialect \(dialect.rawValue)")
         } else {
-            detection = DialectSet.detect(directory: directory, ledgers: try ledgersOfExistingDatabase())
+            detection = try DialectSet.detect(directory: directory, ledgers: ledgersOfExistingDatabase)
         }
         let set: DialectSet
         if detection.dialect == .steward {

@@ -23,6 +23,13 @@ public struct DialectSet: Sendable {
     /// diesel folders, Flyway names, goose markers, dbmate markers, then the ledger table the
     /// database already has (sqlx, golang-migrate), otherwise Steward's own.
     public static func detect(directory: String, ledgers: Set<Dialect>) -> Detection {
+        // Only the last steps need the database; `ledgers` is what it has.
+        (try? detect(directory: directory, ledgers: { ledgers })) ?? Detection(dialect: .steward, reason: "")
+    }
+
+    /// As `detect(directory:ledgers:)`, reading the database's ledger tables only when the
+    /// files decide nothing.
+    public static func detect(directory: String, ledgers: () throws -> Set<Dialect>) throws -> Detection {
         if FileManager.default.fileExists(atPath: Paths.join(Paths.join(directory, "meta"), "_journal.json")) {
             return Detection(dialect: .drizzle, reason: "meta/_journal.json")
         }
@@ -49,7 +56,8 @@ public struct DialectSet: Sendable {
         if let dbmateFile {
             return Detection(dialect: .dbmate, reason: "dbmate directives in \(dbmateFile)")
         }
-        for dialect in [Dialect.sqlx, .golangMigrate] where ledgers.contains(dialect) {
+        let present = try ledgers()
+        for dialect in [Dialect.sqlx, .golangMigrate] where present.contains(dialect) {
             return Detection(dialect: dialect, reason: "the database has \(dialect.rawValue)'s ledger table \(dialect.ledgerTable ?? "")")
         }
         return Detection(dialect: .steward, reason: "no other runner's layout or ledger")
