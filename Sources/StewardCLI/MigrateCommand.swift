@@ -155,7 +155,7 @@ struct MigrateCommand: StewardCommand {
                     lines.append("Foreign keys no violations")
                 } else {
                     let existing = keys.existingViolations.map { "\($0.table) → \($0.parent): \($0.count)" }.joined(separator: ", ")
-                    lines.append("Foreign keys \(keys.violationsAfter) violations, none new, row by row (before the run: \(keys.violationsBefore), \(existing))")
+                    lines.append("Foreign keys \(keys.violationsAfter) violations, none new (before the run: \(keys.violationsBefore): \(existing))")
                 }
                 for table in keys.comparedByCount {
                     lines.append("             \(table.table) compared by count only: \(table.reason)")

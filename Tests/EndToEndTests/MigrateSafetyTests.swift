@@ -69,6 +69,44 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: database))
     }
 
+    @Test func swappingAnOldOrphanForANewOneIsRefused() throws {
+        try write("0001_a.sql", """
+            CREATE TABLE ticket(id INTEGER PRIMARY KEY);
+            CREATE TABLE note(id INTEGER PRIMARY KEY, ticket_id INTEGER REFERENCES ticket(id));
+            """)
+        #expect(try migrate(["--create", "--quiet"]).status == 0)
+        try Connection(path: database).execute(sql: "INSERT INTO ticket VALUES (1); INSERT INTO note VALUES (1, 1), (2, 99)")
+        let before = bytes()
+        try write("0002_b.sql", "DELETE FROM note WHERE id = 2;\nUPDATE note SET ticket_id = 42 WHERE id = 1;\n")
+        let run = try migrate(["--json"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("add 1 foreign key violation (note → ticket: 1)"), "\(run.stderr)")
+        #expect(bytes() == before)
+    }
+
+    @Test func aRebuiltTableWithImplicitRowidsIsComparedByCountAndSaysSo() throws {
+        try write("0001_a.sql", """
+            CREATE TABLE ticket(id INTEGER PRIMARY KEY);
+            CREATE TABLE note(body TEXT, ticket_id INTEGER REFERENCES ticket(id));
+            """)
+        #expect(try migrate(["--create", "--quiet"]).status == 0)
+        try Connection(path: database).execute(sql: "INSERT INTO ticket VALUES (1); INSERT INTO note VALUES ('a', 1), ('b', 99)")
+        try write("0002_b.sql", """
+            CREATE TABLE note_new(body TEXT NOT NULL, ticket_id INTEGER REFERENCES ticket(id));
+            INSERT INTO note_new SELECT body, ticket_id FROM note ORDER BY body DESC;
+            DROP TABLE note;
+            ALTER TABLE note_new RENAME TO note;
+            """)
+        let text = try migrate(["--dry-run"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("none new"), "\(text.stdout)")
+        #expect(text.stdout.contains("note compared by count only"), "\(text.stdout)")
+        let json = try migrate(["--json"])
+        let keys = try #require(try json.json()["foreignKeys"] as? [String: Any])
+        #expect(keys["newViolationCount"] as? Int == 0)
+        #expect((keys["comparedByCount"] as? [[String: Any]])?.first?["table"] as? String == "note")
+    }
+
     @Test func checkBypassingPragmaIsRefusedNotBlamedOnPermissions() throws {
         try write("0001_a.sql", "CREATE TABLE t(x);\nPRAGMA query_only = ON;\nINSERT INTO t VALUES (1);\n")
         let run = try migrate(["--create"])
@@ -91,27 +129,41 @@ import TestSupport
     }
 
     @Test(arguments: [
-        // A JSON path read from the row.
-        ("UPDATE doc SET n = json_extract(body, path);\n", 65),
-        // A CAST of the row's text into a STRICT column.
-        ("INSERT INTO strict_copy SELECT body FROM doc;\n", 65),
-        // A CHECK that fails on the row (the constraint's own message names no value).
-        ("UPDATE doc SET n = length(body) - 100;\n", 65),
-    ] as [(String, Int32)])
-    func runtimeErrorsDoNotQuoteRowData(sql: String, status: Int32) throws {
+        // A JSON path read from the row: "JSON path error near '…'".
+        "UPDATE doc SET n = json_extract(body, path);\n",
+        // An FTS5 query read from the row: "no such column: …".
+        "UPDATE doc SET n = (SELECT count(*) FROM search WHERE search MATCH doc.query);\n",
+    ])
+    func runtimeErrorsDoNotQuoteRowData(sql: String) throws {
         try write("0001_a.sql", """
-            CREATE TABLE doc(body TEXT, path TEXT, n INTEGER CHECK (n IS NULL OR n >= 0));
-            CREATE TABLE strict_copy(v INTEGER) STRICT;
+            CREATE TABLE doc(body TEXT, path TEXT, query TEXT, n INTEGER);
+            CREATE VIRTUAL TABLE search USING fts5(body);
             """)
         #expect(try migrate(["--create", "--quiet"]).status == 0)
         try Connection(path: database).execute(
-            sql: "INSERT INTO doc VALUES ('SECRET-7f3a {\"a\":1}', '$.SECRET-7f3a', NULL)")
+            sql: "INSERT INTO doc VALUES ('{\"a\":1}', 'SECRET-7f3a', 'SECRET7f3a:x', NULL); INSERT INTO search VALUES ('x')")
         try write("0002_b.sql", sql)
         for extra in [[String](), ["--json"], ["--dry-run", "--json"]] {
             let run = try migrate(extra)
-            #expect(run.status == status, "\(extra): \(run.stderr)")
-            #expect(run.stderr.contains("0002_b.sql:1:"), "\(run.stderr)")
+            #expect(run.status == 65, "\(extra): \(run.stderr)")
+            #expect(run.stderr.contains("0002_b.sql:1:") && run.stderr.contains("SQLite error 1"), "\(run.stderr)")
             #expect(!run.allOutput.contains("SECRET"), "\(extra): \(run.allOutput)")
+        }
+    }
+
+    @Test func constraintMessagesNameTheConstraintOnly() throws {
+        try write("0001_a.sql", """
+            CREATE TABLE doc(body TEXT, n INTEGER CHECK (n IS NULL OR n >= 0));
+            CREATE TABLE strict_copy(v INTEGER) STRICT;
+            """)
+        #expect(try migrate(["--create", "--quiet"]).status == 0)
+        try Connection(path: database).execute(sql: "INSERT INTO doc VALUES ('SECRET-7f3a', NULL)")
+        for (sql, message) in [("UPDATE doc SET n = length(body) - 100;\n", "CHECK constraint failed"),
+                               ("INSERT INTO strict_copy SELECT body FROM doc;\n", "cannot store TEXT value in INTEGER column")] {
+            try write("0002_b.sql", sql)
+            let run = try migrate()
+            #expect(run.status == 65 && run.stderr.contains(message), "\(run.stderr)")
+            #expect(!run.allOutput.contains("SECRET"))
         }
     }
 

@@ -267,6 +267,12 @@ import TestSupport
 
     // MARK: - Item 15 and 16: memory for --dry-run, and a zero-byte file
 
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/meminfo"), "MemAvailable comes from /proc/meminfo"))
+    func availableMemoryIsReadFromTheKernel() throws {
+        let bytes = try #require(AvailableMemory.bytes)
+        #expect(bytes > 1_000_000)
+    }
+
     @Test func aZeroByteFileIsNotADatabaseWithoutCreate() throws {
         try write("0001_a.sql", "CREATE TABLE t(x);\n")
         #expect(FileManager.default.createFile(atPath: database, contents: Data()))

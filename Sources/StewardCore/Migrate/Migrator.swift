@@ -81,8 +81,7 @@ public struct Migrator {
             do {
                 try original.backup(to: copy)
             } catch let error as SQLiteError {
-                if error.isOutOfMemory { throw Self.outOfMemory(path: options.databasePath) }
-                throw Inspector.explain(error, path: options.databasePath)
+                throw readFailure(error)
             }
             return try migrate(connection: copy, source: source, validation: validation, created: false, stopwatch: stopwatch)
         }
@@ -119,7 +118,7 @@ public struct Migrator {
             // Through the connection, so a WAL database counts the pages still in its -wal.
             bytes = try source.integer(sql: "PRAGMA page_count") * source.integer(sql: "PRAGMA page_size")
         } catch let error as SQLiteError {
-            throw Inspector.explain(error, path: options.databasePath)
+            throw readFailure(error)
         }
         guard let available = AvailableMemory.bytes, bytes > available else { return }
         throw StewardError(
@@ -129,8 +128,13 @@ public struct Migrator {
                 + "(\(AvailableMemory.megabytes(available)) MB); dry-run on a smaller copy or migrate a copy of the file instead")
     }
 
-    static func outOfMemory(path: String) -> StewardError {
-        StewardError(.inputOutput, "out of memory while migrating \(path); nothing changed")
+    /// An error opening or reading the database before the run: as inspect reports it,
+    /// except that running out of memory is a resource failure (74), not bad input.
+    private func readFailure(_ error: SQLiteError) -> StewardError {
+        if error.isOutOfMemory {
+            return StewardError(.inputOutput, "out of memory while reading \(options.databasePath); nothing changed")
+        }
+        return Inspector.explain(error, path: options.databasePath)
     }
 
     /// Rows a migration wrote past a CHECK or NOT NULL, or an index out of step with its
@@ -190,7 +194,7 @@ public struct Migrator {
                 .init(table: $0.table, existed: existed, rowsBefore: rows, recorded: 0, backfilled: [])
             }
         } catch let error as SQLiteError {
-            throw Inspector.explain(error, path: options.databasePath)
+            throw readFailure(error)
         }
         var report = report(source: source, mode: "status", created: false, from: current, to: current, applied: [],
                             pending: plan.pending, ledger: ledger, fts: [], foreignKeys: nil, notes: Self.notes(for: plan),
@@ -499,7 +503,7 @@ public struct Migrator {
             return connection
         } catch let error as SQLiteError {
             if error.isBusy { throw explain(error, waitingForLock: true) }
-            throw Inspector.explain(error, path: path)
+            throw readFailure(error)
         }
     }
 
