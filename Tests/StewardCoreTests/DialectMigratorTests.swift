@@ -359,4 +359,69 @@ import TestSupport
         #expect(!error.message.contains("private title"))
         #expect(try bytes() == before)
     }
+
+    // MARK: - Ledgers pre-filled as their runners write them
+
+    @Test func aFlywayDatabaseIsContinuedAtTheNextRank() throws {
+        try write("V1__init.sql", "CREATE TABLE a(id INTEGER PRIMARY KEY);\n")
+        try write("V1_1__more.sql", "CREATE TABLE b(id INTEGER PRIMARY KEY);\n")
+        try write("V2__last.sql", "CREATE TABLE c(id INTEGER PRIMARY KEY);\n")
+        let connection = try Connection(path: database)
+        // flyway-core SQLiteDatabase.getRawCreateScript, and the rows Flyway writes.
+        try connection.execute(sql: """
+            CREATE TABLE "main"."flyway_schema_history" ("installed_rank" INT NOT NULL PRIMARY KEY, "version" VARCHAR(50),
+              "description" VARCHAR(200) NOT NULL, "type" VARCHAR(20) NOT NULL, "script" VARCHAR(1000) NOT NULL,
+              "checksum" INT, "installed_by" VARCHAR(100) NOT NULL,
+              "installed_on" TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f','now')),
+              "execution_time" INT NOT NULL, "success" BOOLEAN NOT NULL);
+            CREATE INDEX "main"."flyway_schema_history_s_idx" ON "flyway_schema_history" ("success");
+            CREATE TABLE a(id INTEGER PRIMARY KEY);
+            CREATE TABLE b(id INTEGER PRIMARY KEY);
+            """)
+        let crc = "(lambda c: c - (1 << 32) if c >= (1 << 31) else c)(zlib.crc32(b''.join(data.splitlines())))"
+        for (rank, version, description, script) in [(1, "1", "init", "V1__init.sql"), (2, "1.1", "more", "V1_1__more.sql")] {
+            let checksum = Int64(try python(crc, file: script)) ?? 0
+            try connection.execute(
+                sql: "INSERT INTO flyway_schema_history VALUES (?, ?, ?, 'SQL', ?, ?, '', '2024-01-01 00:00:00.000', 5, 1)",
+                bindings: [.integer(Int64(rank)), .text(version), .text(description), .text(script), .integer(checksum)])
+        }
+        let report = try migrate()
+        #expect(report.dialect == "flyway")
+        #expect(report.applied.map(\.file) == ["V2__last.sql"])
+        #expect(try connection.rows(sql: "SELECT installed_rank, version, description, type, installed_by, success FROM flyway_schema_history WHERE script = 'V2__last.sql'")
+                == [[.integer(3), .text("2"), .text("last"), .text("SQL"), .text(""), .integer(1)]])
+
+        // A failed row is Flyway's dirty state.
+        try connection.execute(sql: "UPDATE flyway_schema_history SET success = 0 WHERE installed_rank = 3")
+        let before = try bytes()
+        #expect(try failure().message.contains("flyway repair"))
+        #expect(try bytes() == before)
+    }
+
+    @Test func aDieselDatabaseIsContinued() throws {
+        try write("2024-01-01-000000_users/up.sql", "CREATE TABLE users(id INTEGER PRIMARY KEY);\n")
+        try write("2024-01-02-000000_posts/up.sql", "CREATE TABLE posts(id INTEGER PRIMARY KEY);\n")
+        try Connection(path: database).execute(sql: """
+            CREATE TABLE IF NOT EXISTS __diesel_schema_migrations (
+                   version VARCHAR(50) PRIMARY KEY NOT NULL,
+                   run_on TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP);
+            CREATE TABLE users(id INTEGER PRIMARY KEY);
+            INSERT INTO __diesel_schema_migrations (version) VALUES ('20240101000000');
+            """)
+        let report = try migrate()
+        #expect(report.applied.map(\.file) == ["2024-01-02-000000_posts/up.sql"])
+        #expect(try Connection(path: database).userVersion() == 2)
+    }
+
+    @Test func userVersionAppliedByStewardIsBackfilledIntoANewLedger() throws {
+        try write("1_a.sql", "CREATE TABLE a(x);\n")
+        try write("2_b.sql", "CREATE TABLE b(x);\n")
+        _ = try migrate { $0.create = true; $0.targetVersion = 1 }
+        let report = try migrate { $0.dialect = .sqlx }
+        #expect(report.ledger?.backfilled == ["1_a.sql"])
+        #expect(report.applied.map(\.file) == ["2_b.sql"])
+        let expected = try python("hashlib.sha384(data).hexdigest()", file: "1_a.sql")
+        #expect(try Connection(path: database).rows(sql: "SELECT version, lower(hex(checksum)) FROM _sqlx_migrations ORDER BY version")
+                .first == [.integer(1), .text(expected)])
+    }
 }
