@@ -3,7 +3,7 @@
 # any is missing. Uses sudo when not run as root.
 set -eu
 
-packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd"
+packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux"
 
 # pip installs dbmate below; a fresh Debian has no pip until python3-pip is installed.
 if ! python3 -m pip --version >/dev/null 2>&1; then

@@ -1,4 +1,5 @@
 import CSQLite
+import FileNames
 import Foundation
 
 /// One SQLite database connection (`sqlite3*`).
@@ -36,7 +37,8 @@ public final class Connection {
         var handle: OpaquePointer?
         // Extended result codes make errors precise (SQLITE_CORRUPT_VTAB and the like).
         let flags = mode.rawValue | SQLITE_OPEN_EXRESCODE
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        // The path's own bytes, which need not be UTF-8 (FileNames).
+        let rc = sqlite3_open_v2(FileName.cString(path), &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let error = SQLiteError.current(on: handle, code: rc)
             // > Whether or not an error occurs when it is opened, resources associated

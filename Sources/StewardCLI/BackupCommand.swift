@@ -93,24 +93,24 @@ struct BackupCommand: StewardCommand {
         let source = report.source
         let snapshot = report.snapshot
         let checks = report.checks
-        lines.append("Bundle      \(report.bundle.path)")
+        lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))")
         lines.append("            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)")
-        lines.append("Source      \(report.database): user_version \(source.userVersion), application_id \(source.applicationID), "
-                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(source.journalMode)")
-        lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(report.createdAt); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
+        lines.append("Source      \(ReportOutput.escaped(report.database)): user_version \(source.userVersion), application_id \(source.applicationID), "
+                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
+        lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(report.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "
                      + "of up to \(snapshot.pagesPerStep) pages, waited \(ReportOutput.seconds(snapshot.lockWaitSeconds)) for locks")
-        lines.append("Checks      integrity_check \(checks.integrityCheck), \(checks.foreignKeyViolations) foreign key violations, "
+        lines.append("Checks      integrity_check \(ReportOutput.escaped(checks.integrityCheck)), \(checks.foreignKeyViolations) foreign key violations, "
                      + "user_version \(checks.userVersion) as in the source, journal mode \(checks.journalMode) "
                      + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
         for file in report.files {
-            lines.append("Payload     \(file.path)  \(ReportOutput.bytes(file.size))")
+            lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
             lines.append("            sha256 \(file.sha256)")
         }
         lines.append("Bundling    \(ReportOutput.seconds(report.bundle.durationSeconds)) (checks, hash, zstd level \(report.bundle.compressionLevel) "
                      + "with \(report.bundle.threads) thread\(report.bundle.threads == 1 ? "" : "s"), sync, rename)")
         if !report.staleTemporariesRemoved.isEmpty {
-            lines.append("Removed     stale temporaries of killed runs: \(report.staleTemporariesRemoved.joined(separator: ", "))")
+            lines.append("Removed     stale temporaries of killed runs: \(report.staleTemporariesRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
         }
         lines.append("Time        \(ReportOutput.seconds(report.totalSeconds))")
         return lines.joined(separator: "\n")

@@ -50,7 +50,7 @@ struct RestoreCommand: StewardCommand {
         }
         terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
         guard report.published else {
-            terminal.diagnose("Error: refusing to publish \(report.into): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
+            terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
             return ExitCode.checkFailed
         }
         return ExitCode.success
@@ -66,7 +66,7 @@ struct RestoreCommand: StewardCommand {
         case .checking:
             line = "checking the database ..."
         case .checked(let check):
-            line = "checking the database: \(check.name) \(check.status.rawValue)"
+            line = "checking the database: \(ReportOutput.escaped(check.name)) \(check.status.rawValue)"
         case .published:
             return
         }
@@ -77,12 +77,13 @@ struct RestoreCommand: StewardCommand {
         var lines: [String] = []
         let manifest = report.manifest
         let source = manifest.source
-        lines.append("Bundle      \(report.bundle)  \(ReportOutput.bytes(report.bundleSizeBytes))")
-        lines.append("            made \(manifest.createdAt) by Steward \(manifest.stewardVersion) (SQLite \(manifest.sqliteVersion)) "
-                     + "from \(source.fileName): user_version \(source.userVersion), journal mode \(source.journalMode)")
+        lines.append("Bundle      \(ReportOutput.escaped(report.bundle))  \(ReportOutput.bytes(report.bundleSizeBytes))")
+        lines.append("            made \(ReportOutput.escaped(manifest.createdAt)) by Steward \(ReportOutput.escaped(manifest.stewardVersion)) "
+                     + "(SQLite \(ReportOutput.escaped(manifest.sqliteVersion))) from \(ReportOutput.escaped(source.fileName)): "
+                     + "user_version \(source.userVersion), journal mode \(ReportOutput.escaped(source.journalMode))")
         for file in report.files {
-            lines.append("Payload     \(file.path)  \(ReportOutput.bytes(file.size))")
-            lines.append("            sha256 \(file.sha256) (matches the manifest)")
+            lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
+            lines.append("            sha256 \(ReportOutput.escaped(file.sha256)) (matches the manifest)")
         }
         if report.walConverted {
             lines.append("WAL         the header said WAL: switched to rollback journal in staging")
@@ -93,9 +94,9 @@ struct RestoreCommand: StewardCommand {
         for check in report.checks {
             let status = check.status == .fail ? "FAIL" : check.status.rawValue
             lines.append("  \(status.padding(toLength: 6, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 18, withPad: " ", startingAt: 0))"
-                         + "\(check.summary)  \(ReportOutput.seconds(check.durationSeconds))")
+                         + "\(ReportOutput.escaped(check.summary))  \(ReportOutput.seconds(check.durationSeconds))")
             for detail in check.details.prefix(10) where check.status == .fail {
-                lines.append("          - \(detail)")
+                lines.append("          - \(ReportOutput.escaped(detail))")
             }
         }
         if !report.tables.isEmpty {
@@ -108,14 +109,14 @@ struct RestoreCommand: StewardCommand {
         }
         lines.append("")
         if !report.staleStagingRemoved.isEmpty {
-            lines.append("Removed     staging directories of killed runs: \(report.staleStagingRemoved.joined(separator: ", "))")
+            lines.append("Removed     staging directories of killed runs: \(report.staleStagingRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
         }
         if report.published {
-            lines.append("Restored    \(report.database)")
+            lines.append("Restored    \(ReportOutput.escaped(report.database))")
             lines.append("            extracted in \(ReportOutput.seconds(report.extractSeconds)), checked in \(ReportOutput.seconds(report.checkSeconds)), "
                          + "total \(ReportOutput.seconds(report.totalSeconds))")
         } else {
-            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(report.into)")
+            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(ReportOutput.escaped(report.into))")
         }
         return lines.joined(separator: "\n")
     }

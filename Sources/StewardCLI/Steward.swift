@@ -1,4 +1,5 @@
 import ArgumentKit
+import FileNames
 import Foundation
 import StewardCore
 
@@ -92,16 +93,26 @@ public enum Steward {
     private static func fail(
         command: String, kind: String, message: String, status: Int32, json: Bool, terminal: Terminal
     ) -> Int32 {
-        terminal.diagnose("Error: \(message)")
+        terminal.diagnose("Error: \(ReportOutput.escaped(message))")
         if json {
             terminal.print(ReportOutput.failure(command: command, kind: kind, message: message, exitCode: status))
         }
         return status
     }
 
+    /// The arguments byte for byte: `CommandLine.arguments` replaces bytes that are not
+    /// UTF-8 with U+FFFD, which would make Steward open, or create, another file than the
+    /// one named (FileNames).
+    static func rawArguments() -> [String] {
+        (0..<Int(CommandLine.argc)).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return "" }
+            return FileName.decode(UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
+        }
+    }
+
     /// The entry point of the executable.
     public static func main() -> Never {
-        let status = run(arguments: Array(CommandLine.arguments.dropFirst()), terminal: .standard())
+        let status = run(arguments: Array(rawArguments().dropFirst()), terminal: .standard())
         exit(status)
     }
 }

@@ -2,10 +2,6 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `steward verify`: prove a database and a search contract; exit 0 only when every
 /// check passed.
 struct VerifyCommand: StewardCommand {
@@ -16,8 +12,9 @@ struct VerifyCommand: StewardCommand {
             Checks: sqlite (FTS5 can be created on the connection), integrity, foreign-keys, fts-sync \
             (FTS5's integrity-check; rank 1 for external content, which detects drift), fts-triggers, \
             version, assertions and search-contract. Each is reported as pass, fail or skipped. The \
-            database file is never modified: checks that write run on a private copy. Exit status 0 \
-            when every check passed, 1 when any failed.
+            database file is never modified: checks that write run on a private copy under TMPDIR, made \
+            only when one of them has work to do; if it cannot be made, only those checks fail. Exit \
+            status 0 when every check passed, 1 when any failed.
             """,
         options: [
             .option("db", value: "path", help: "The database to verify (required unless only a contract is run)."),
@@ -26,7 +23,7 @@ struct VerifyCommand: StewardCommand {
             .option("migrations", value: "dir", help: "A migration set: expects its newest version, and builds the contract's databases."),
             .option("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).", repeating: true),
             .option("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations)."),
-            .option("report", value: "file", help: "Write the JSON report to this file as well."),
+            .option("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
             CommonOptions.quiet,
             CommonOptions.json,
@@ -57,8 +54,12 @@ struct VerifyCommand: StewardCommand {
         for (name, value) in [("db", options.databasePath), ("report", values.value("report"))] where value?.isEmpty == true {
             throw values.error("The value '' is invalid for '--\(name)'")
         }
+        let reportPath = values.value("report")
+        if let reportPath, let conflict = ReportFile.conflict(path: reportPath, inputs: Self.inputs(of: options)) {
+            throw values.error("'--report \(reportPath)' \(conflict); a report never replaces an input")
+        }
         self.options = options
-        self.reportPath = values.value("report")
+        self.reportPath = reportPath
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
     }
@@ -73,46 +74,39 @@ struct VerifyCommand: StewardCommand {
         }
         let encoded = try ReportOutput.json(report)
         if let reportPath {
-            try Self.write(encoded + "\n", to: reportPath)
+            try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
         }
         terminal.print(json ? encoded : Self.render(report))
         return report.passed ? ExitCode.success : ExitCode.checkFailed
     }
 
-    /// Writes the report under a temporary name beside the target, then renames it, so a
-    /// reader never sees half a report.
-    static func write(_ text: String, to path: String) throws {
-        let temporary = Paths.join(Paths.directoryOrCurrent(of: path), ".\(Paths.fileName(of: path)).\(getpid()).partial")
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary), options: [.withoutOverwriting])
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw StewardError(.cannotCreate, "cannot write the report \(path): \(error.localizedDescription)")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw StewardError(.cannotCreate, "cannot write the report \(path): \(reason)")
-        }
+    /// What the run reads: none of it may be where the report goes.
+    static func inputs(of options: Verifier.Options) -> [ReportFile.Input] {
+        var inputs: [ReportFile.Input] = []
+        if let path = options.databasePath { inputs.append(.init("the database \(path)", path: path, kind: .database)) }
+        if let path = options.contractPath { inputs.append(.init("the contract \(path)", path: path)) }
+        inputs += options.assertionFiles.map { .init("the assertion file \($0)", path: $0) }
+        if let path = options.migrationsDirectory { inputs.append(.init("the migration directory \(path)", path: path, kind: .directory)) }
+        return inputs
     }
 
     static func render(_ report: VerifyReport) -> String {
         var lines: [String] = []
         if let database = report.database {
-            lines.append("Database   \(database.path) (\(ReportOutput.bytes(database.sizeBytes)), user_version \(database.userVersion))")
+            lines.append("Database   \(ReportOutput.escaped(database.path)) (\(ReportOutput.bytes(database.sizeBytes)), user_version \(database.userVersion))")
         }
         lines.append("SQLite     \(report.sqliteVersion), FTS5 \(report.fts5Available ? "available" : "NOT available")")
         if let version = report.contractVersion {
-            lines.append("Contract   \(version), \(report.contractCases.count) cases")
+            lines.append("Contract   \(ReportOutput.escaped(version)), \(report.contractCases.count) cases")
         }
         lines.append("")
         for check in report.checks {
             let status = check.status == .fail ? "FAIL" : check.status.rawValue
             let time = check.status == .skipped ? "" : "  \(ReportOutput.seconds(check.durationSeconds))"
-            lines.append("  \(status.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 16, withPad: " ", startingAt: 0))\(check.summary)\(time)")
+            lines.append("  \(status.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 16, withPad: " ", startingAt: 0))\(ReportOutput.escaped(check.summary))\(time)")
             // Details of passing checks (compile options and the like) stay in the JSON.
             for detail in check.details.prefix(20) where check.status == .fail {
-                lines.append("          - \(detail)")
+                lines.append("          - \(ReportOutput.escaped(detail))")
             }
             if check.status == .fail && check.details.count > 20 {
                 lines.append("          … \(check.details.count - 20) more in the JSON report")
@@ -126,7 +120,7 @@ struct VerifyCommand: StewardCommand {
         } else {
             lines.append("Result     FAILED: \(report.failedChecks.joined(separator: ", "))")
             if !report.failedCases.isEmpty {
-                lines.append("Cases      \(report.failedCases.joined(separator: ", "))")
+                lines.append("Cases      \(report.failedCases.map(ReportOutput.escaped).joined(separator: ", "))")
             }
         }
         return lines.joined(separator: "\n")

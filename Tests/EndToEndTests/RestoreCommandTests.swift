@@ -201,8 +201,8 @@ import TestSupport
         let running = try StewardProcess.launch(["restore", bundle, "--into", into])
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if let staging = try directory.contents().first(where: { $0.contains(".steward-restore-") }),
-               condition(directory.file(staging)) {
+            if let workspace = try directory.contents().first(where: { $0.contains(".steward-restore-") }),
+               condition(directory.file(workspace + "/tree")) {
                 break
             }
             usleep(200)

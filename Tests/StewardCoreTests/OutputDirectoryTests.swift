@@ -14,15 +14,6 @@ import TestSupport
         try Data(text.utf8).write(to: URL(fileURLWithPath: directory.file(name)))
     }
 
-    /// A process id that is not running: a child that has exited and been reaped.
-    func deadProcessID() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
-        process.waitUntilExit()
-        return process.processIdentifier
-    }
-
     @Test func missingOrNonDirectoryIsCannotCreate() throws {
         #expect(throws: StewardError.self) { _ = try OutputDirectory(path: directory.file("missing")) }
         try write("file")
@@ -34,37 +25,53 @@ import TestSupport
         }
     }
 
-    @Test(arguments: [
-        (".steward-tmp-123-abcd.sqlite", Int32(123)), (".steward-tmp-7-x.tar.zst.partial", Int32(7)),
-        (".steward-tmp-abc-1.sqlite", nil), (".steward-tmp--1.sqlite", nil), ("steward-tmp-5-x", nil),
-        (".steward-tmp-5", nil), (".steward-tmp-0-x", nil),
-    ])
-    func ownerProcessIsParsed(name: String, pid: Int32?) {
-        #expect(OutputDirectory.ownerProcess(ofTemporary: name) == pid)
+    /// A backup's workspace as a killed run leaves it.
+    func leftover(_ name: String) throws {
+        try FileManager.default.createDirectory(atPath: directory.file(name), withIntermediateDirectories: false)
+        try write(name + "/.lock", "")
+        try write(name + "/backup.sqlite", "customer data")
     }
 
-    @Test func temporariesOfDeadProcessesAreRemovedAndOthersKept() throws {
-        let dead = try deadProcessID()
-        let stale = [".steward-tmp-\(dead)-0badf00d.sqlite", ".steward-tmp-\(dead)-0badf00d.sqlite-journal",
-                     ".steward-tmp-\(dead)-0badf00d.tar.zst.partial"]
-        for name in stale { try write(name) }
-        let kept = [".steward-tmp-1-cafe.sqlite", ".steward-tmp-\(getpid())-mine.sqlite", ".steward-tmp-x-y", "bundle.tar.zst",
-                    ".other"]
+    /// Issue 9 item 18: staleness is the lock's, not the process id's. Process 1 and this
+    /// process are alive, yet their leftovers are stale; a process id that does not exist
+    /// names a workspace whose lock a live process holds, and it is kept.
+    @Test(.enabled(if: LockHolder.isAvailable, "needs flock(1) from util-linux"))
+    func staleTemporariesAreJudgedByTheirLockNotByTheirProcessID() throws {
+        let stale = [".steward-tmp-1-aaaaaa", ".steward-tmp-\(getpid())-bbbbbb"]
+        for name in stale { try leftover(name) }
+        let held = ".steward-tmp-2147483646-cccccc"
+        try leftover(held)
+        let holder = try LockHolder(locking: directory.file(held + "/.lock"))
+        defer { holder.release() }
+        let kept = ["bundle.tar.zst", ".other", ".steward-tmp-1-file.sqlite"]
         for name in kept { try write(name) }
-        try FileManager.default.createDirectory(atPath: directory.file(".steward-tmp-\(dead)-dir"), withIntermediateDirectories: false)
 
         let output = try OutputDirectory(path: directory.path)
         #expect(output.removeStaleTemporaries() == stale.sorted())
-        #expect(try directory.contents() == (kept + [".steward-tmp-\(dead)-dir"]).sorted())
+        #expect(try directory.contents() == (kept + [held]).sorted())
+        #expect(try directory.contents(of: held) == [".lock", "backup.sqlite"])
+    }
+
+    @Test func aRunningBackupKeepsItsTemporariesFromAnother() throws {
+        let running = try OutputDirectory(path: directory.path)
+        let created = try running.createTemporary(suffix: ".sqlite", permissions: 0o600)
+        close(created.descriptor)
+        let other = try OutputDirectory(path: directory.path)
+        #expect(other.removeStaleTemporaries().isEmpty)
+        #expect(FileManager.default.fileExists(atPath: created.path))
+        running.removeTemporaries()
+        #expect(try directory.contents().isEmpty)
     }
 
     @Test func temporariesAreRemovedWithTheirSideFiles() throws {
         let output = try OutputDirectory(path: directory.path)
-        let created = try output.createTemporary(suffix: ".sqlite", permissions: 0o600, sideSuffixes: ["-journal"])
+        let created = try output.createTemporary(suffix: ".sqlite", permissions: 0o600)
         close(created.descriptor)
-        #expect(created.path.hasPrefix(directory.file(".steward-tmp-\(getpid())-")))
-        try write((created.path as NSString).lastPathComponent + "-journal")
-        #expect(try directory.contents().count == 2)
+        let workspace = try #require(try directory.contents().first)
+        #expect(workspace.hasPrefix(".steward-tmp-\(getpid())-"))
+        #expect(created.path.hasPrefix(directory.file(workspace) + "/"))
+        try write(workspace + "/" + (created.path as NSString).lastPathComponent + "-journal")
+        #expect(try directory.contents(of: workspace).count == 3)
         output.removeTemporaries()
         #expect(try directory.contents().isEmpty)
     }
@@ -75,7 +82,8 @@ import TestSupport
         let first = try output.createTemporary(suffix: ".partial", permissions: 0o644)
         close(first.descriptor)
         try output.publish(first.path, as: "a.tar.zst", useRename: useRename)
-        #expect(try directory.contents() == ["a.tar.zst"])
+        #expect(try directory.contents().filter { !$0.hasPrefix(".steward-tmp-") } == ["a.tar.zst"])
+        #expect(!FileManager.default.fileExists(atPath: first.path))
 
         try write("b.tar.zst", "precious")
         let second = try output.createTemporary(suffix: ".partial", permissions: 0o644)

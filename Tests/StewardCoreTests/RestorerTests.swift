@@ -273,12 +273,9 @@ func makeIndexedDatabase(at path: String) throws {
     }
 
     @Test func aStaleStagingDirectoryIsRemovedAndReported() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
-        process.waitUntilExit()
-        let stale = ".restored.steward-restore-\(process.processIdentifier)-0badf00d"
-        try FileManager.default.createDirectory(atPath: directory.file(stale + "/data"), withIntermediateDirectories: true)
+        let stale = ".restored.steward-restore-\(getpid())-0badf0"
+        try FileManager.default.createDirectory(atPath: directory.file(stale + "/tree/data"), withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: directory.file(stale + "/.lock")))
         let report = try restore()
         #expect(report.staleStagingRemoved == [stale])
         #expect(try leftovers() == ["restored"])

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 import SQLiteKit
 
 #if canImport(Glibc)
@@ -77,7 +78,7 @@ public struct BackupMaker {
         defer { directory.removeTemporaries() }
 
         // Made before the source is opened, so an unwritable directory costs nothing.
-        let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600, sideSuffixes: ["-journal", "-wal", "-shm"])
+        let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600)
         // SQLite opens the file itself; this descriptor only claimed the name.
         guard close(copy.descriptor) == 0 else {
             throw StewardError(.inputOutput, "cannot create files in \(options.outputDirectory): \(SystemCall.message(errno))")
@@ -109,7 +110,7 @@ public struct BackupMaker {
             finalPath: finalPath)
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
-        if unlink(copy.path) == 0 { directory.release(copy.path) }
+        unlink(FileName.cString(copy.path))
 
         // 3. Bundle: the manifest's frame, then the payload's, synced and published.
         let manifest = BundleManifest(
@@ -192,7 +193,7 @@ public struct BackupMaker {
         guard close(partial.descriptor) == 0 else {
             throw StewardError(.inputOutput, "cannot write \(finalPath): \(SystemCall.message(errno))")
         }
-        if unlink(framePath) == 0 { directory.release(framePath) }
+        unlink(FileName.cString(framePath))
         try checkCancellation()
         try directory.publish(partial.path, as: bundleName)
         try directory.sync()
@@ -210,7 +211,7 @@ public struct BackupMaker {
 
     static func size(of path: String) throws -> Int64 {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             throw StewardError(.inputOutput, "cannot read \(path): \(SystemCall.message(errno))")
         }
         return Int64(info.st_size)
@@ -233,7 +234,7 @@ public struct BackupMaker {
     /// file) and returns its permission bits, which the bundle takes over.
     static func checkSource(_ path: String) throws -> mode_t {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {
                 throw StewardError(.notFound, "\(path): no such database")
@@ -256,7 +257,7 @@ public struct BackupMaker {
 
     static func refuseExisting(_ path: String) throws {
         var info = stat()
-        if lstat(path, &info) == 0 {
+        if lstat(FileName.cString(path), &info) == 0 {
             throw StewardError(.cannotCreate, "\(path) already exists; a backup never replaces a file")
         }
     }

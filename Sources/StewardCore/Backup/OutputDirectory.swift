@@ -1,27 +1,27 @@
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The directory a backup writes into: the temporary names this run owns, the stale ones
-/// that killed runs left behind, and publishing a finished file under its final name
-/// without ever replacing one (field notes §3).
+/// The directory a backup writes into: the temporaries of this run, those that killed
+/// runs left behind, and publishing a finished file under its final name without ever
+/// replacing one (field notes §3).
 ///
-/// Every temporary name is `.steward-tmp-<pid>-<random><suffix>`: hidden, never a
-/// `*.tar.zst`, and it tells a later run whether its owner is still alive.
+/// This run's temporaries live in one hidden workspace directory,
+/// `.steward-tmp-<pid>-XXXXXX` (see `TemporaryWorkspace`): never a `*.tar.zst`, on the
+/// same file system as the bundle's final name, and locked for as long as the run lives.
 final class OutputDirectory {
     static let temporaryPrefix = ".steward-tmp-"
 
     /// The directory as the user gave it.
     let path: String
-    /// `<pid>-<random>`, shared by all temporaries of this run.
-    let token: String
-    private var temporaries: [String] = []
+    private var workspace: TemporaryWorkspace?
 
     init(path: String) throws {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {
                 throw StewardError(.cannotCreate, "the output directory \(path) does not exist")
@@ -32,80 +32,49 @@ final class OutputDirectory {
             throw StewardError(.cannotCreate, "the output directory \(path) is not a directory")
         }
         self.path = path
-        self.token = "\(getpid())-\(String(format: "%08x", UInt32.random(in: .min ... .max)))"
+    }
+
+    deinit {
+        workspace?.remove()
     }
 
     func file(_ name: String) -> String {
         Paths.join(path, name)
     }
 
-    func temporaryPath(suffix: String) -> String {
-        file(Self.temporaryPrefix + token + suffix)
+    /// This run's workspace, made on first use.
+    private func temporaryDirectory() throws -> TemporaryWorkspace {
+        if let workspace { return workspace }
+        let made = try TemporaryWorkspace(in: path, prefix: Self.temporaryPrefix)
+        workspace = made
+        return made
     }
 
     /// Creates a new temporary file (never an existing one) and returns its descriptor.
-    /// `sideSuffixes` name files something else may create beside it (SQLite's journal),
-    /// removed with it.
-    func createTemporary(suffix: String, permissions: mode_t, sideSuffixes: [String] = []) throws -> (path: String, descriptor: Int32) {
-        let path = temporaryPath(suffix: suffix)
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+    /// Files something else creates beside it (SQLite's journal) go with the workspace.
+    func createTemporary(suffix: String, permissions: mode_t) throws -> (path: String, descriptor: Int32) {
+        let path = try temporaryDirectory().file("backup" + suffix)
+        let descriptor = open(FileName.cString(path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
         guard descriptor >= 0 else {
             let code = errno
             throw StewardError(SystemCall.outputKind(code), "cannot create files in \(self.path): \(SystemCall.message(code))")
         }
-        temporaries.append(path)
-        temporaries.append(contentsOf: sideSuffixes.map { path + $0 })
         return (path, descriptor)
     }
 
-    /// Removes every temporary of this run that still exists.
+    /// Removes this run's workspace and every temporary still in it.
     func removeTemporaries() {
-        for path in temporaries {
-            // ENOENT is the usual case for side files that were never made; nothing else
-            // can be done about a failure here, on a path that is already failing.
-            unlink(path)
-        }
-        temporaries.removeAll()
-    }
-
-    /// Forgets a temporary that was removed or published.
-    func release(_ path: String) {
-        temporaries.removeAll { $0 == path }
+        workspace?.remove()
+        workspace = nil
     }
 
     // MARK: - Stale temporaries
 
-    /// Removes temporaries left by runs that no longer exist (after `kill -9`, a crash or
-    /// a power cut): regular files owned by this user whose process id is not alive.
-    /// A run that is still going keeps its files. Returns the names removed.
+    /// Removes the workspaces of runs that were killed (`kill -9`, a crash, a power cut)
+    /// and their files: those of this user whose lock nobody holds. A run that is still
+    /// going holds its lock and keeps them. Returns the names removed.
     func removeStaleTemporaries() -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return [] }
-        var removed: [String] = []
-        for name in names.sorted() where name.hasPrefix(Self.temporaryPrefix) {
-            guard let pid = Self.ownerProcess(ofTemporary: name), !Self.isAlive(pid) else { continue }
-            let full = file(name)
-            var info = stat()
-            guard lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() else { continue }
-            if unlink(full) == 0 { removed.append(name) }
-        }
-        return removed
-    }
-
-    /// The process id in a temporary name, or nil when the name is not one of ours.
-    static func ownerProcess(ofTemporary name: String) -> pid_t? {
-        guard name.hasPrefix(temporaryPrefix) else { return nil }
-        let rest = name.dropFirst(temporaryPrefix.count)
-        let digits = rest.prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, rest.dropFirst(digits.count).first == "-", let pid = pid_t(digits), pid > 0 else {
-            return nil
-        }
-        return pid
-    }
-
-    /// Whether a process with this id exists (EPERM: it exists, but belongs to someone else).
-    static func isAlive(_ pid: pid_t) -> Bool {
-        if pid == getpid() { return true }
-        return kill(pid, 0) == 0 || errno == EPERM
+        TemporaryWorkspace.removeStale(in: path, prefix: Self.temporaryPrefix)
     }
 
     // MARK: - Publishing
@@ -116,8 +85,7 @@ final class OutputDirectory {
     func publish(_ temporary: String, as name: String, useRename: Bool = true) throws {
         let target = file(name)
         if useRename, let renameNoReplace = Self.renameNoReplace {
-            if renameNoReplace(AT_FDCWD, temporary, AT_FDCWD, target, Self.renameNoReplaceFlag) == 0 {
-                release(temporary)
+            if renameNoReplace(AT_FDCWD, FileName.cString(temporary), AT_FDCWD, FileName.cString(target), Self.renameNoReplaceFlag) == 0 {
                 return
             }
             let code = errno
@@ -125,13 +93,13 @@ final class OutputDirectory {
             guard code == EINVAL || code == ENOSYS else { throw publishFailure(code, target: target) }
         }
         // link() fails with EEXIST instead of replacing; the temporary name goes afterwards.
-        guard link(temporary, target) == 0 else { throw publishFailure(errno, target: target) }
-        if unlink(temporary) == 0 { release(temporary) }
+        guard link(FileName.cString(temporary), FileName.cString(target)) == 0 else { throw publishFailure(errno, target: target) }
+        unlink(FileName.cString(temporary))
     }
 
     /// Makes the directory's entries (the new name) durable.
     func sync() throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.inputOutput, "cannot open \(path) to sync it: \(SystemCall.message(errno))")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -8,8 +9,11 @@ import Glibc
 /// directory. Everything is made in a staging directory beside it, on the same file
 /// system, that takes its name in one rename at the very end (field notes §3 and §4).
 ///
-/// A staging directory is named `.<DIR's name>.steward-restore-<pid>-<random>`: hidden,
-/// and it tells a later run whether its owner is still alive.
+/// The staging directory is `tree` inside a workspace named
+/// `.<DIR's name>.steward-restore-<pid>-XXXXXX` (see `TemporaryWorkspace`): hidden, on
+/// the same file system as DIR, and locked for as long as its run lives, so a later run
+/// can tell a killed run's leftovers from a live one's. The lock file stays in the
+/// workspace when the tree is renamed to DIR.
 final class RestoreTarget {
     static let stagingMarker = ".steward-restore-"
 
@@ -34,7 +38,7 @@ final class RestoreTarget {
         self.parent = Paths.directoryOrCurrent(of: trimmed)
 
         var info = stat()
-        if lstat(trimmed, &info) == 0 {
+        if lstat(FileName.cString(trimmed), &info) == 0 {
             guard (info.st_mode & S_IFMT) != S_IFLNK else {
                 throw StewardError(.cannotCreate, "\(path) is a symbolic link; restore into a new or empty directory")
             }
@@ -51,7 +55,7 @@ final class RestoreTarget {
                 throw StewardError(.cannotCreate, "cannot use \(path): \(SystemCall.message(code))")
             }
             var parentInfo = stat()
-            guard stat(self.parent, &parentInfo) == 0, (parentInfo.st_mode & S_IFMT) == S_IFDIR else {
+            guard stat(FileName.cString(self.parent), &parentInfo) == 0, (parentInfo.st_mode & S_IFMT) == S_IFDIR else {
                 throw StewardError(.cannotCreate, "cannot create \(path): its parent directory \(self.parent) does not exist")
             }
             existed = false
@@ -59,12 +63,12 @@ final class RestoreTarget {
     }
 
     static func isEmptyDirectory(_ path: String) throws -> Bool {
-        guard let directory = opendir(path) else {
+        guard let directory = opendir(FileName.cString(path)) else {
             throw StewardError(.cannotCreate, "cannot read the directory \(path): \(SystemCall.message(errno))")
         }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let name = DirectoryTree.name(of: entry)
+            let name = Paths.name(of: entry)
             if name != "." && name != ".." { return false }
         }
         return true
@@ -72,54 +76,36 @@ final class RestoreTarget {
 
     // MARK: - Staging
 
-    /// Makes this run's staging directory beside DIR, private to the user (0700).
+    /// Makes this run's workspace beside DIR and the staging directory in it, private
+    /// to the user (0700).
     func createStaging() throws -> StagingDirectory {
-        let token = "\(getpid())-\(String(format: "%08x", UInt32.random(in: .min ... .max)))"
-        // Long names are cut (on a character boundary) so that the staging name stays
-        // within NAME_MAX; the marker and token after it are what later runs parse.
+        // Long names are cut (on a character boundary) so that the workspace's name stays
+        // within NAME_MAX.
         var visible = ""
         for character in name {
             guard visible.utf8.count + character.utf8.count <= 64 else { break }
             visible.append(character)
         }
-        let staging = Paths.join(parent, ".\(visible)\(Self.stagingMarker)\(token)")
-        guard mkdir(staging, 0o700) == 0 else {
+        let workspace = try TemporaryWorkspace(in: parent, prefix: ".\(visible)\(Self.stagingMarker)")
+        let staging = workspace.file(StagingDirectory.treeName)
+        guard mkdir(FileName.cString(staging), 0o700) == 0 else {
             let code = errno
+            workspace.remove()
             throw StewardError(SystemCall.outputKind(code), "cannot create a directory in \(parent): \(SystemCall.message(code))")
         }
         do {
-            return try StagingDirectory(path: staging)
+            return try StagingDirectory(path: staging, workspace: workspace)
         } catch {
-            _ = DirectoryTree.remove(staging)
+            workspace.remove()
             throw error
         }
     }
 
-    /// Removes staging directories left by runs that no longer exist (after `kill -9`, a
-    /// crash or a power cut): directories owned by this user whose process is not alive,
-    /// for any target in the same parent. Returns the names removed.
+    /// Removes the workspaces that killed runs (`kill -9`, a crash, a power cut) left,
+    /// for any target in the same parent: those of this user whose lock nobody holds.
+    /// Returns the names removed.
     func removeStaleStaging() -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return [] }
-        var removed: [String] = []
-        for name in names.sorted() {
-            guard let pid = Self.ownerProcess(ofStaging: name), !OutputDirectory.isAlive(pid) else { continue }
-            let full = Paths.join(parent, name)
-            var info = stat()
-            guard lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid() else { continue }
-            if DirectoryTree.remove(full) { removed.append(name) }
-        }
-        return removed
-    }
-
-    /// The process id in a staging directory's name, or nil when the name is not one.
-    static func ownerProcess(ofStaging name: String) -> pid_t? {
-        guard name.hasPrefix("."), let marker = name.range(of: stagingMarker, options: .backwards) else { return nil }
-        let rest = name[marker.upperBound...]
-        let digits = rest.prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, rest.dropFirst(digits.count).first == "-", rest.count > digits.count + 1,
-              let pid = pid_t(digits), pid > 0
-        else { return nil }
-        return pid
+        TemporaryWorkspace.removeStale(in: parent, prefix: ".") { $0.contains(Self.stagingMarker) }
     }
 
     // MARK: - Publishing
@@ -130,9 +116,9 @@ final class RestoreTarget {
     func publish(_ staging: StagingDirectory) throws {
         let code: Int32
         if !existed, let renameNoReplace = OutputDirectory.renameNoReplace {
-            code = renameNoReplace(AT_FDCWD, staging.path, AT_FDCWD, trimmedPath, OutputDirectory.renameNoReplaceFlag) == 0 ? 0 : errno
+            code = renameNoReplace(AT_FDCWD, FileName.cString(staging.path), AT_FDCWD, FileName.cString(trimmedPath), OutputDirectory.renameNoReplaceFlag) == 0 ? 0 : errno
         } else {
-            code = rename(staging.path, trimmedPath) == 0 ? 0 : errno
+            code = rename(FileName.cString(staging.path), FileName.cString(trimmedPath)) == 0 ? 0 : errno
         }
         guard code == 0 else {
             if code == EEXIST || code == ENOTEMPTY || code == ENOTDIR {
@@ -140,7 +126,6 @@ final class RestoreTarget {
             }
             throw StewardError(SystemCall.outputKind(code), "cannot publish \(path): \(SystemCall.message(code))")
         }
-        staging.markPublished()
         try DirectoryTree.sync(parent)
     }
 }
@@ -148,17 +133,20 @@ final class RestoreTarget {
 /// This run's staging directory. Files are made inside it only, relative to a descriptor
 /// of the directory itself, exclusively and without following links.
 final class StagingDirectory {
+    static let treeName = "tree"
+
     let path: String
     private let descriptor: Int32
-    private var isPublished = false
+    private let workspace: TemporaryWorkspace
 
-    init(path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    init(path: String, workspace: TemporaryWorkspace) throws {
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.cannotCreate, "cannot open the staging directory \(path): \(SystemCall.message(errno))")
         }
         self.path = path
         self.descriptor = descriptor
+        self.workspace = workspace
     }
 
     deinit {
@@ -185,12 +173,12 @@ final class StagingDirectory {
             if mkdirat(descriptor, sub, 0o700) != 0 && errno != EEXIST {
                 throw creationFailure(errno)
             }
-            let child = openat(descriptor, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let child = openat(descriptor, FileName.cString(sub), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard child >= 0 else { throw creationFailure(errno) }
             opened = child
             directory = child
         }
-        let file = openat(directory, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
+        let file = openat(directory, FileName.cString(last), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
         guard file >= 0 else { throw creationFailure(errno) }
         return file
     }
@@ -219,115 +207,13 @@ final class StagingDirectory {
         }
     }
 
-    func markPublished() {
-        isPublished = true
-    }
-
-    /// Removes the staging directory and everything in it, unless it was published.
+    /// Removes the workspace: with the staging directory and everything in it, unless it
+    /// was published (renamed out of it).
     func removeUnlessPublished() {
-        guard !isPublished else { return }
-        _ = DirectoryTree.remove(path)
+        workspace.remove()
     }
 
     private func creationFailure(_ code: Int32) -> StewardError {
         StewardError(SystemCall.outputKind(code), "cannot create files in \(path): \(SystemCall.message(code))")
-    }
-}
-
-/// Removal, listing and syncing of small directory trees that Steward made itself, never
-/// following a symbolic link out of them.
-enum DirectoryTree {
-    static let maximumDepth = 8
-
-    static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-            pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-        }
-    }
-
-    /// Removes `path` and, if it is a directory (not a link to one), everything in it.
-    /// Returns whether it is gone.
-    @discardableResult
-    static func remove(_ path: String) -> Bool {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return errno == ENOENT }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { return unlink(path) == 0 }
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        removeContents(of: descriptor, depth: 0)
-        close(descriptor)
-        return rmdir(path) == 0
-    }
-
-    private static func removeContents(of descriptor: Int32, depth: Int) {
-        for name in names(in: descriptor) {
-            if unlinkat(descriptor, name, 0) == 0 { continue }
-            // Linux says EISDIR for a directory; anything else cannot be helped here.
-            guard errno == EISDIR, depth < maximumDepth else { continue }
-            let child = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard child >= 0 else { continue }
-            removeContents(of: child, depth: depth + 1)
-            close(child)
-            unlinkat(descriptor, name, AT_REMOVEDIR)
-        }
-    }
-
-    /// The names in a directory, read before anything in it changes.
-    private static func names(in descriptor: Int32) -> [String] {
-        // fdopendir takes over the descriptor it is given, so it gets a copy.
-        let copy = dup(descriptor)
-        guard copy >= 0 else { return [] }
-        guard let directory = fdopendir(copy) else {
-            close(copy)
-            return []
-        }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = Self.name(of: entry)
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    /// Files and directories under `path`, as relative paths.
-    static func list(_ path: String, prefix: String = "", depth: Int = 0) -> [String] {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return [] }
-        defer { close(descriptor) }
-        var result: [String] = []
-        for name in names(in: descriptor) {
-            let relative = prefix + name
-            result.append(relative)
-            var info = stat()
-            let full = Paths.join(path, name)
-            if depth < maximumDepth, lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-                result += list(full, prefix: relative + "/", depth: depth + 1)
-            }
-        }
-        return result
-    }
-
-    static func subdirectories(_ path: String) -> [String] {
-        list(path).compactMap { relative in
-            let full = Paths.join(path, relative)
-            var info = stat()
-            return lstat(full, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? full : nil
-        }
-    }
-
-    /// fsync of a directory, so that names created or renamed in it survive a crash.
-    static func sync(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw StewardError(.inputOutput, "cannot open \(path) to sync it: \(SystemCall.message(errno))")
-        }
-        defer { close(descriptor) }
-        let code = SystemCall.sync(descriptor)
-        // Some file systems cannot sync a directory at all (EINVAL); their renames are as
-        // durable as they get.
-        guard code == 0 || code == EINVAL else {
-            throw StewardError(.inputOutput, "cannot sync the directory \(path): \(SystemCall.message(code))")
-        }
     }
 }

@@ -1,5 +1,6 @@
 import ArchiveKit
 import Foundation
+import FileNames
 import SQLiteKit
 
 #if canImport(Glibc)
@@ -185,7 +186,7 @@ public struct Restorer {
         }
         // The last connection has closed: SQLite removed the -wal; an -shm it may leave is
         // only an index of a WAL that no longer exists.
-        unlink(path + "-shm")
+        unlink(FileName.cString(path + "-shm"))
         let bytes = (try? FileProbe(path: path).headerBytes) ?? []
         guard let after = try? DatabaseHeader(bytes: bytes), after.writeVersion == 1, after.readVersion == 1 else {
             return (.init(name: "journal_mode", status: .fail, summary: "WAL in the header, and still after switching to rollback journal",
@@ -219,7 +220,7 @@ public struct Restorer {
     /// The bundle must be a regular file that can be read; returns its size.
     static func checkBundle(_ path: String) throws -> Int64 {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {
                 throw StewardError(.notFound, "\(path): no such bundle")
@@ -229,7 +230,7 @@ public struct Restorer {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StewardError(.badInput, "refusing the bundle \(path): it is not a regular file")
         }
-        guard access(path, R_OK) == 0 else {
+        guard access(FileName.cString(path), R_OK) == 0 else {
             throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(errno))")
         }
         return Int64(info.st_size)

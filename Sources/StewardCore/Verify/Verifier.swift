@@ -10,8 +10,9 @@ import Glibc
 ///
 /// The database file is never modified: the checks that need to write (FTS5's own
 /// integrity-check is an INSERT, assertions may fill TEMP tables) run on a private
-/// copy made with the backup API, in a transaction that is rolled back. Independent
-/// checks run on separate connections at the same time.
+/// copy made with the backup API, in a transaction that is rolled back. The copy is made
+/// only when one of them has work to do, and a copy that cannot be made fails only them.
+/// Independent checks run on separate connections at the same time.
 public struct Verifier: Sendable {
     public struct Options: Sendable {
         public var databasePath: String?
@@ -58,13 +59,12 @@ public struct Verifier: Sendable {
         var size: Int64 = 0
         if let path = options.databasePath {
             let probe = try FileProbe(path: path)
+            guard probe.size > 0 else { throw FileProbe.emptyFile(path) }
             size = probe.size
-            if probe.size > 0 {
-                do {
-                    header = try DatabaseHeader(bytes: probe.headerBytes)
-                } catch let problem as DatabaseHeader.Problem {
-                    throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
-                }
+            do {
+                header = try DatabaseHeader(bytes: probe.headerBytes)
+            } catch let problem as DatabaseHeader.Problem {
+                throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
             }
         }
 
@@ -73,17 +73,13 @@ public struct Verifier: Sendable {
         let group = DispatchGroup()
         let fts5Available = SQLiteLibrary.canCreateFTS5()
 
-        // The private copy's directory is made first: without it the run cannot finish.
-        let workspace = try options.databasePath.map { _ in try Self.makeWorkspace() }
-        defer { workspace?.remove() }
-
-        if let path = options.databasePath, let workspace {
+        if let path = options.databasePath {
             let expected = options.expectedVersion ?? set.map(\.newestVersion)
             let quick = options.quick
             let headerCopy = header
             dispatch(group, results) { try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected, results: results, facts: facts) }
             dispatch(group, results) {
-                try self.checkCopy(path: path, header: headerCopy, assertions: assertions, workspace: workspace.path, results: results)
+                try self.checkCopy(path: path, header: headerCopy, assertions: assertions, results: results)
             }
         } else {
             for name in Self.checkOrder where name != "search-contract" {
@@ -235,36 +231,44 @@ public struct Verifier: Sendable {
     // MARK: - Checks on a private copy
 
     private func checkCopy(
-        path: String, header: DatabaseHeader?, assertions: [AssertionRunner], workspace: String, results: CheckResults
+        path: String, header: DatabaseHeader?, assertions: [AssertionRunner], results: CheckResults
     ) throws {
+        let base = FileManager.default.temporaryDirectory.path
+        // Leftovers of killed runs hold customer data: cleared on every run, copy or not.
+        TemporaryWorkspace.removeStale(in: base, prefix: Self.workspacePrefix)
+
         var copy: Connection?
-        var copyError: String?
+        var copyFailure: (summary: String, details: [String])?
+        var workspace: TemporaryWorkspace?
+        defer { workspace?.remove() }
         do {
             let source = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
-            let target = try Connection(path: Paths.join(workspace, "copy.sqlite"))
-            // Assertions run on the copy: defensive mode and cell checks as for any file from
-            // elsewhere, but its triggers must work as in the application (they write to FTS5
-            // tables). It keeps its rollback journal (the assertions' transaction is rolled
-            // back), but is private and thrown away: no syncs, and memory-mapped reads (FTS5's
-            // check is CPU-bound; nobody else can change the file under the map).
-            try target.harden(trustingSchema: true)
-            try target.execute(sql: "PRAGMA synchronous = OFF; PRAGMA mmap_size = 2147418112")
-            try source.backup(to: target)
-            copy = target
-        } catch let error as SQLiteError where error.isInputOutput {
-            results.fail(StewardError(.inputOutput, "cannot make the private copy for the checks in \(workspace): \(error.message)"))
-            return
+            // Only fts-sync (when there is an FTS5 table) and assertions write, so only
+            // they need a copy; a schema that cannot be read is left for the copy's
+            // checks to report.
+            let hasFTS5 = (try? Self.declaresFTS5Table(source)) ?? true
+            guard hasFTS5 || !assertions.isEmpty else {
+                timed("fts-sync", into: results) {
+                    SQLiteLibrary.canCreateFTS5() ? (true, "no FTS5 tables", []) : (false, "cannot run: FTS5 unavailable", [])
+                }
+                results.add(.skipped("assertions", "no --assert given"))
+                return
+            }
+            let made = try makeCopy(of: source, in: base)
+            workspace = made.workspace
+            copy = made.copy
+            if let failure = made.failure { copyFailure = failure }
         } catch let error as SQLiteError where error.isBusy {
             results.fail(StewardError(.busy, "\(path) stayed locked by another connection for \(options.timeout) s (\(error.message))"))
             return
         } catch let error as SQLiteError {
-            copyError = "cannot copy the database: \(error.message) (SQLite error \(error.extendedCode))"
+            copyFailure = ("cannot run: cannot copy the database: \(error.message) (SQLite error \(error.extendedCode))", [])
         }
         let cancellation = self.cancellation
         copy?.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
 
         timed("fts-sync", into: results) {
-            guard let copy else { return (false, copyError ?? "cannot copy the database", []) }
+            guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
             guard SQLiteLibrary.canCreateFTS5(on: copy) else {
                 return (false, "cannot run: FTS5 unavailable", [])
             }
@@ -300,7 +304,7 @@ public struct Verifier: Sendable {
             return
         }
         timed("assertions", into: results) {
-            guard let copy else { return (false, copyError ?? "cannot copy the database", []) }
+            guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
             var total = 0
             var failures: [AssertionRunner.Failure] = []
             for file in assertions {
@@ -316,66 +320,75 @@ public struct Verifier: Sendable {
 
     static let workspacePrefix = "steward-verify-"
 
-    static let workspaceLock = ".lock"
+    /// Whether the schema declares an FTS5 table, from its text alone: nothing is
+    /// instantiated on a connection that has not been hardened.
+    static func declaresFTS5Table(_ connection: Connection) throws -> Bool {
+        var found = false
+        try connection.forEachRow(sql: "SELECT name, sql FROM main.sqlite_schema WHERE type = 'table'") { row in
+            if !found, let name = row.text(at: 0), let sql = row.text(at: 1), FTS5Definition(name: name, sql: sql) != nil {
+                found = true
+            }
+        }
+        return found
+    }
 
-    /// A private directory for the copy, with a lock file held (`flock`) for the whole run,
-    /// so that a later run can tell a live workspace from one a killed run left.
-    struct Workspace {
-        let path: String
-        let lockDescriptor: Int32
-
-        func remove() {
-            try? FileManager.default.removeItem(atPath: path)
-            close(lockDescriptor)
+    /// The private copy, in a new workspace under `base`; or, when it cannot be made, why
+    /// (for the checks that need it: the rest of the run goes on) and the space it needs.
+    /// Busy and interrupted copies throw.
+    private func makeCopy(of source: Connection, in base: String)
+        throws -> (workspace: TemporaryWorkspace?, copy: Connection?, failure: (summary: String, details: [String])?)
+    {
+        let needed = (try? source.integer(sql: "PRAGMA page_count")).flatMap { count in
+            (try? source.integer(sql: "PRAGMA page_size")).map { count * $0 }
+        }
+        let room = needed.map { "the copy needs \(Self.describe(bytes: $0)) in \(base)" } ?? "the copy needs as much room in \(base) as the database takes"
+        let hint = "set TMPDIR to a writable directory with room for a copy of the database"
+        var fileSystem = statvfs()
+        if let needed, statvfs(base, &fileSystem) == 0 {
+            let available = Int64(fileSystem.f_bavail) * Int64(fileSystem.f_frsize)
+            if available < needed {
+                return (nil, nil, ("cannot run: no room for the private copy in \(base): \(room), \(Self.describe(bytes: available)) free",
+                                   [hint]))
+            }
+        }
+        let workspace: TemporaryWorkspace
+        do {
+            workspace = try TemporaryWorkspace(in: base, prefix: Self.workspacePrefix)
+        } catch let error as StewardError {
+            return (nil, nil, ("cannot run: no private directory for the copy: \(error.message)", [room, hint]))
+        }
+        do {
+            let target = try Connection(path: workspace.file("copy.sqlite"))
+            // Assertions run on the copy: defensive mode and cell checks as for any file from
+            // elsewhere, but its triggers must work as in the application (they write to FTS5
+            // tables). It keeps its rollback journal (the assertions' transaction is rolled
+            // back), but is private and thrown away: no syncs, and memory-mapped reads (FTS5's
+            // check is CPU-bound; nobody else can change the file under the map).
+            try target.harden(trustingSchema: true)
+            try target.execute(sql: "PRAGMA synchronous = OFF; PRAGMA mmap_size = 2147418112")
+            try source.backup(to: target)
+            return (workspace, target, nil)
+        } catch let error as SQLiteError where !error.isBusy {
+            // Its space comes back at once, not when the run ends.
+            workspace.remove()
+            return (nil, nil, ("cannot run: cannot make the private copy in \(base): \(error.message) (SQLite error \(error.extendedCode))",
+                               [room, hint]))
+        } catch {
+            workspace.remove()
+            throw error
         }
     }
 
-    static func makeWorkspace() throws -> Workspace {
-        let base = FileManager.default.temporaryDirectory.path
-        removeStaleWorkspaces(in: base)
-        var template = Array(Paths.join(base, "\(workspacePrefix)\(getpid())-XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ buffer in
-            buffer.baseAddress.flatMap { mkdtemp($0) }
-        }) else {
-            throw StewardError(
-                .cannotCreate,
-                "cannot make a private directory for the copy the checks need in \(base): \(String(cString: strerror(errno))); "
-                    + "set TMPDIR to a writable directory with room for a copy of the database")
+    /// `5242880 bytes (5.0 MiB)`.
+    static func describe(bytes: Int64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = -1
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
         }
-        let path = String(cString: made)
-        let descriptor = Glibc.open(Paths.join(path, workspaceLock), O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else {
-            let reason = String(cString: strerror(errno))
-            if descriptor >= 0 { close(descriptor) }
-            try? FileManager.default.removeItem(atPath: path)
-            throw StewardError(.cannotCreate, "cannot lock the private directory \(path): \(reason)")
-        }
-        return Workspace(path: path, lockDescriptor: descriptor)
-    }
-
-    /// Removes private copies left by runs that were killed (`kill -9` runs no clean-up):
-    /// workspaces of this user whose lock nobody holds. They hold customer data. A process
-    /// id alone would not do: another PID namespace sharing the directory has other pids.
-    static func removeStaleWorkspaces(in base: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
-        for name in names where name.hasPrefix(workspacePrefix) {
-            let path = Paths.join(base, name)
-            var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid() else { continue }
-            let descriptor = Glibc.open(Paths.join(path, workspaceLock), O_RDWR | O_CLOEXEC | O_NOFOLLOW)
-            if descriptor < 0 {
-                // No lock file: a run between making the directory and locking it, or one
-                // killed in that instant. Only an old one is taken for stale.
-                if Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec) > 3600 {
-                    try? FileManager.default.removeItem(atPath: path)
-                }
-                continue
-            }
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
-                try? FileManager.default.removeItem(atPath: path)
-            }
-            close(descriptor)
-        }
+        return unit < 0 ? "\(bytes) bytes" : "\(bytes) bytes (\(String(format: "%.1f", value)) \(units[unit]))"
     }
 
     // MARK: - Search contract

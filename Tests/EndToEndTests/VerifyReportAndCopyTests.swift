@@ -1,0 +1,237 @@
+import Foundation
+import SQLiteKit
+import Testing
+import TestSupport
+
+/// Issue 9 item 1: `verify --report` never replaces an input; item 14: the private copy is
+/// made only when a check needs it, and when it cannot be made only those checks fail.
+@Suite struct VerifyReportAndCopyTests {
+    let directory: TemporaryDirectory
+    var database: String { directory.file("x.db") }
+    var examples: String { Fixtures.exampleMigrations.path }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    /// Every file under the test's directory and its bytes.
+    func snapshot() throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: directory.path)
+        while let relative = enumerator?.nextObject() as? String {
+            let path = directory.file(relative)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files[relative] = FileManager.default.contents(atPath: path)
+            }
+        }
+        return files
+    }
+
+    func makeExample() throws {
+        #expect(try StewardProcess.run(["migrate", "--db", database, "--migrations", examples, "--create", "--quiet"]).status == 0)
+    }
+
+    /// The inputs of one run, and where the report goes.
+    struct Case: CustomStringConvertible, Sendable {
+        let name: String
+        /// Relative to the test's directory.
+        let report: String
+        let extraArguments: [String]
+        var description: String { name }
+    }
+
+    static let reportCases: [Case] = [
+        Case(name: "the database", report: "x.db", extraArguments: []),
+        Case(name: "the database as ./x.db", report: "./x.db", extraArguments: []),
+        Case(name: "the database through ../", report: "sub/../x.db", extraArguments: []),
+        Case(name: "a symbolic link to the database", report: "link.db", extraArguments: []),
+        Case(name: "a hard link to the database", report: "hard.db", extraArguments: []),
+        Case(name: "a -wal that does not exist", report: "x.db-wal", extraArguments: []),
+        Case(name: "a -shm that does not exist", report: "sub/../x.db-shm", extraArguments: []),
+        Case(name: "a -journal that does not exist", report: "x.db-journal", extraArguments: []),
+        Case(name: "the -wal of the database a link points to", report: "x.db-wal", extraArguments: ["--db", "link.db"]),
+        Case(name: "an existing -wal by a hard link", report: "wal-link", extraArguments: ["--db", "live.db"]),
+        Case(name: "an assertion file", report: "./checks.sql", extraArguments: ["--assert", "checks.sql"]),
+        Case(name: "the contract", report: "m/contract.json", extraArguments: ["--migrations", "m", "--contract", "m/contract.json"]),
+        Case(name: "a migration", report: "m/0001_create_ticket.sql", extraArguments: ["--migrations", "m"]),
+        Case(name: "a new file in the migration directory", report: "m/report.json", extraArguments: ["--migrations", "m"]),
+    ]
+
+    @Test(arguments: reportCases)
+    func theReportNeverReplacesAnInput(_ item: Case) throws {
+        try makeExample()
+        try FileManager.default.createDirectory(atPath: directory.file("sub"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("link.db"), withDestinationPath: "x.db")
+        try FileManager.default.linkItem(atPath: database, toPath: directory.file("hard.db"))
+        try Data("SELECT 1;\n".utf8).write(to: URL(fileURLWithPath: directory.file("checks.sql")))
+        try FileManager.default.copyItem(atPath: examples, toPath: directory.file("m"))
+        try FileManager.default.moveItem(atPath: directory.file("m/ticket-search.contract.json"), toPath: directory.file("m/contract.json"))
+        // A live WAL database, held open by a connection, with a hard link to its -wal.
+        let live = try Connection(path: directory.file("live.db"))
+        try live.execute(sql: "PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        try FileManager.default.linkItem(atPath: directory.file("live.db-wal"), toPath: directory.file("wal-link"))
+        let before = try snapshot()
+
+        var arguments = ["verify", "--report", item.report, "--quiet"]
+        if !item.extraArguments.contains("--db") { arguments += ["--db", "x.db"] }
+        let run = try StewardProcess.run(arguments + item.extraArguments, currentDirectory: directory.path)
+        #expect(run.status == 64, "\(item): \(run.stderr)")
+        #expect(run.stderr.contains("a report never replaces an input"), "\(run.stderr)")
+        #expect(try snapshot() == before, "every input is byte-identical, and nothing was added")
+        _ = live
+    }
+
+    @Test func aReportThatIsNotARegularFileIsRefused() throws {
+        try makeExample()
+        let run = try StewardProcess.run(["verify", "--db", database, "--report", directory.path, "--quiet"])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("is not a regular file"), "\(run.stderr)")
+    }
+
+    @Test func anOlderReportIsReplacedWholeAndNoTemporaryRemains() throws {
+        try makeExample()
+        let report = directory.file("out/verify.json")
+        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: false)
+        try Data(String(repeating: "old report\n", count: 10_000).utf8).write(to: URL(fileURLWithPath: report))
+        let run = try StewardProcess.run(["verify", "--db", database, "--report", report, "--json", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try String(contentsOfFile: report, encoding: .utf8) == run.stdout)
+        #expect(try directory.contents(of: "out") == ["verify.json"])
+    }
+
+    // MARK: - The private copy
+
+    /// A database without FTS5 tables.
+    func makePlainDatabase(rows: Int = 10) throws {
+        let connection = try Connection(path: database)
+        try connection.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        try connection.transaction {
+            for index in 0..<rows {
+                try connection.execute(sql: "INSERT INTO t(v) VALUES (?)", bindings: [.text(String(repeating: "v\(index)", count: 50))])
+            }
+        }
+    }
+
+    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] {
+        let checks = try #require(try run.json()["checks"] as? [[String: Any]])
+        return try #require(checks.first { $0["name"] as? String == name })
+    }
+
+    @Test func noCopyIsMadeWhenNoCheckNeedsIt() throws {
+        try makePlainDatabase()
+        let run = try StewardProcess.run(
+            ["verify", "--db", database, "--json", "--quiet"], environment: ["TMPDIR": directory.file("missing")])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(try check(run, "fts-sync")["summary"] as? String == "no FTS5 tables")
+        #expect(try check(run, "assertions")["status"] as? String == "skipped")
+    }
+
+    @Test func aCopyThatCannotBeMadeFailsOnlyTheChecksThatNeedIt() throws {
+        try makeExample()
+        try Data("SELECT 1;\n".utf8).write(to: URL(fileURLWithPath: directory.file("checks.sql")))
+        let missing = directory.file("missing")
+        let run = try StewardProcess.run(
+            ["verify", "--db", database, "--assert", directory.file("checks.sql"), "--json", "--quiet"],
+            environment: ["TMPDIR": missing])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        for name in ["fts-sync", "assertions"] {
+            let failed = try check(run, name)
+            #expect(failed["status"] as? String == "fail")
+            let summary = try #require(failed["summary"] as? String)
+            #expect(summary.hasPrefix("cannot run: no private directory for the copy: cannot create a directory in \(missing)"), "\(summary)")
+            let details = (failed["details"] as? [String]) ?? []
+            #expect(details.contains { $0.hasPrefix("the copy needs 28672 bytes") }, "\(details)")
+        }
+        for name in ["sqlite", "integrity", "foreign-keys", "fts-triggers"] {
+            #expect(try check(run, name)["status"] as? String == "pass", "\(name)")
+        }
+    }
+
+    @Test(.enabled(if: SmallFileSystem.canMount, "a small TMPDIR needs a small tmpfs"))
+    func aTemporaryDirectoryWithoutRoomFailsOnlyTheChecksThatNeedTheCopy() throws {
+        try makeExample()
+        do {
+            let connection = try Connection(path: database)
+            try connection.transaction {
+                for index in 0..<3000 {
+                    try connection.execute(
+                        sql: "INSERT INTO ticket(title, body) VALUES (?, ?)",
+                        bindings: [.text("ticket \(index)"), .text(String(repeating: "word\(index) ", count: 100))])
+                }
+            }
+        }
+        let small = directory.file("small")
+        try #require(try SmallFileSystem.mount(at: small, megabytes: 1))
+        defer { SmallFileSystem.unmount(small) }
+        let run = try StewardProcess.run(["verify", "--db", database, "--json", "--quiet"], environment: ["TMPDIR": small])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let failed = try check(run, "fts-sync")
+        #expect(failed["status"] as? String == "fail")
+        let summary = try #require(failed["summary"] as? String)
+        #expect(summary.contains("no room for the private copy in \(small)") && summary.contains("the copy needs"), "\(summary)")
+        #expect(try check(run, "integrity")["status"] as? String == "pass")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty, "nothing left in TMPDIR")
+    }
+
+    /// Room for the workspace and its lock but not for one more file: the copy itself
+    /// cannot be made after the checks on free space passed.
+    @Test(.enabled(if: SmallFileSystem.canMount, "a full TMPDIR needs a small tmpfs"))
+    func aCopyThatFailsMidwayFailsOnlyTheChecksThatNeedItAndLeavesNothing() throws {
+        try makeExample()
+        let small = directory.file("inodes")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
+        let mounted = try systemTool(["mount", "-t", "tmpfs", "-o", "size=4m,nr_inodes=3,mode=0755", "tmpfs", small])
+        try #require(mounted.status == 0, "\(mounted.output)")
+        defer { SmallFileSystem.unmount(small) }
+        let run = try StewardProcess.run(["verify", "--db", database, "--json", "--quiet"], environment: ["TMPDIR": small])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let failed = try check(run, "fts-sync")
+        let summary = try #require(failed["summary"] as? String)
+        #expect(summary.hasPrefix("cannot run: cannot make the private copy in \(small)"), "\(summary)")
+        #expect(((failed["details"] as? [String]) ?? []).contains { $0.hasPrefix("the copy needs 28672 bytes") })
+        #expect(try check(run, "integrity")["status"] as? String == "pass")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty, "the workspace was removed")
+    }
+}
+
+/// Issue 9 item 1, for the other commands that write: backup's bundle and restore's
+/// target never replace one of their inputs, whatever the spelling.
+@Suite struct OutputsNeverReplaceInputsTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    @Test(arguments: ["out", "./out/", "link"])
+    func aBundleNamedLikeItsDatabaseNeverReplacesIt(out: String) throws {
+        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("link"), withDestinationPath: "out")
+        let database = directory.file("out/x.tar.zst")
+        try Fixtures.makeExampleDatabase(at: database)
+        let before = FileManager.default.contents(atPath: database)
+        let run = try StewardProcess.run(
+            ["backup", "--db", "out/x.tar.zst", "--out", out, "--name", "x.tar.zst", "--quiet"], currentDirectory: directory.path)
+        #expect(run.status == 73, "\(run.stderr)")
+        #expect(run.stderr.contains("already exists"), "\(run.stderr)")
+        #expect(FileManager.default.contents(atPath: database) == before)
+        #expect(try directory.contents(of: "out") == ["x.tar.zst"])
+    }
+
+    @Test func aRestoreTargetNeverReplacesItsBundle() throws {
+        let database = directory.file("x.sqlite")
+        try Fixtures.makeExampleDatabase(at: database)
+        let out = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        #expect(try StewardProcess.run(["backup", "--db", database, "--out", out, "--name", "b.tar.zst", "--quiet"]).status == 0)
+        let bundle = out + "/b.tar.zst"
+        let before = FileManager.default.contents(atPath: bundle)
+        for target in [bundle, out, out + "/../bundles/"] {
+            let run = try StewardProcess.run(["restore", bundle, "--into", target, "--quiet"])
+            #expect(run.status == 73, "\(target): \(run.stderr)")
+            #expect(FileManager.default.contents(atPath: bundle) == before)
+            #expect(try directory.contents(of: "bundles") == ["b.tar.zst"])
+        }
+    }
+}
