@@ -14,7 +14,7 @@ extension DialectSet {
         func display(_ name: String) -> String { Paths.join(directory, name) }
 
         func read(_ name: String) throws -> (bytes: [UInt8], text: String) {
-            guard let data = FileManager.default.contents(atPath: Paths.join(directory, name)) else {
+            guard let data = Paths.contents(of: Paths.join(directory, name)) else {
                 throw StewardError(.notFound, "cannot read \(display(name))")
             }
             guard let text = String(data: data, encoding: .utf8) else {
@@ -124,7 +124,7 @@ extension DialectSet {
                     continue
                 }
                 let up = Paths.join(name, "up.sql")
-                guard FileManager.default.fileExists(atPath: display(up)) else {
+                guard Paths.exists(display(up)) else {
                     throw StewardError(.badInput, "\(folder): a diesel migration folder without up.sql")
                 }
                 let versionText = String(name.split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)[0])
@@ -133,7 +133,7 @@ extension DialectSet {
                     throw StewardError(.badInput, "\(folder): the folder name must start with its version, like 2024-01-01-000000_name")
                 }
                 let metadata = Paths.join(name, "metadata.toml")
-                if let data = FileManager.default.contents(atPath: display(metadata)),
+                if let data = Paths.contents(of: display(metadata)),
                    Self.runsOutsideTransaction(String(decoding: data, as: UTF8.self)) {
                     throw StewardError(
                         .badInput,
@@ -175,7 +175,7 @@ extension DialectSet {
         /// src/migrator.ts, `readMigrationFiles`); a `.sql` file it does not list never runs.
         mutating func readDrizzle(_ names: [String]) throws {
             let journalPath = Paths.join(Paths.join(directory, "meta"), "_journal.json")
-            guard let data = FileManager.default.contents(atPath: journalPath) else {
+            guard let data = Paths.contents(of: journalPath) else {
                 throw StewardError(.notFound, "cannot read \(journalPath)")
             }
             let journal: Journal
@@ -194,7 +194,7 @@ extension DialectSet {
             var previousWhen: Int64?
             for entry in journal.entries {
                 let name = entry.tag + ".sql"
-                guard !entry.tag.contains("/"), FileManager.default.fileExists(atPath: display(name)) else {
+                guard !entry.tag.contains("/"), Paths.exists(display(name)) else {
                     throw StewardError(.badInput, "\(journalPath): entry \(entry.idx) names \(name), which is not in \(directory)")
                 }
                 if let previousWhen, entry.when <= previousWhen {

@@ -30,12 +30,12 @@ public struct DialectSet: Sendable {
     /// As `detect(directory:ledgers:)`, reading the database's ledger tables only when the
     /// files decide nothing.
     public static func detect(directory: String, ledgers: () throws -> Set<Dialect>) throws -> Detection {
-        if FileManager.default.fileExists(atPath: Paths.join(Paths.join(directory, "meta"), "_journal.json")) {
+        if Paths.exists(Paths.join(Paths.join(directory, "meta"), "_journal.json")) {
             return Detection(dialect: .drizzle, reason: "meta/_journal.json")
         }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory).sorted()) ?? []
+        let entries = (try? Paths.names(in: directory).sorted()) ?? []
         if let folder = entries.first(where: { !$0.hasPrefix(".") && isDirectory(Paths.join(directory, $0))
-            && FileManager.default.fileExists(atPath: Paths.join(Paths.join(directory, $0), "up.sql")) }) {
+            && Paths.exists(Paths.join(Paths.join(directory, $0), "up.sql")) }) {
             return Detection(dialect: .diesel, reason: "folder \(folder) holds up.sql")
         }
         if let name = entries.first(where: { flywayPrefix($0) != nil }) {
@@ -44,7 +44,7 @@ public struct DialectSet: Sendable {
         let sqlFiles = entries.filter { $0.hasSuffix(".sql") && !$0.hasPrefix(".") }
         var dbmateFile: String?
         for name in sqlFiles {
-            guard let data = FileManager.default.contents(atPath: Paths.join(directory, name)) else { continue }
+            guard let data = Paths.contents(of: Paths.join(directory, name)) else { continue }
             let lines = UpSection.lines(String(decoding: data, as: UTF8.self))
             if lines.contains(where: { UpSection.gooseAnnotation($0) != nil }) {
                 return Detection(dialect: .goose, reason: "goose annotations in \(name)")
@@ -79,16 +79,15 @@ public struct DialectSet: Sendable {
     ///   layout), a duplicate or malformed version, text that is not UTF-8, a refused
     ///   marker, or no migration at all.
     public init(directory: String, dialect: Dialect) throws {
-        var isDirectoryFlag: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectoryFlag) else {
+        guard Paths.exists(directory) else {
             throw StewardError(.notFound, "\(directory): no such migrations directory")
         }
-        guard isDirectoryFlag.boolValue else {
+        guard Paths.isDirectory(directory) else {
             throw StewardError(.badInput, "\(directory) is not a directory of migrations")
         }
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            names = try Paths.names(in: directory).sorted()
         } catch {
             throw StewardError(.notFound, "cannot read the migrations directory \(directory): \(error.localizedDescription)")
         }
@@ -160,7 +159,6 @@ public struct DialectSet: Sendable {
     }
 
     static func isDirectory(_ path: String) -> Bool {
-        var flag: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
+        Paths.isDirectory(path)
     }
 }
