@@ -424,4 +424,19 @@ import TestSupport
         #expect(try Connection(path: database).rows(sql: "SELECT version, lower(hex(checksum)) FROM _sqlx_migrations ORDER BY version")
                 .first == [.integer(1), .text(expected)])
     }
+
+    // MARK: - verify
+
+    @Test func verifyExpectsTheUserVersionOfTheSetsLayout() throws {
+        try write("20240101000001_a.sql", "-- +goose Up\nCREATE TABLE a(x);\n-- +goose Down\nDROP TABLE a;\n")
+        try write("20240101000002_b.sql", "-- +goose Up\nCREATE TABLE b(x);\n-- +goose Down\nDROP TABLE b;\n")
+        _ = try migrate { $0.create = true }
+        var options = Verifier.Options(databasePath: database)
+        options.migrationsDirectory = migrations
+        options.contractPath = nil
+        let report = try Verifier(options: options).run()
+        let version = try #require(report.checks.first { $0.name == "version" })
+        #expect(version.status == .pass, "\(version)")
+        #expect(report.passed)
+    }
 }

@@ -52,7 +52,10 @@ public struct Verifier: Sendable {
     public func run() throws -> VerifyReport {
         let stopwatch = Stopwatch()
         // Every input is read and checked before any check runs: 65/66 come first.
-        let set = try options.migrationsDirectory.map { try MigrationSet(directory: $0) }
+        let expectation = try options.migrationsDirectory.map {
+            try MigrationExpectation(directory: $0, databasePath: options.databasePath)
+        }
+        let set = expectation?.stewardSet
         let contract = try options.contractPath.map { try SearchContract.load(path: $0) }
         let assertions = try options.assertionFiles.map { try AssertionRunner(path: $0) }
         var header: DatabaseHeader?
@@ -74,7 +77,7 @@ public struct Verifier: Sendable {
         let fts5Available = SQLiteLibrary.canCreateFTS5()
 
         if let path = options.databasePath {
-            let expected = options.expectedVersion ?? set.map(\.newestVersion)
+            let expected = options.expectedVersion ?? expectation?.newestUserVersion
             let quick = options.quick
             let headerCopy = header
             dispatch(group, results) { try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected, results: results, facts: facts) }
@@ -88,6 +91,10 @@ public struct Verifier: Sendable {
         }
         if let contract, let set {
             dispatch(group, results) { try self.checkContract(contract, set: set, results: results) }
+        } else if contract != nil, let expectation {
+            results.add(.skipped(
+                "search-contract",
+                "the migrations are in \(expectation.dialect.rawValue)'s layout; the contract builds its databases from Steward's own"))
         } else if contract != nil {
             results.add(.skipped("search-contract", "no --migrations given to run the contract on"))
         } else {
