@@ -437,6 +437,27 @@ import TestSupport
         let report = try Verifier(options: options).run()
         let version = try #require(report.checks.first { $0.name == "version" })
         #expect(version.status == .pass, "\(version)")
+        let ledger = try #require(report.checks.first { $0.name == "ledger" })
+        #expect(ledger.status == .pass, "\(ledger)")
+        #expect(report.passed)
+
+        // A file changed since it was applied fails the ledger check.
+        try write("20240101000001_a.sql", "-- +goose Up\nCREATE TABLE a(x, y);\n-- +goose Down\nDROP TABLE a;\n")
+        try Connection(path: database).execute(sql: "DELETE FROM goose_db_version WHERE version_id = 20240101000002")
+        let behind = try Verifier(options: options).run()
+        let failed = try #require(behind.checks.first { $0.name == "ledger" })
+        #expect(failed.status == .fail)
+        #expect(failed.summary.contains("user_version"), "\(failed.summary)")
+        #expect(!behind.passed)
+    }
+
+    @Test func verifySkipsTheLedgerCheckForStewardsOwnLayout() throws {
+        try write("0001_a.sql", "CREATE TABLE a(x);\n")
+        _ = try migrate { $0.create = true }
+        var options = Verifier.Options(databasePath: database)
+        options.migrationsDirectory = migrations
+        let report = try Verifier(options: options).run()
+        #expect(report.checks.first { $0.name == "ledger" }?.status == .skipped)
         #expect(report.passed)
     }
 }

@@ -35,7 +35,8 @@ public struct Verifier: Sendable {
     }
 
     static let checkOrder = [
-        "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "assertions", "search-contract",
+        "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "ledger", "assertions",
+        "search-contract",
     ]
 
     let options: Options
@@ -80,7 +81,10 @@ public struct Verifier: Sendable {
             let expected = options.expectedVersion ?? expectation?.newestUserVersion
             let quick = options.quick
             let headerCopy = header
-            dispatch(group, results) { try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected, results: results, facts: facts) }
+            dispatch(group, results) {
+                try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected,
+                                       expectation: expectation, results: results, facts: facts)
+            }
             dispatch(group, results) {
                 try self.checkCopy(path: path, header: headerCopy, assertions: assertions, results: results)
             }
@@ -158,7 +162,7 @@ public struct Verifier: Sendable {
 
     private func checkOriginal(
         path: String, header: DatabaseHeader?, quick: Bool, expectedVersion: Int32?,
-        results: CheckResults, facts: DatabaseFactsBox
+        expectation: MigrationExpectation?, results: CheckResults, facts: DatabaseFactsBox
     ) throws {
         let connection: Connection
         do {
@@ -232,6 +236,13 @@ public struct Verifier: Sendable {
             }
         } else {
             results.add(.skipped("version", "no --expect-version or --migrations given"))
+        }
+        if let expectation, expectation.dialectSet != nil {
+            timed("ledger", into: results) { try expectation.checkLedger(on: connection) ?? (true, "", []) }
+        } else if expectation != nil {
+            results.add(.skipped("ledger", "the set is in Steward's own layout: user_version is its record (see version)"))
+        } else {
+            results.add(.skipped("ledger", "no --migrations given"))
         }
     }
 
