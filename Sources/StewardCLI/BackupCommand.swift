@@ -10,10 +10,13 @@ struct BackupCommand: StewardCommand {
         discussion: """
             Pins one point in time with a read transaction, copies the database with SQLite's online \
             backup API into a temporary file in the output directory, and releases it. The copy is \
-            switched to rollback-journal mode and checked (integrity_check, foreign_key_check, \
-            user_version), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
+            switched to rollback-journal mode and checked (integrity_check on a read-write, query-only \
+            connection so that CHECK constraints count, foreign_key_check, user_version; with \
+            --check-fts also FTS5's integrity-check), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
             which appears under its final name only when complete and synced. A bundle is never \
-            replaced; on any failure or signal, every temporary file is removed.
+            replaced; on any failure or signal, every temporary file is removed. With --recipient, \
+            --recipients-file or a passphrase, the whole bundle is encrypted in the age format \
+            (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it.
             """,
         options: [
             .option("db", value: "path", help: "The database to back up.", required: true),
@@ -24,6 +27,8 @@ struct BackupCommand: StewardCommand {
             .option("timeout", value: "seconds", help: "How long, in all, to wait for other connections' locks.", default: "30"),
             .option("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
                     default: String(BackupMaker.defaultPagesPerStep)),
+            .flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot."),
+        ] + KeyOptions.forEncryption + [
             CommonOptions.quiet,
             CommonOptions.json,
         ])
@@ -36,8 +41,9 @@ struct BackupCommand: StewardCommand {
         var options = BackupMaker.Options(databasePath: try values.required("db"), outputDirectory: try values.required("out"))
         if options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
         if options.outputDirectory.isEmpty { throw values.error("The value '' is invalid for '--out <dir>'") }
+        options.keys = try KeyOptions.parse(values, encrypting: true)
         if let name = values.value("name") {
-            if let problem = BackupMaker.problem(withBundleName: name) {
+            if let problem = BackupMaker.problem(withBundleName: name, encrypted: options.keys.encrypts) {
                 throw values.error("The value '\(name)' is invalid for '--name <file>': \(problem)")
             }
             options.bundleName = name
@@ -45,6 +51,7 @@ struct BackupCommand: StewardCommand {
         options.compressionLevel = try values.integer("level", in: 1...19) ?? BackupMaker.defaultCompressionLevel
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         options.pagesPerStep = Int32(try values.integer("pages-per-step", in: 1...1_000_000) ?? Int(BackupMaker.defaultPagesPerStep))
+        options.checksFTS = values.flag("check-fts")
         self.options = options
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
@@ -88,6 +95,24 @@ struct BackupCommand: StewardCommand {
     }
 
 
+    /// Which checks ran on a bundle's snapshot, from its manifest, in one line.
+    static func checksRun(_ checks: BundleManifest.Checks) -> String {
+        guard let names = checks.checksRun else {
+            return "not recorded (a bundle made before Steward recorded them; its integrity_check may not have covered CHECK constraints)"
+        }
+        var parts = names.map { name -> String in
+            switch name {
+            case "integrity_check": return "integrity_check (CHECK constraints included)"
+            case "fts5_integrity":
+                let count = checks.fts5Tables?.count ?? 0
+                return "fts5_integrity (\(count) FTS5 table\(count == 1 ? "" : "s"))"
+            default: return name
+            }
+        }
+        if !names.contains("fts5_integrity") { parts.append("no FTS5 integrity-check") }
+        return parts.joined(separator: ", ")
+    }
+
     static func render(_ report: BackupReport) -> String {
         var lines: [String] = []
         let source = report.source
@@ -95,6 +120,9 @@ struct BackupCommand: StewardCommand {
         let checks = report.checks
         lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))")
         lines.append("            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)")
+        if let encryption = report.encryption {
+            lines.append("Encrypted   age (\(encryption.format)), to \(encryption.describedRecipients); the manifest is inside")
+        }
         lines.append("Source      \(ReportOutput.escaped(report.database)): user_version \(source.userVersion), application_id \(source.applicationID), "
                      + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
         lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(report.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
@@ -103,6 +131,7 @@ struct BackupCommand: StewardCommand {
         lines.append("Checks      integrity_check \(ReportOutput.escaped(checks.integrityCheck)), \(checks.foreignKeyViolations) foreign key violations, "
                      + "user_version \(checks.userVersion) as in the source, journal mode \(checks.journalMode) "
                      + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
+        lines.append("            ran: \(checksRun(checks))")
         for file in report.files {
             lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
             lines.append("            sha256 \(file.sha256)")

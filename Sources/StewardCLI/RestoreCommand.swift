@@ -12,15 +12,23 @@ struct RestoreCommand: StewardCommand {
             Reads the bundle as untrusted input: only tar and zstd, only regular files, the manifest \
             first, then only the entries it lists, each once and no longer than listed. Extracts into \
             a staging directory beside <dir>, computing every SHA-256 on the way. Checks the database \
-            header, switches a WAL database to rollback journal, then opens it defensively: \
-            integrity_check, foreign_key_check, user_version, application_id and page count against \
-            the manifest, every table read; and a read-write probe on a disposable copy. Only when \
+            header and that the payload is exactly page size x page count (header and manifest), \
+            switches a WAL database to rollback journal, then opens it defensively: integrity_check \
+            (read-write, query-only: CHECK constraints count), foreign_key_check, user_version, \
+            application_id and page count against the manifest, every table read, FTS5's \
+            integrity-check (rank 1, inside BEGIN...ROLLBACK) for every FTS5 table; then, once all \
+            of these passed, a read-write probe on a disposable copy. Only when \
             every check passes is the staging directory renamed to <dir>. On any failure or signal \
-            nothing is left. Exit status 1 when a check fails, 65 for a bad bundle.
+            nothing is left. An encrypted bundle (age, from Steward or the age tool) is opened with \
+            --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \
+            authenticated before it is used. Exit status 1 when a check fails, 65 for a bad bundle \
+            (a damaged header or chunk included), 77 when no key given opens an encrypted bundle.
             """,
-        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst) to restore.")],
+        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore.")],
         options: [
             .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty.", required: true),
+            .flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped."),
+        ] + KeyOptions.forDecryption + [
             CommonOptions.quiet,
             CommonOptions.json,
         ])
@@ -35,7 +43,10 @@ struct RestoreCommand: StewardCommand {
         }
         let into = try values.required("into")
         if into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
-        self.options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
+        var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
+        options.checksFTS = !values.flag("skip-fts-check")
+        options.keys = try KeyOptions.parse(values, encrypting: false)
+        self.options = options
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
     }
@@ -81,6 +92,10 @@ struct RestoreCommand: StewardCommand {
         lines.append("            made \(ReportOutput.escaped(manifest.createdAt)) by Steward \(ReportOutput.escaped(manifest.stewardVersion)) "
                      + "(SQLite \(ReportOutput.escaped(manifest.sqliteVersion))) from \(ReportOutput.escaped(source.fileName)): "
                      + "user_version \(source.userVersion), journal mode \(ReportOutput.escaped(source.journalMode))")
+        lines.append("            checked at backup: \(BackupCommand.checksRun(manifest.checks))")
+        if let encryption = report.encryption {
+            lines.append("Encrypted   age, to \(encryption.describedRecipients); every chunk authenticated")
+        }
         for file in report.files {
             lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
             lines.append("            sha256 \(ReportOutput.escaped(file.sha256)) (matches the manifest)")
@@ -92,7 +107,7 @@ struct RestoreCommand: StewardCommand {
         lines.append("")
         lines.append("Checks")
         for check in report.checks {
-            let status = check.status == .fail ? "FAIL" : check.status.rawValue
+            let status = check.status == .fail ? "FAIL" : check.status == .skipped ? "skip" : check.status.rawValue
             lines.append("  \(status.padding(toLength: 6, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 18, withPad: " ", startingAt: 0))"
                          + "\(ReportOutput.escaped(check.summary))  \(ReportOutput.seconds(check.durationSeconds))")
             for detail in check.details.prefix(10) where check.status == .fail {

@@ -11,6 +11,7 @@ public enum Steward {
         VerifyCommand.self,
         BackupCommand.self,
         RestoreCommand.self,
+        CompletionsCommand.self,
     ] }
 
     /// Commands that appear in help but are not built yet.
@@ -27,8 +28,9 @@ public enum Steward {
                 65 bad input data; 66 input not found; 73 output cannot be created; 74 I/O error; \
                 75 database busy or locked (retrying may succeed); 130 interrupted.
                 """,
-            version: StewardVersion.current,
-            subcommands: order.compactMap { name in all.first { $0.commandName == name } })
+            version: StewardVersion.full,
+            subcommands: order.compactMap { name in all.first { $0.commandName == name } }
+                + [CompletionsCommand.configuration])
     }
 
     /// Runs `steward` with `arguments` (without the program name) and returns the exit status.

@@ -199,7 +199,7 @@ import TestSupport
         var liar = parts
         liar.setSource("pageCount", 1)
         try liar.bundle(to: path("pages.tar.zst"))
-        try refuse(path("pages.tar.zst"), status: 1, naming: "page_count failed", label: "page count lies")
+        try refuse(path("pages.tar.zst"), status: 1, naming: "payload_size failed", label: "page count lies")
     }
 
     // MARK: - Manifests

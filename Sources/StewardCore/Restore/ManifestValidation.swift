@@ -72,6 +72,14 @@ enum ManifestValidation {
             guard journalModes.contains(mode) else { return "\(field) is not a SQLite journal mode" }
         }
         guard isVersion(manifest.sqliteVersion) else { return "sqliteVersion is not a version number such as 3.40.1" }
+        if let names = manifest.checks.checksRun {
+            for name in names where !BundleManifest.checkNames.contains(name) {
+                return "checks.checksRun names '\(ArchiveEntryName.printable(name))', not a check Steward runs (\(BundleManifest.checkNames.joined(separator: ", ")))"
+            }
+        }
+        if manifest.checks.fts5Tables != nil, manifest.checks.checksRun?.contains("fts5_integrity") != true {
+            return "checks.fts5Tables is present, but checks.checksRun does not record fts5_integrity"
+        }
         return nil
     }
 
