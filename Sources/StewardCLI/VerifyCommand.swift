@@ -11,7 +11,7 @@ struct VerifyCommand: StewardCommand {
         discussion: """
             Checks: sqlite (FTS5 can be created on the connection), integrity, foreign-keys, fts-sync \
             (FTS5's integrity-check; rank 1 for external content, which detects drift), fts-triggers, \
-            version, assertions and search-contract. Each is reported as pass, fail or skipped. The \
+            version, ledger, assertions and search-contract. Each is reported as pass, fail or skipped. The \
             database file is never modified: checks that write run on a private copy under TMPDIR, made \
             only when one of them has work to do; if it cannot be made, only those checks fail. Exit \
             status 0 when every check passed, 1 when any failed.
@@ -22,6 +22,7 @@ struct VerifyCommand: StewardCommand {
             .option("expect-version", value: "n", help: "The user_version the database must have."),
             .option("migrations", value: "dir", help: "A migration set: expects its newest version, and builds the contract's databases."),
             .option("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).", repeating: true),
+            .option("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).", repeating: true),
             .option("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations)."),
             .option("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
@@ -41,6 +42,7 @@ struct VerifyCommand: StewardCommand {
         options.migrationsDirectory = values.value("migrations")
         options.assertionFiles = values.values("assert")
         options.contractPath = values.value("contract")
+        options.ftsDeferred = Set(values.values("fts-deferred").map { $0.lowercased() })
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         if options.databasePath == nil && options.contractPath == nil {
             throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")
