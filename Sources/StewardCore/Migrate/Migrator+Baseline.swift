@@ -3,7 +3,7 @@ import SQLiteKit
 extension Migrator {
     /// The schema the set builds up to and including `version`, on a private empty database.
     func expectedSchema(of source: Source, through version: VersionKey?) throws -> [(DialectMigration, SchemaFingerprint)] {
-        let scratch = try Connection.inMemory()
+        let scratch = try withExtensions(Connection.inMemory())
         let cancellation = self.cancellation
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
         var result: [(DialectMigration, SchemaFingerprint)] = []

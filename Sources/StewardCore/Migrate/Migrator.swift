@@ -22,6 +22,9 @@ public struct Migrator {
         public var allowOutOfOrder = false
         /// Adopt a database that has the schema of this version but no record of it.
         public var baseline: VersionKey?
+        /// SQLite extensions loaded into every connection the run opens, for sets whose
+        /// schema calls their functions or modules.
+        public var extensions: [String] = []
         public var dryRun = false
         public var statusOnly = false
         public var create = false
@@ -78,7 +81,7 @@ public struct Migrator {
         if options.dryRun {
             let original = try openExisting(readOnly: true)
             try checkMemory(for: original)
-            let copy = try Connection.inMemory()
+            let copy = try withExtensions(Connection.inMemory())
             do {
                 try original.backup(to: copy)
             } catch let error as SQLiteError {
@@ -155,7 +158,7 @@ public struct Migrator {
     }
 
     private func validate(_ scripts: [MigrationScript]) throws {
-        let scratch = try Connection.inMemory()
+        let scratch = try withExtensions(Connection.inMemory())
         let cancellation = self.cancellation
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
         for script in scripts {
@@ -173,7 +176,7 @@ public struct Migrator {
     /// Checks `scripts` on a private copy of the schema of `connection` (no rows): for a set
     /// whose first files alter tables made elsewhere.
     private func validate(_ scripts: [MigrationScript], onSchemaOf connection: Connection) throws {
-        let scratch = try Connection.inMemory()
+        let scratch = try withExtensions(Connection.inMemory())
         try sqlite { try SchemaCopy.copy(from: connection, to: scratch) }
         let cancellation = self.cancellation
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
@@ -492,9 +495,9 @@ public struct Migrator {
                         throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
                     }
                 }
-                return try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+                return try withExtensions(FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout))
             }
-            let connection = try Connection(path: path, mode: [.readWrite])
+            let connection = try withExtensions(Connection(path: path, mode: [.readWrite]))
             // Until the run installs its own busy handler, wait like it would.
             connection.setBusyTimeout(milliseconds: Int32(min(options.timeout * 1000, Double(Int32.max))))
             _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
@@ -527,13 +530,25 @@ public struct Migrator {
         // Closed before SQLite opens the file, so no lock of SQLite's can be dropped by it.
         close(descriptor)
         do {
-            let connection = try Connection(path: path, mode: [.readWrite])
+            let connection = try withExtensions(Connection(path: path, mode: [.readWrite]))
             connection.setBusyTimeout(milliseconds: Int32(min(options.timeout * 1000, Double(Int32.max))))
             return (connection, true)
         } catch let error as SQLiteError {
             removeIfStillEmpty()
             throw StewardError(.cannotCreate, "cannot create \(path): \(error.message)")
         }
+    }
+
+    /// `connection` with `--load-extension`'s extensions loaded.
+    func withExtensions(_ connection: Connection) throws -> Connection {
+        for path in options.extensions {
+            do {
+                try connection.loadExtension(path: path)
+            } catch let error as SQLiteError {
+                throw StewardError(.badInput, "cannot load the SQLite extension \(path): \(error.message)")
+            }
+        }
+        return connection
     }
 
     func sqlite<T>(_ body: () throws -> T) throws -> T {
