@@ -24,6 +24,9 @@ public struct BackupMaker {
         public var outputDirectory: String
         /// The bundle's file name; nil for `<db>-v<user_version>-<UTC time>.tar.zst`.
         public var bundleName: String?
+        /// Put between the stem and the version of the default name (fleet runs: the
+        /// database's `PathTag`, since many databases share a file name).
+        public var nameTag: String?
         public var compressionLevel = BackupMaker.defaultCompressionLevel
         /// How long, in all, to wait for other connections' locks.
         public var timeout: Double = 30
@@ -92,7 +95,8 @@ public struct BackupMaker {
         ).take { source, pinnedAt in
             if options.bundleName == nil {
                 // The name carries the user_version of the snapshot itself.
-                bundleName = BackupNaming.defaultBundleName(database: options.databasePath, userVersion: source.userVersion, at: pinnedAt)
+                bundleName = BackupNaming.defaultBundleName(
+                    database: options.databasePath, tag: options.nameTag, userVersion: source.userVersion, at: pinnedAt)
                 try Self.refuseExisting(directory.file(bundleName))
             }
         }
