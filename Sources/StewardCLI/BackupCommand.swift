@@ -79,7 +79,7 @@ struct BackupCommand: StewardCommand {
             options.databasePath = path
             options.nameTag = try PathTag.of(path)
             let report = try BackupMaker(options: options, cancellation: cancellation).run()
-            let envelope = FleetEnvelope(report: report, status: "ok", outcome: "backed-up", exitCode: 0)
+            let envelope = FleetEnvelope(report: report, path: path, status: "ok", outcome: "backed-up", exitCode: 0)
             return FleetRun.Item(outcome: "backed-up", exitCode: 0, json: try envelope.line(),
                                  detail: "user_version \(report.source.userVersion), \(report.bundle.path)", message: nil)
         }

@@ -2,9 +2,11 @@ import Foundation
 import StewardCore
 
 /// One database's line of a fleet run's NDJSON: the object a single run prints, with
-/// `kind`, `status`, `outcome` and `exitCode` added at its top level.
+/// `kind`, `path` (the database as listed), `status`, `outcome` and `exitCode` added at
+/// its top level.
 struct FleetEnvelope<Report: Encodable>: Encodable {
     let report: Report
+    let path: String
     let status: String
     let outcome: String
     let exitCode: Int32
@@ -12,13 +14,14 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
     var bundle: FleetMigration.Bundle?
 
     private enum Keys: String, CodingKey {
-        case kind, status, outcome, exitCode, backup
+        case kind, path, status, outcome, exitCode, backup
     }
 
     func encode(to encoder: any Encoder) throws {
         try report.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode("database", forKey: .kind)
+        try container.encode(path, forKey: .path)
         try container.encode(status, forKey: .status)
         try container.encode(outcome, forKey: .outcome)
         try container.encode(exitCode, forKey: .exitCode)
@@ -38,10 +41,12 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
 }
 
 /// The NDJSON line of a database whose run failed with an error rather than a report:
-/// the failure object a single run prints, with `kind`, `database` and `outcome`.
+/// the failure object a single run prints, with `kind`, `path`, `database` (both the path
+/// as listed) and `outcome`.
 struct FleetFailureLine: Encodable {
     let kind = "database"
     let command: String
+    let path: String
     let database: String
     let status = "error"
     let outcome = "failed"

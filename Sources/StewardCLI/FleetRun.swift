@@ -72,7 +72,7 @@ struct FleetRun {
         } catch {
             (kind, message, status) = (StewardError.Kind.internal.rawValue, "\(error)", ExitCode.software)
         }
-        let line = FleetFailureLine(command: command, database: path, error: .init(kind: kind, message: message), exitCode: status)
+        let line = FleetFailureLine(command: command, path: path, database: path, error: .init(kind: kind, message: message), exitCode: status)
         let json = (try? FleetEnvelope<FleetFailureLine>.compact(line))
             ?? "{\"kind\":\"database\",\"status\":\"error\",\"exitCode\":\(status)}"
         return Item(outcome: "failed", exitCode: status, json: json, detail: message, message: message)

@@ -15,7 +15,7 @@ extension MigrateCommand {
             let result = try FleetMigration(
                 options: options, backupDirectory: backupDirectory, backupThreads: threads, cancellation: cancellation
             ).run()
-            let envelope = FleetEnvelope(report: result.report, status: "ok", outcome: result.outcome, exitCode: 0, bundle: result.bundle)
+            let envelope = FleetEnvelope(report: result.report, path: path, status: "ok", outcome: result.outcome, exitCode: 0, bundle: result.bundle)
             return FleetRun.Item(outcome: result.outcome, exitCode: 0, json: try envelope.line(),
                                  detail: Self.fleetDetail(result), message: nil)
         }

@@ -56,7 +56,7 @@ struct VerifyCommand: StewardCommand {
         if options.databasePath == nil && !(options.assertionFiles.isEmpty && options.expectedVersion == nil && !options.quick) {
             throw values.error("'--assert', '--expect-version' and '--quick' need '--db <path>'")
         }
-        for (name, value) in [("db", options.databasePath), ("report", values.value("report"))] where value?.isEmpty == true {
+        for (name, value) in [("db", fleet == nil ? options.databasePath : nil), ("report", values.value("report"))] where value?.isEmpty == true {
             throw values.error("The value '' is invalid for '--\(name)'")
         }
         let reportPath = values.value("report")
@@ -96,7 +96,7 @@ struct VerifyCommand: StewardCommand {
             let report = try Verifier(options: options, cancellation: cancellation).run()
             let status = report.passed ? ExitCode.success : ExitCode.checkFailed
             let outcome = report.passed ? "passed" : "failed"
-            let envelope = FleetEnvelope(report: report, status: report.passed ? "ok" : "failed", outcome: outcome, exitCode: status)
+            let envelope = FleetEnvelope(report: report, path: path, status: report.passed ? "ok" : "failed", outcome: outcome, exitCode: status)
             let detail = report.passed
                 ? "\(report.checks.filter { $0.status == .pass }.count) checks passed"
                 : "failed: \(report.failedChecks.joined(separator: ", "))"
