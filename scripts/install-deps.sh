@@ -3,7 +3,7 @@
 # any is missing. Uses sudo when not run as root.
 set -eu
 
-packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux"
+packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux parallel"
 
 missing=""
 for package in $packages; do

@@ -24,7 +24,9 @@ public enum Steward {
             discussion: """
                 Exit status: 0 success; 1 a check failed or Steward refused to publish; 64 usage error; \
                 65 bad input data; 66 input not found; 73 output cannot be created; 74 I/O error; \
-                75 database busy or locked (retrying may succeed); 130 interrupted.
+                75 database busy or locked (retrying may succeed); 130 interrupted. Over many databases \
+                (--db repeated, --dbs-from, --jobs, --shard): 0 when all succeeded, otherwise the status all \
+                failures share, or 1 when they differ.
                 """,
             version: StewardVersion.current,
             subcommands: order.compactMap { name in all.first { $0.commandName == name } })
