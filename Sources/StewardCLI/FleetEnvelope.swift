@@ -12,9 +12,11 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
     let exitCode: Int32
     /// Extra top-level members (`backup` for `migrate --backup-dir`).
     var bundle: FleetMigration.Bundle?
+    /// The drift check's finding (`migrate`).
+    var schema: SchemaDriftCheck.Comparison?
 
     private enum Keys: String, CodingKey {
-        case kind, path, status, outcome, exitCode, backup
+        case kind, path, status, outcome, exitCode, backup, schema
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -26,6 +28,7 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
         try container.encode(outcome, forKey: .outcome)
         try container.encode(exitCode, forKey: .exitCode)
         try container.encodeIfPresent(bundle, forKey: .backup)
+        try container.encodeIfPresent(schema, forKey: .schema)
     }
 
     /// One line of JSON.

@@ -22,6 +22,7 @@ struct MigrateCommand: StewardCommand {
             .flag("create", help: "Create the database when it does not exist."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
             .option("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated."),
+            .flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked in runs over many databases and with --backup-dir), and report the difference."),
             CommonOptions.quiet,
             CommonOptions.json,
         ] + FleetOptions.definitions)
@@ -31,6 +32,7 @@ struct MigrateCommand: StewardCommand {
     let quiet: Bool
     let fleet: FleetOptions?
     let backupDirectory: String?
+    let allowDrift: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values)
@@ -59,10 +61,11 @@ struct MigrateCommand: StewardCommand {
         self.quiet = values.flag("quiet")
         self.fleet = fleet
         self.backupDirectory = backupDirectory
+        self.allowDrift = values.flag("allow-drift")
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
-        if let fleet { return try FleetRun(command: "migrate", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
+        if let fleet { return try FleetRun(command: "migrate", fleet: fleet, json: json, quiet: quiet).run(on: terminal, try fleetItem()) }
         if backupDirectory != nil { return try runWithBackup(on: terminal) }
         let live = terminal.isErrorInteractive && !quiet
         let quiet = self.quiet

@@ -238,6 +238,55 @@ import TestSupport
         #expect(try directory.contents(of: "bundles").count == 1)
     }
 
+    // MARK: - Drift
+
+    @Test func driftedDatabasesAreRefusedWithTheDifferenceAndTheOthersGoOn() throws {
+        let old = try makeDatabase("old.db", version: 1)
+        let column = try makeDatabase("column.db", version: 1)
+        let index = try makeDatabase("index.db", version: 1)
+        try Connection(path: column).execute(sql: "ALTER TABLE ticket ADD COLUMN email TEXT")
+        try Connection(path: index).execute(sql: "CREATE INDEX by_hand ON ticket(title)")
+        let before = try [column, index].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+
+        let run = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--db", old, "--db", column, "--db", index])
+        #expect(run.status == 65, "\(run.stdout)")
+        let lines = Self.databases(try Self.lines(run))
+        #expect(lines[old]?["outcome"] as? String == "migrated")
+        #expect((lines[old]?["schema"] as? [String: Any])?["status"] as? String == "match")
+        let columnError = try #require((lines[column]?["error"] as? [String: Any])?["message"] as? String)
+        #expect(columnError.contains("schema drift"), "\(columnError)")
+        #expect(columnError.contains("table ticket: column email extra"), "\(columnError)")
+        let indexError = try #require((lines[index]?["error"] as? [String: Any])?["message"] as? String)
+        #expect(indexError.contains("index by_hand extra"), "\(indexError)")
+        let after = try [column, index].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        #expect(after == before)
+
+        let allowed = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--allow-drift", "--db", column, "--db", index])
+        #expect(allowed.status == 0, "\(allowed.stdout)")
+        let allowedLines = Self.databases(try Self.lines(allowed))
+        let schema = try #require(allowedLines[column]?["schema"] as? [String: Any])
+        #expect(schema["status"] as? String == "drift")
+        #expect(schema["differences"] as? [String] == ["table ticket: column email extra"])
+        #expect(try Self.userVersion(column) == 2)
+    }
+
+    @Test func theDriftCheckIsSkippedWithAReasonWhenTheSetCannotSayWhatTheVersionLooksLike() throws {
+        // user_version 0 with a schema the set does not know: version 0 of the set is empty.
+        let set = directory.file("set")
+        try FileManager.default.createDirectory(atPath: set, withIntermediateDirectories: true)
+        try "CREATE TABLE a(x);".write(toFile: set + "/0001_a.sql", atomically: true, encoding: .utf8)
+        try "CREATE TABLE b(y);".write(toFile: set + "/0003_b.sql", atomically: true, encoding: .utf8)
+        let odd = directory.file("odd.db")
+        let connection = try Connection(path: odd)
+        try connection.execute(sql: "CREATE TABLE a(x)")
+        try connection.setUserVersion(2)
+        let run = try StewardProcess.run(["migrate", "--migrations", set, "--json", "--jobs", "1", "--db", odd])
+        #expect(run.status == 0, "\(run.stdout)")
+        let schema = try #require(Self.databases(try Self.lines(run))[odd]?["schema"] as? [String: Any])
+        #expect(schema["status"] as? String == "skipped")
+        #expect((schema["reason"] as? String)?.contains("no migration of the set has version 2") == true)
+    }
+
     // MARK: - verify and backup
 
     @Test func verifyAndBackupRunOverTheFleetToo() throws {

@@ -19,38 +19,53 @@ public struct FleetMigration {
         public let outcome: String
         public let report: MigrateReport
         public let bundle: Bundle?
+        /// The drift check's finding; nil when it did not run (current databases,
+        /// `--status`, `--dry-run`, no check asked for).
+        public let schema: SchemaDriftCheck.Comparison?
     }
 
     let options: Migrator.Options
     let backupDirectory: String?
     let backupThreads: Int
     let cancellation: Cancellation
+    let drift: SchemaDriftCheck?
+    let allowDrift: Bool
 
-    public init(options: Migrator.Options, backupDirectory: String?, backupThreads: Int, cancellation: Cancellation) {
+    public init(
+        options: Migrator.Options, backupDirectory: String?, backupThreads: Int, drift: SchemaDriftCheck?,
+        allowDrift: Bool, cancellation: Cancellation
+    ) {
         self.options = options
         self.backupDirectory = backupDirectory
         self.backupThreads = backupThreads
+        self.drift = drift
+        self.allowDrift = allowDrift
         self.cancellation = cancellation
     }
 
     public func run() throws -> Result {
         if options.statusOnly {
             let report = try Migrator(options: options, cancellation: cancellation).run()
-            return Result(outcome: report.pending.isEmpty ? "current" : "pending", report: report, bundle: nil)
+            return Result(outcome: report.pending.isEmpty ? "current" : "pending", report: report, bundle: nil, schema: nil)
         }
         if options.dryRun {
             let report = try Migrator(options: options, cancellation: cancellation).run()
-            return Result(outcome: report.applied.isEmpty ? "current" : "would-migrate", report: report, bundle: nil)
+            return Result(outcome: report.applied.isEmpty ? "current" : "would-migrate", report: report, bundle: nil, schema: nil)
         }
         let exists = FileProbe.exists(options.databasePath)
+        var schema: SchemaDriftCheck.Comparison?
         if exists {
             // A read-only look costs one open and one pragma; a database it cannot read
             // (a hot journal that the writer will roll back, say) goes the full way, which
             // gives the real answer.
             var look = options
             look.statusOnly = true
-            if let status = try? Migrator(options: look, cancellation: cancellation).run(), status.pending.isEmpty {
-                return Result(outcome: "current", report: status, bundle: nil)
+            let status = try? Migrator(options: look, cancellation: cancellation).run()
+            if let status, status.pending.isEmpty {
+                return Result(outcome: "current", report: status, bundle: nil, schema: nil)
+            }
+            if let drift {
+                schema = try check(drift, version: status?.fromVersion)
             }
         }
         var bundle: Bundle?
@@ -59,7 +74,23 @@ public struct FleetMigration {
         }
         let report = try Migrator(options: options, cancellation: cancellation).run()
         let outcome = report.created ? "created" : report.applied.isEmpty ? "current" : "migrated"
-        return Result(outcome: outcome, report: report, bundle: bundle)
+        return Result(outcome: outcome, report: report, bundle: bundle, schema: schema)
+    }
+
+    /// Refuses (65) a database whose schema is not what the set makes at its version,
+    /// unless drift is allowed; then the difference is reported.
+    private func check(_ drift: SchemaDriftCheck, version: Int32?) throws -> SchemaDriftCheck.Comparison {
+        guard let version else {
+            return .init(status: "skipped", version: 0, differences: [], reason: "the version could not be read before migrating")
+        }
+        let comparison = drift.compare(databaseAt: options.databasePath, version: version, cancellation: cancellation)
+        if comparison.status == "drift" && !allowDrift {
+            throw StewardError(
+                .badInput,
+                "\(options.databasePath): schema drift, not migrated: the schema differs from what the migration set makes "
+                    + "at version \(version): \(comparison.differences.joined(separator: "; ")) (--allow-drift migrates anyway)")
+        }
+        return comparison
     }
 
     private func backUp(into directory: String) throws -> Bundle {
