@@ -10,13 +10,14 @@ public enum Steward {
         VerifyCommand.self,
         BackupCommand.self,
         RestoreCommand.self,
+        ReportCommand.self,
     ] }
 
     /// Commands that appear in help but are not built yet.
     static let plannedCommands: [CommandConfiguration] = []
 
     static var root: CommandConfiguration {
-        let order = ["migrate", "verify", "backup", "restore", "inspect"]
+        let order = ["migrate", "verify", "backup", "restore", "inspect", "report"]
         let all = commands.map { $0.configuration } + plannedCommands
         return CommandConfiguration(
             commandName: "steward",

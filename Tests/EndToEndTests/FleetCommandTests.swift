@@ -331,6 +331,53 @@ import TestSupport
         #expect(seen.sorted() == paths.sorted())
     }
 
+    // MARK: - report
+
+    @Test func reportSummarisesShardsAndAReRunByTheLastLineOfEachDatabase() throws {
+        let paths = try (0..<5).map { try makeDatabase("db\($0).db", version: 1) }
+        let broken = makeCorrupt("broken.db")
+        let list = directory.file("list")
+        _ = FileManager.default.createFile(atPath: list, contents: Data((paths + [broken]).joined(separator: "\n").utf8))
+        var files: [String] = []
+        for index in 1...2 {
+            let run = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--dbs-from", list, "--shard", "\(index)/2"])
+            let file = directory.file("shard\(index).ndjson")
+            try run.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+            files.append(file)
+        }
+        let report = try StewardProcess.run(["report", "--json"] + files)
+        #expect(report.status == 65, "\(report.stdout)")
+        let json = try report.json()
+        #expect(json["databases"] as? Int == 6)
+        #expect(json["summaries"] as? Int == 2)
+        #expect(json["outcomes"] as? [String: Int] == ["migrated": 5, "failed": 1])
+        let failures = try #require(json["failures"] as? [[String: Any]])
+        #expect(failures.count == 1)
+        #expect(failures.first?["database"] as? String == broken)
+        #expect(failures.first?["exitCode"] as? Int == 65)
+
+        // The broken database is replaced and the run repeated: its last line counts.
+        try FileManager.default.removeItem(atPath: broken)
+        _ = try makeDatabase("broken.db", version: 1)
+        let rerun = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--dbs-from", list])
+        let third = directory.file("rerun.ndjson")
+        try rerun.stdout.write(toFile: third, atomically: true, encoding: .utf8)
+        let text = try StewardProcess.run(["report"] + files + [third])
+        #expect(text.status == 0, "\(text.stdout)")
+        #expect(text.stdout.contains("6 succeeded, 0 failed"), "\(text.stdout)")
+        #expect(text.stdout.contains("6 with more than one line"), "\(text.stdout)")
+    }
+
+    @Test func reportRefusesALineThatIsNotOfAFleetRunWithItsLine() throws {
+        let file = directory.file("bad.ndjson")
+        try "{\"kind\":\"summary\"}\n\nnot json\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try StewardProcess.run(["report", file])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("bad.ndjson:3:"), "\(run.stderr)")
+        #expect(try StewardProcess.run(["report", directory.file("none.ndjson")]).status == 66)
+        #expect(try StewardProcess.run(["report"]).status == 64)
+    }
+
     static let hasParallel = FileManager.default.isExecutableFile(atPath: "/usr/bin/parallel")
 
     @Test(.enabled(if: hasParallel, "GNU parallel (Debian package parallel) is not installed"))
