@@ -287,6 +287,23 @@ import TestSupport
         #expect((schema["reason"] as? String)?.contains("no migration of the set has version 2") == true)
     }
 
+    @Test func verifyHasTheSameSchemaCheck() throws {
+        let good = try makeDatabase("good.db", version: 1)
+        let drifted = try makeDatabase("drifted.db", version: 1)
+        try Connection(path: drifted).execute(sql: "CREATE INDEX by_hand ON ticket(title)")
+        let run = try StewardProcess.run(["verify", "--json", "--migrations", migrations, "--db", good, "--db", drifted])
+        #expect(run.status == 1, "\(run.stdout)")
+        let lines = Self.databases(try Self.lines(run))
+        func schema(_ path: String) -> [String: Any]? {
+            (lines[path]?["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "schema" }
+        }
+        #expect(schema(good)?["status"] as? String == "pass")
+        #expect(schema(drifted)?["status"] as? String == "fail")
+        #expect(schema(drifted)?["details"] as? [String] == ["index by_hand extra"])
+        // The version check fails for both (the set's newest is 2): only the drifted one fails schema.
+        #expect(lines[drifted]?["failedChecks"] as? [String] == ["version", "schema"])
+    }
+
     // MARK: - verify and backup
 
     @Test func verifyAndBackupRunOverTheFleetToo() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import StewardCore
 import Testing
 import TestSupport
@@ -86,6 +87,49 @@ import TestSupport
         // echo -n /srv/a/app.db | sha256sum
         let (_, output) = try systemTool(["sh", "-c", "printf %s /srv/a/app.db | sha256sum"])
         #expect(output.hasPrefix(tag))
+    }
+
+    @Test func schemasCompareByObjectIgnoringSpellingShadowTablesAndLedgers() throws {
+        let expected = try Connection.inMemory()
+        try expected.execute(sql: """
+            CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+            CREATE VIRTUAL TABLE ticket_fts USING fts5(title, content='ticket', content_rowid='id');
+            CREATE INDEX ticket_title ON ticket(title);
+            """)
+        let same = try Connection.inMemory()
+        try same.execute(sql: """
+            create table "ticket" (  id integer primary key, -- the key
+              title text not null );
+            CREATE VIRTUAL TABLE ticket_fts USING fts5(title, content='ticket', content_rowid='id');
+            CREATE INDEX [ticket_title] ON ticket (title);
+            CREATE TABLE schema_migrations(version TEXT PRIMARY KEY);
+            """)
+        let want = try SchemaShape(reading: expected)
+        #expect(try SchemaShape(reading: same).differences(from: want).isEmpty)
+
+        try same.execute(sql: """
+            ALTER TABLE ticket ADD COLUMN email TEXT;
+            DROP INDEX ticket_title;
+            CREATE TRIGGER t AFTER INSERT ON ticket BEGIN SELECT 1; END;
+            """)
+        #expect(try SchemaShape(reading: same).differences(from: want) == [
+            "trigger t extra", "table ticket: column email extra", "index ticket_title missing",
+        ])
+    }
+
+    @Test func theExpectedSchemaIsBuiltPerVersionAndUnknownVersionsAreSkippedWithAReason() throws {
+        let directory = try TemporaryDirectory()
+        try "CREATE TABLE a(x);".write(toFile: directory.file("0001_a.sql"), atomically: true, encoding: .utf8)
+        try "CREATE TABLE b(y);".write(toFile: directory.file("0003_b.sql"), atomically: true, encoding: .utf8)
+        let check = try SchemaDriftCheck(migrationsDirectory: directory.path)
+        let database = try Connection.inMemory()
+        try database.execute(sql: "CREATE TABLE a(x)")
+        #expect(check.compare(on: database, version: 1, cancellation: Cancellation()).status == "match")
+        let atThree = check.compare(on: database, version: 3, cancellation: Cancellation())
+        #expect(atThree.status == "drift")
+        #expect(atThree.differences == ["table b missing"])
+        #expect(check.compare(on: database, version: 2, cancellation: Cancellation()).status == "skipped")
+        #expect(check.compare(on: database, version: 4, cancellation: Cancellation()).reason?.contains("newer") == true)
     }
 
     private final class Counter: @unchecked Sendable {

@@ -26,6 +26,19 @@ public final class SchemaDriftCheck: @unchecked Sendable {
 
     /// Compares the database at `path`, which is at `version`.
     public func compare(databaseAt path: String, version: Int32, cancellation: Cancellation) -> Comparison {
+        do {
+            return compare(on: try Connection(path: path, mode: .readOnly), version: version, cancellation: cancellation)
+        } catch let error as SQLiteError {
+            // The migration's own open reports what is wrong with the file.
+            return Comparison(status: "skipped", version: version, differences: [],
+                              reason: "cannot read the schema: SQLite error \(error.code)")
+        } catch {
+            return Comparison(status: "skipped", version: version, differences: [], reason: "cannot read the schema: \(error)")
+        }
+    }
+
+    /// Compares the database open on `connection`, which is at `version`.
+    public func compare(on connection: Connection, version: Int32, cancellation: Cancellation) -> Comparison {
         let expected: SchemaShape
         switch self.expected(at: version, cancellation: cancellation) {
         case .success(let shape): expected = shape
@@ -33,12 +46,9 @@ public final class SchemaDriftCheck: @unchecked Sendable {
             return Comparison(status: "skipped", version: version, differences: [], reason: error.message)
         }
         do {
-            let connection = try Connection(path: path, mode: .readOnly)
-            let actual = try SchemaShape(reading: connection)
-            let differences = actual.differences(from: expected)
+            let differences = try SchemaShape(reading: connection).differences(from: expected)
             return Comparison(status: differences.isEmpty ? "match" : "drift", version: version, differences: differences, reason: nil)
         } catch let error as SQLiteError {
-            // The migration's own open reports what is wrong with the file.
             return Comparison(status: "skipped", version: version, differences: [],
                               reason: "cannot read the schema: SQLite error \(error.code)")
         } catch {
