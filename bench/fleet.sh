@@ -5,6 +5,10 @@
 # same list again when every database is current. Prints, per count, wall time and peak
 # RSS (GNU time's "Maximum resident set size"), and the RSS ratio to the smallest count:
 # memory must not grow with the number of databases (target within 10%).
+# With LOOP=1, each count's upgrade is also run as a shell loop over the same copies that
+# applies the same SQL with the sqlite3 CLI per file, in one transaction, with the same
+# checks (integrity_check, foreign_key_check, FTS5's rank-1 integrity-check), and the
+# ratio Steward/loop is printed (issue 12's target: at most 0.7).
 # Not a test: the numbers depend on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,11 +53,27 @@ for count in $COUNTS; do
         [ "$run" = upgrade ] && [ -z "$first_rss" ] && first_rss=$rss
         per=$(python3 -c "print(f'{$wall * 1000 / $count:.2f}')")
         printf '%-8s %-10s %12s %12s %14s %10s\n' "$count" "$run" "$wall" "$per" "$rss" "$(ratio "$rss" "$first_rss")"
+        [ "$run" = upgrade ] && echo "$count upgrade $wall" >> "$work/walls"
         tail -1 "$work/out-$count-$run.ndjson" | python3 -c "
 import json, sys
 s = json.load(sys.stdin)
 assert s['exitCode'] == 0 and s['succeeded'] == $count, s
 assert s['outcomes'] == {'$( [ "$run" = upgrade ] && echo migrated || echo current )': $count}, s['outcomes']"
     done
+    if [ "${LOOP:-0}" = 1 ]; then
+        for i in $(seq 1 "$count"); do cp "$template" "$dir/$i.db"; done
+        start=$(now)
+        while read -r db; do
+            { echo "BEGIN IMMEDIATE;"; cat "$work/set/0002_ticket_search.sql"
+              echo "PRAGMA user_version = 2; COMMIT;"
+              echo "PRAGMA integrity_check; PRAGMA foreign_key_check;"
+              echo "INSERT INTO ticket_fts(ticket_fts, rank) VALUES ('integrity-check', 1);"
+            } | sqlite3 -bail "$db" > /dev/null
+        done < "$list"
+        end=$(now)
+        loop=$(elapsed "$start" "$end")
+        steward_wall=$(python3 -c "import re; print([l.split()[2] for l in open('$work/walls') if l.split()[0] == '$count'][0])" 2>/dev/null || echo "")
+        printf '%-8s %-10s %12s   (steward/loop %s)\n' "$count" loop "$loop" "$( [ -n "$steward_wall" ] && ratio "$steward_wall" "$loop" )"
+    fi
     rm -rf "$dir"
 done

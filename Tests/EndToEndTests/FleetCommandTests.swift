@@ -180,6 +180,42 @@ import TestSupport
         #expect(run.status == 66)
     }
 
+    @Test func twoHundredDatabasesWithDriftALockACorruptAndAMissingOneEachFailWithTheirOwnStatus() throws {
+        var paths = try (0..<200).map { try makeDatabase("srv/\($0)/app.db", version: $0 % 4 == 0 ? 2 : 1) }
+        try Connection(path: paths[5]).execute(sql: "ALTER TABLE ticket ADD COLUMN email TEXT")
+        try Connection(path: paths[9]).execute(sql: "CREATE INDEX by_hand ON ticket(title)")
+        let holder = try Connection(path: paths[13])
+        try holder.execute(sql: "BEGIN EXCLUSIVE")
+        try FileManager.default.removeItem(atPath: paths[17])
+        _ = FileManager.default.createFile(atPath: paths[17], contents: Data(repeating: 0x41, count: 4096))
+        paths.append(directory.file("srv/missing/app.db"))
+        let list = directory.file("list")
+        _ = FileManager.default.createFile(atPath: list, contents: Data(paths.joined(separator: "\n").utf8))
+
+        let first = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--timeout", "0.2", "--dbs-from", list], timeout: 300)
+        #expect(first.status == 1, "\(first.stderr)")
+        let lines = Self.databases(try Self.lines(first))
+        #expect(lines.count == 201)
+        #expect(lines[paths[5]]?["exitCode"] as? Int == 65)
+        #expect(lines[paths[9]]?["exitCode"] as? Int == 65)
+        #expect(lines[paths[13]]?["exitCode"] as? Int == 75)
+        #expect(lines[paths[17]]?["exitCode"] as? Int == 65)
+        #expect(lines[paths[200]]?["exitCode"] as? Int == 66)
+        let failed = Set([5, 9, 13, 17, 200].map { paths[$0] })
+        #expect(Set(lines.filter { ($0.value["exitCode"] as? Int) != 0 }.keys) == failed)
+        #expect(lines.values.filter { $0["outcome"] as? String == "current" }.count == 50)
+        #expect(lines.values.filter { $0["outcome"] as? String == "migrated" }.count == 146)
+
+        // The lock is gone and the drifted one fixed by hand: a re-run finishes only those.
+        try holder.execute(sql: "ROLLBACK")
+        try Connection(path: paths[9]).execute(sql: "DROP INDEX by_hand")
+        let second = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--dbs-from", list], timeout: 300)
+        let again = Self.databases(try Self.lines(second))
+        #expect(Set(again.filter { $0.value["outcome"] as? String == "migrated" }.keys) == [paths[9], paths[13]])
+        #expect(Set(again.filter { ($0.value["exitCode"] as? Int) != 0 }.keys) == Set([5, 17, 200].map { paths[$0] }))
+        #expect(second.status == 1)
+    }
+
     // MARK: - --backup-dir
 
     @Test func backupDirHoldsAVerifiedBundleOfEachChangedDatabaseThatRestoresToTheOldState() throws {
