@@ -160,6 +160,28 @@ import TestSupport
         for path in paths { #expect(try Self.userVersion(path) == 1) }
     }
 
+    @Test func aSignalStopsNewStartsAndTheRunExitsOneHundredThirty() throws {
+        let paths = try (0..<300).map { try makeDatabase("db\($0).db", version: 1) }
+        let list = directory.file("list")
+        _ = FileManager.default.createFile(atPath: list, contents: Data(paths.joined(separator: "\n").utf8))
+        let running = try StewardProcess.launch(["migrate", "--migrations", migrations, "--json", "--jobs", "1", "--dbs-from", list])
+        usleep(500_000)
+        running.send(SIGINT)
+        let run = running.finish(timeout: 120)
+        #expect(run.status == 130, "\(run.stderr)")
+        let lines = try Self.lines(run)
+        let summary = try #require(lines.last)
+        #expect(summary["kind"] as? String == "summary")
+        #expect(summary["exitCode"] as? Int == 130)
+        let notStarted = try #require(summary["notStarted"] as? Int)
+        #expect(notStarted > 0)
+        // Every database is either migrated whole or untouched.
+        var versions: [Int32: Int] = [:]
+        for path in paths { versions[try Self.userVersion(path), default: 0] += 1 }
+        #expect(Set(versions.keys).isSubset(of: [1, 2]))
+        #expect(versions[1, default: 0] >= notStarted)
+    }
+
     @Test(arguments: [
         (["--null", "--db", "a.db"], "'--null' needs '--dbs-from <file>'"),
         (["--fail-fast", "--db", "a.db"], "'--fail-fast' needs more than one database"),
