@@ -24,30 +24,34 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // File names as bytes that need not be UTF-8, carried in Swift strings.
+        .target(name: "FileNames"),
+
         // Swift layers over the C libraries.
-        .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
-        .target(name: "ArchiveKit", dependencies: ["CArchive", "CCrypto"]),
+        .target(name: "SQLiteKit", dependencies: ["CSQLite", "FileNames"]),
+        .target(name: "ArchiveKit", dependencies: ["CArchive", "CCrypto", "FileNames"]),
 
         // Command-line parsing, shaped like swift-argument-parser.
         .target(name: "ArgumentKit"),
 
         // The operations as library APIs returning Codable reports.
-        .target(name: "StewardCore", dependencies: ["SQLiteKit", "ArchiveKit"]),
+        .target(name: "StewardCore", dependencies: ["SQLiteKit", "ArchiveKit", "FileNames"]),
 
         // Commands, help, rendering and exit codes.
-        .target(name: "StewardCLI", dependencies: ["ArgumentKit", "StewardCore"]),
+        .target(name: "StewardCLI", dependencies: ["ArgumentKit", "StewardCore", "FileNames"]),
 
         .executableTarget(name: "steward", dependencies: ["StewardCLI"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["SQLiteKit", "ArchiveKit"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SQLiteKit", "ArchiveKit", "FileNames"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"]),
         .testTarget(name: "ArchiveKitTests", dependencies: ["ArchiveKit", "TestSupport"]),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
-        .testTarget(name: "StewardCoreTests", dependencies: ["StewardCore", "SQLiteKit", "ArchiveKit", "TestSupport"]),
+        .testTarget(name: "FileNamesTests", dependencies: ["FileNames"]),
+        .testTarget(name: "StewardCoreTests", dependencies: ["StewardCore", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["steward", "SQLiteKit", "ArchiveKit", "TestSupport"]
+            dependencies: ["steward", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

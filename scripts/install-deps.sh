@@ -1,9 +1,16 @@
 #!/bin/sh
 # Installs the Debian packages Steward needs to build, test and run its demo, when
 # any is missing. Uses sudo when not run as root.
+# `install-deps.sh packaging` installs what `make deb` and the packaging acceptance test
+# (scripts/package-test.sh) need instead: strip, dpkg-deb and dpkg-shlibdeps, lintian,
+# man, and the shells whose completion scripts are checked.
 set -eu
 
-packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux parallel"
+case "${1:-}" in
+    "") packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux parallel" ;;
+    packaging) packages="binutils dpkg-dev lintian man-db zsh fish" ;;
+    *) echo "Usage: install-deps.sh [packaging]" >&2; exit 64 ;;
+esac
 
 missing=""
 for package in $packages; do

@@ -1,5 +1,6 @@
 import CArchive
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -11,9 +12,10 @@ import Glibc
 /// Only a single zstd layer over a ustar or pax tar stream is accepted; only regular files
 /// with valid names (`ArchiveEntryName`), each name once; entry sizes, the number of
 /// entries and the total size are limited before any data is read; every byte read is
-/// hashed with SHA-256 on the way through, so that nothing has to be read twice; and the
+/// hashed with SHA-256 on the way through, so that nothing has to be read twice; the
 /// archive must end with tar's end-of-archive blocks, so that a stream cut short between
-/// two entries is not taken for a complete one.
+/// two entries is not taken for a complete one; and after them only the zero padding of
+/// tar's last 10240-byte record may follow, so that nothing can be appended unseen.
 ///
 /// Large entries are decompressed on a thread of the reader's own while the caller's
 /// thread hashes and consumes the previous block: two cores share the work.
@@ -64,6 +66,8 @@ public final class ArchiveReader {
     }
 
     private let archive: OpaquePointer
+    /// The zstd layer under `archive`, which reads its tar stream from it.
+    private let stream: DecompressedStream
     private let limits: Limits
     private let ownedDescriptor: Int32?
     private var current: Entry?
@@ -74,12 +78,14 @@ public final class ArchiveReader {
     private var isChecked = false
     /// Set when a read failed half way: libarchive's position is then unknown.
     private var isBroken = false
+    /// Set once the end of the archive was reached and checked.
+    private var isAtEnd = false
     /// Where the data of the previous entry, padding included, ended in the tar stream.
     private var endOfPreviousEntry: Int64 = 0
 
     /// Opens the archive at `path` (the reader closes the file).
     public convenience init(path: String, limits: Limits = Limits()) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
             throw ArchiveError.input(errno: code, message: "\(path): \(String(cString: strerror(code)))")
@@ -93,22 +99,36 @@ public final class ArchiveReader {
     }
 
     private init(descriptor: Int32, owned: Bool, limits: Limits) throws {
+        guard let raw = archive_read_new() else {
+            if owned { close(descriptor) }
+            throw ArchiveError.libarchive(operation: "archive_read_new", message: "out of memory")
+        }
         guard let archive = archive_read_new() else {
+            archive_read_free(raw)
             if owned { close(descriptor) }
             throw ArchiveError.libarchive(operation: "archive_read_new", message: "out of memory")
         }
         self.archive = archive
+        self.stream = DecompressedStream(archive: raw)
         self.limits = limits
         self.ownedDescriptor = owned ? descriptor : nil
         // Everything else (other compressions, zip, cpio, …) stays switched off, so that
-        // libarchive never parses a format the bundle cannot be.
-        try check(archive_read_support_filter_zstd(archive), "enabling zstd")
+        // libarchive never parses a format the bundle cannot be. The zstd layer is read
+        // as one raw stream, which the tar reader reads in turn (DecompressedStream).
+        try check(archive_read_support_filter_zstd(raw), "enabling zstd", on: raw)
+        try check(archive_read_support_format_raw(raw), "enabling the raw stream", on: raw)
+        try check(archive_read_open_fd(raw, descriptor, 1 << 20), "opening the archive", on: raw)
+        var header: OpaquePointer?
+        guard archive_read_next_header(raw, &header) == ARCHIVE_OK else { throw Self.readFailure(of: raw) }
         try check(archive_read_support_format_tar(archive), "enabling tar")
-        try check(archive_read_open_fd(archive, descriptor, 1 << 20), "opening the archive")
+        let opened = stream.open(archive)
+        if let failure = stream.failure { throw failure }
+        try check(opened, "opening the archive")
     }
 
     deinit {
         archive_read_free(archive)
+        archive_read_free(stream.archive)
         if let ownedDescriptor {
             // Read-only descriptor: close() has nothing to flush, so its result says nothing.
             close(ownedDescriptor)
@@ -130,6 +150,7 @@ public final class ArchiveReader {
     /// entry that was not read is skipped.
     public func nextEntry() throws -> Entry? {
         guard !isBroken else { throw ArchiveError.invalidState("the archive cannot be read after a failed read") }
+        if isAtEnd { return nil }
         if current != nil, !isCurrentRead {
             guard archive_read_data_skip(archive) == ARCHIVE_OK else { throw readFailure() }
         }
@@ -143,6 +164,7 @@ public final class ArchiveReader {
         let status = archive_read_next_header(archive, &header)
         if status == ARCHIVE_EOF {
             try checkEndOfArchive()
+            isAtEnd = true
             return nil
         }
         // A warning (a malformed pax attribute, an odd checksum) is a reason to refuse too.
@@ -278,8 +300,8 @@ public final class ArchiveReader {
         guard !isChecked else { return }
         isChecked = true
         // The filter chain ends with libarchive's own "none" reader of the raw bytes.
-        let filters = archive_filter_count(archive)
-        guard filters == 2, archive_filter_code(archive, 0) == ARCHIVE_FILTER_ZSTD else { throw ArchiveError.notZstd }
+        let filters = archive_filter_count(stream.archive)
+        guard filters == 2, archive_filter_code(stream.archive, 0) == ARCHIVE_FILTER_ZSTD else { throw ArchiveError.notZstd }
         let format = archive_format(archive)
         guard format == ARCHIVE_FORMAT_TAR_USTAR || format == ARCHIVE_FORMAT_TAR_PAX_INTERCHANGE
             || format == ARCHIVE_FORMAT_TAR_PAX_RESTRICTED
@@ -291,23 +313,36 @@ public final class ArchiveReader {
 
     /// At the end of the archive: tar's two zero blocks were there. libarchive accepts a
     /// stream that simply stops between entries (some writers do that); a bundle never
-    /// does, so such a stream was cut short.
+    /// does, so such a stream was cut short. After them, only the zero padding of tar's
+    /// last record may follow: anything else was added to the archive.
     private func checkEndOfArchive() throws {
-        let marker = archive_filter_bytes(archive, 0) - endOfPreviousEntry
-        guard marker >= 1024 else {
+        let end = archive_filter_bytes(archive, 0)
+        guard end - endOfPreviousEntry >= 1024 else {
             throw ArchiveError.truncated("the end-of-archive blocks are missing")
+        }
+        do {
+            try stream.checkTrailer(after: end)
+        } catch {
+            isBroken = true
+            throw error
         }
     }
 
-    private func check(_ status: Int32, _ operation: String) throws {
+    private func check(_ status: Int32, _ operation: String, on handle: OpaquePointer? = nil) throws {
         guard status != ARCHIVE_OK else { return }
-        let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        let message = archive_error_string(handle ?? archive).map { String(cString: $0) } ?? "unknown error"
         throw ArchiveError.libarchive(operation: operation, message: message)
     }
 
     /// libarchive's error on a read, as an input error, truncation or damage. libarchive
-    /// has no code that tells a short stream from a damaged one, only its message.
+    /// has no code that tells a short stream from a damaged one, only its message. A
+    /// failure of the zstd layer reaches the tar reader only as a failed read, so the
+    /// zstd layer's own error comes first.
     private func readFailure() -> ArchiveError {
+        stream.failure ?? Self.readFailure(of: archive)
+    }
+
+    static func readFailure(of archive: OpaquePointer) -> ArchiveError {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
         let code = archive_errno(archive)
         if [EIO, EBADF, EISDIR, ENXIO, ENOMEM].contains(code) {

@@ -10,6 +10,9 @@ public struct CommandConfiguration: Sendable {
     public var subcommands: [CommandConfiguration]
     /// When set, the command is listed and has help, but running it is refused with this reason.
     public var unavailableReason: String?
+    /// A hidden command runs and has help, but is left out of its parent's help and of
+    /// shell completions (`steward completions`, which writes the completions themselves).
+    public var isHidden: Bool
 
     public init(
         commandName: String,
@@ -19,7 +22,8 @@ public struct CommandConfiguration: Sendable {
         arguments: [ArgumentDefinition] = [],
         options: [OptionDefinition] = [],
         subcommands: [CommandConfiguration] = [],
-        unavailableReason: String? = nil
+        unavailableReason: String? = nil,
+        isHidden: Bool = false
     ) {
         self.commandName = commandName
         self.abstract = abstract
@@ -29,10 +33,16 @@ public struct CommandConfiguration: Sendable {
         self.options = options
         self.subcommands = subcommands
         self.unavailableReason = unavailableReason
+        self.isHidden = isHidden
     }
 
     func subcommand(named name: String) -> CommandConfiguration? {
         subcommands.first { $0.commandName == name }
+    }
+
+    /// The subcommands that help and completions show.
+    public var visibleSubcommands: [CommandConfiguration] {
+        subcommands.filter { !$0.isHidden }
     }
 }
 

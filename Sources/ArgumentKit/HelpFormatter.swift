@@ -56,7 +56,7 @@ public enum HelpFormatter {
 
         if !command.subcommands.isEmpty {
             text += "\nSUBCOMMANDS:\n"
-            for subcommand in command.subcommands {
+            for subcommand in command.visibleSubcommands {
                 text += entry(label: subcommand.commandName, help: subcommand.abstract)
             }
             text += "\n  See '\(path.joined(separator: " ")) help <subcommand>' for detailed help.\n"

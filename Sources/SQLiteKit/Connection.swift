@@ -1,4 +1,5 @@
 import CSQLite
+import FileNames
 import Foundation
 
 /// One SQLite database connection (`sqlite3*`).
@@ -36,7 +37,8 @@ public final class Connection {
         var handle: OpaquePointer?
         // Extended result codes make errors precise (SQLITE_CORRUPT_VTAB and the like).
         let flags = mode.rawValue | SQLITE_OPEN_EXRESCODE
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        // The path's own bytes, which need not be UTF-8 (FileNames).
+        let rc = sqlite3_open_v2(FileName.cString(path), &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let error = SQLiteError.current(on: handle, code: rc)
             // > Whether or not an error occurs when it is opened, resources associated
@@ -203,16 +205,61 @@ public final class Connection {
     }
 
     /// Hardens a connection that reads a file from elsewhere
-    /// (https://www.sqlite.org/security.html): defensive mode, untrusted schema,
-    /// cell size checks, no memory mapping.
+    /// (https://www.sqlite.org/security.html): defensive mode, no extension loading, cell
+    /// size checks, no memory mapping.
     ///
-    /// With `trustingSchema`, triggers and views may still use functions and virtual
-    /// tables (an external-content FTS5 table's sync triggers write to it); for a private
-    /// copy on which statements must behave as in the application.
-    public func harden(trustingSchema: Bool = false) throws {
+    /// The schema is trusted (`SQLITE_DBCONFIG_TRUSTED_SCHEMA` on) by default, and that is
+    /// safe only because no extension can be loaded on this connection, which `harden`
+    /// makes sure of itself: the functions and virtual tables a schema can then use are
+    /// SQLite's own. Those that could do harm from a schema (`fts3_tokenizer`, `dbstat`,
+    /// `sqlite_dbpage`, `load_extension`) are `SQLITE_DIRECTONLY`, which SQLite refuses in
+    /// triggers, views, indexes, CHECK constraints and generated columns whatever this
+    /// setting. With the schema untrusted, SQLite 3.40 also refuses every function not
+    /// marked innocuous, and it does not mark its JSON functions so: a healthy schema
+    /// with an index on `json_extract()`, a view using `->>` or `CHECK(json_valid(…))`
+    /// could not even be read. A function cannot be marked innocuous from outside, so an
+    /// allow-list is not possible on 3.40.
+    ///
+    /// Should extensions ever be loaded, `trustingSchema: false` is the posture: then only
+    /// innocuous functions may appear in the schema.
+    public func harden(trustingSchema: Bool = true) throws {
         try setConfiguration(SQLITE_DBCONFIG_DEFENSIVE, enabled: true)
+        try setConfiguration(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, enabled: false)
         try setConfiguration(SQLITE_DBCONFIG_TRUSTED_SCHEMA, enabled: trustingSchema)
         try execute(sql: "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0")
+    }
+
+    /// Makes a read-write connection unable to change the database: `PRAGMA query_only`
+    /// refuses every write, and `SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE` keeps the last
+    /// connection to a WAL database from copying the WAL into the main file as it closes.
+    ///
+    /// For checks that only a read-write connection makes: on SQLite 3.40 a connection
+    /// that opened the file read-only does not parse CHECK constraints, so its
+    /// `integrity_check` cannot report a row that violates one.
+    public func makeQueryOnly() throws {
+        try setConfiguration(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, enabled: true)
+        try execute(sql: "PRAGMA query_only = ON")
+    }
+
+    /// Whether extension loading is on (`SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION`).
+    public var isExtensionLoadingEnabled: Bool {
+        configuration(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION)
+    }
+
+    /// Whether the schema is trusted (`SQLITE_DBCONFIG_TRUSTED_SCHEMA`).
+    public var isSchemaTrusted: Bool {
+        configuration(SQLITE_DBCONFIG_TRUSTED_SCHEMA)
+    }
+
+    /// Whether defensive mode is on (`SQLITE_DBCONFIG_DEFENSIVE`).
+    public var isDefensive: Bool {
+        configuration(SQLITE_DBCONFIG_DEFENSIVE)
+    }
+
+    private func configuration(_ option: Int32) -> Bool {
+        var current: Int32 = 0
+        // -1 asks for the current value without changing it.
+        return steward_sqlite_db_config_flag(sqliteConnection, option, -1, &current) == SQLITE_OK && current != 0
     }
 
     /// Makes any running statement on this connection stop with SQLITE_INTERRUPT.

@@ -10,8 +10,9 @@ struct BackupCommand: StewardCommand {
         discussion: """
             Pins one point in time with a read transaction, copies the database with SQLite's online \
             backup API into a temporary file in the output directory, and releases it. The copy is \
-            switched to rollback-journal mode and checked (integrity_check, foreign_key_check, \
-            user_version), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
+            switched to rollback-journal mode and checked (integrity_check on a read-write, query-only \
+            connection so that CHECK constraints count, foreign_key_check, user_version; with \
+            --check-fts also FTS5's integrity-check), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
             which appears under its final name only when complete and synced. A bundle is never \
             replaced; on any failure or signal, every temporary file is removed.
             """,
@@ -24,6 +25,7 @@ struct BackupCommand: StewardCommand {
             .option("timeout", value: "seconds", help: "How long, in all, to wait for other connections' locks.", default: "30"),
             .option("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
                     default: String(BackupMaker.defaultPagesPerStep)),
+            .flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot."),
             CommonOptions.quiet,
             CommonOptions.json,
         ] + FleetOptions.definitions)
@@ -51,6 +53,7 @@ struct BackupCommand: StewardCommand {
         options.compressionLevel = try values.integer("level", in: 1...19) ?? BackupMaker.defaultCompressionLevel
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         options.pagesPerStep = Int32(try values.integer("pages-per-step", in: 1...1_000_000) ?? Int(BackupMaker.defaultPagesPerStep))
+        options.checksFTS = values.flag("check-fts")
         if let fleet, fleet.jobs > 1 { options.threads = 1 }
         self.options = options
         self.fleet = fleet
@@ -111,29 +114,48 @@ struct BackupCommand: StewardCommand {
     }
 
 
+    /// Which checks ran on a bundle's snapshot, from its manifest, in one line.
+    static func checksRun(_ checks: BundleManifest.Checks) -> String {
+        guard let names = checks.checksRun else {
+            return "not recorded (a bundle made before Steward recorded them; its integrity_check may not have covered CHECK constraints)"
+        }
+        var parts = names.map { name -> String in
+            switch name {
+            case "integrity_check": return "integrity_check (CHECK constraints included)"
+            case "fts5_integrity":
+                let count = checks.fts5Tables?.count ?? 0
+                return "fts5_integrity (\(count) FTS5 table\(count == 1 ? "" : "s"))"
+            default: return name
+            }
+        }
+        if !names.contains("fts5_integrity") { parts.append("no FTS5 integrity-check") }
+        return parts.joined(separator: ", ")
+    }
+
     static func render(_ report: BackupReport) -> String {
         var lines: [String] = []
         let source = report.source
         let snapshot = report.snapshot
         let checks = report.checks
-        lines.append("Bundle      \(report.bundle.path)")
+        lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))")
         lines.append("            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)")
-        lines.append("Source      \(report.database): user_version \(source.userVersion), application_id \(source.applicationID), "
-                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(source.journalMode)")
-        lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(report.createdAt); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
+        lines.append("Source      \(ReportOutput.escaped(report.database)): user_version \(source.userVersion), application_id \(source.applicationID), "
+                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
+        lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(report.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "
                      + "of up to \(snapshot.pagesPerStep) pages, waited \(ReportOutput.seconds(snapshot.lockWaitSeconds)) for locks")
-        lines.append("Checks      integrity_check \(checks.integrityCheck), \(checks.foreignKeyViolations) foreign key violations, "
+        lines.append("Checks      integrity_check \(ReportOutput.escaped(checks.integrityCheck)), \(checks.foreignKeyViolations) foreign key violations, "
                      + "user_version \(checks.userVersion) as in the source, journal mode \(checks.journalMode) "
                      + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
+        lines.append("            ran: \(checksRun(checks))")
         for file in report.files {
-            lines.append("Payload     \(file.path)  \(ReportOutput.bytes(file.size))")
+            lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
             lines.append("            sha256 \(file.sha256)")
         }
         lines.append("Bundling    \(ReportOutput.seconds(report.bundle.durationSeconds)) (checks, hash, zstd level \(report.bundle.compressionLevel) "
                      + "with \(report.bundle.threads) thread\(report.bundle.threads == 1 ? "" : "s"), sync, rename)")
         if !report.staleTemporariesRemoved.isEmpty {
-            lines.append("Removed     stale temporaries of killed runs: \(report.staleTemporariesRemoved.joined(separator: ", "))")
+            lines.append("Removed     stale temporaries of killed runs: \(report.staleTemporariesRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
         }
         lines.append("Time        \(ReportOutput.seconds(report.totalSeconds))")
         return lines.joined(separator: "\n")

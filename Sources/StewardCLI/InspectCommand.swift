@@ -7,10 +7,12 @@ struct InspectCommand: StewardCommand {
         commandName: "inspect",
         abstract: "Show what is inside a SQLite database file or a Steward bundle.",
         discussion: """
-            Reports the SQLite library and its FTS5 support, the file header, which of -wal, -shm \
-            and -journal exist beside the file, tables with row counts, indexes, triggers, views, \
-            and FTS5 tables with their options and sync triggers. The file is opened read-only and \
-            nothing is created beside it. Row data is never printed. For a bundle (a file that \
+            Reports the SQLite library and its FTS5 support, the database as a reader sees it \
+            (user_version and the like, with a live -wal applied), the main file's header on disk, \
+            which of -wal, -shm and -journal exist beside the file, tables with row counts, \
+            indexes, triggers, views, and FTS5 tables with their options and sync triggers. The \
+            file is opened read-only and nothing is created beside it; an empty file is refused \
+            (65). Row data is never printed. For a bundle (a file that \
             starts with zstd's magic bytes, whatever its name): the manifest, the entries, and \
             every SHA-256 verified by streaming through the bundle without extracting it; exit \
             status 65 when the bundle is damaged, altered or not a valid bundle.
@@ -36,7 +38,7 @@ struct InspectCommand: StewardCommand {
             }
             terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
             guard report.verification.passed else {
-                terminal.diagnose("Error: \(report.verification.problem ?? "the bundle did not verify")")
+                terminal.diagnose("Error: \(ReportOutput.escaped(report.verification.problem ?? "the bundle did not verify"))")
                 return ExitCode.dataError
             }
             return ExitCode.success
@@ -52,15 +54,17 @@ struct InspectCommand: StewardCommand {
         let source = manifest.source
         let snapshot = manifest.snapshot
         let checks = manifest.checks
-        lines.append("Bundle     \(report.path)")
+        lines.append("Bundle     \(ReportOutput.escaped(report.path))")
         lines.append("Size       \(ReportOutput.bytes(report.sizeBytes))")
-        lines.append("Format     \(manifest.format) version \(manifest.formatVersion), made \(manifest.createdAt) by Steward \(manifest.stewardVersion), SQLite \(manifest.sqliteVersion)")
-        lines.append("Source     \(source.fileName): user_version \(source.userVersion), application_id \(source.applicationID), "
-                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(source.journalMode)")
+        lines.append("Format     \(ReportOutput.escaped(manifest.format)) version \(manifest.formatVersion), made \(ReportOutput.escaped(manifest.createdAt)) "
+                     + "by Steward \(ReportOutput.escaped(manifest.stewardVersion)), SQLite \(ReportOutput.escaped(manifest.sqliteVersion))")
+        lines.append("Source     \(ReportOutput.escaped(source.fileName)): user_version \(source.userVersion), application_id \(source.applicationID), "
+                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
         lines.append("Snapshot   \(ReportOutput.seconds(snapshot.durationSeconds)), source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s")")
-        lines.append("Checks     integrity_check \(checks.integrityCheck), \(checks.foreignKeyViolations) foreign key violations, "
-                     + "user_version \(checks.userVersion), journal mode \(checks.journalMode) at backup")
+        lines.append("Checks     integrity_check \(ReportOutput.escaped(checks.integrityCheck)), \(checks.foreignKeyViolations) foreign key violations, "
+                     + "user_version \(checks.userVersion), journal mode \(ReportOutput.escaped(checks.journalMode)) at backup")
+        lines.append("           ran: \(BackupCommand.checksRun(checks))")
         if !report.entries.isEmpty {
             lines.append("")
             lines.append("Entries (\(report.entries.count))")
@@ -72,18 +76,18 @@ struct InspectCommand: StewardCommand {
             let verified = report.verification.files.first { $0.path == file.path }
             let state: String
             if let verified {
-                state = verified.matches ? "sha256 verified" : "SHA-256 MISMATCH: read \(verified.sha256)"
+                state = verified.matches ? "sha256 verified" : "SHA-256 MISMATCH: read \(ReportOutput.escaped(verified.sha256))"
             } else {
                 state = "not verified"
             }
-            lines.append("  \(file.path)  \(ReportOutput.bytes(file.size))")
-            lines.append("    sha256 \(file.sha256)  \(state)")
+            lines.append("  \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
+            lines.append("    sha256 \(ReportOutput.escaped(file.sha256))  \(state)")
         }
         lines.append("")
         if report.verification.passed {
             lines.append("Verified   every SHA-256 matches the manifest (\(ReportOutput.seconds(report.verification.durationSeconds)); nothing extracted)")
         } else {
-            lines.append("Verified   NO: \(report.verification.problem ?? "unknown problem")")
+            lines.append("Verified   NO: \(ReportOutput.escaped(report.verification.problem ?? "unknown problem"))")
         }
         return lines.joined(separator: "\n")
     }
@@ -91,20 +95,21 @@ struct InspectCommand: StewardCommand {
     static func render(_ report: InspectReport) -> String {
         var lines: [String] = []
         let fts = report.sqlite.fts5Available ? "FTS5 available" : "FTS5 NOT available"
-        lines.append("Database   \(report.path)")
+        lines.append("Database   \(ReportOutput.escaped(report.path))")
         lines.append("SQLite     \(report.sqlite.version) (\(fts))")
         lines.append("Size       \(ReportOutput.bytes(report.file.sizeBytes))")
         let beside = [("-wal", report.file.walExists), ("-shm", report.file.shmExists),
                       ("-journal", report.file.journalExists)].filter(\.1).map(\.0)
         lines.append("Beside it  \(beside.isEmpty ? "no -wal, -shm or -journal" : beside.joined(separator: ", "))")
 
-        if let header = report.header {
-            lines.append("Header     page size \(header.pageSize), \(header.pageCount) pages, \(header.freelistCount) free, \(header.textEncoding)")
-            lines.append("           journal \(header.journalMode) (bytes 18-19 = \(header.writeVersion), \(header.readVersion)), auto-vacuum \(header.autoVacuum)")
-            lines.append("           user_version \(header.userVersion), application_id \(header.applicationID)")
-        } else {
-            lines.append("Header     none: the file is empty, which SQLite treats as an empty database")
-        }
+        let database = report.database
+        lines.append("Reads as   page size \(database.pageSize), \(database.pageCount) pages, \(database.freelistCount) free, \(database.textEncoding), auto-vacuum \(database.autoVacuum)")
+        lines.append("           user_version \(database.userVersion), application_id \(database.applicationID), schema version \(database.schemaVersion), journal mode \(report.journalMode ?? "unknown")")
+        let header = report.fileHeader
+        lines.append("File header (the main file on disk, without the -wal applied)")
+        lines.append("           page size \(header.pageSize), \(header.pageCount) pages, \(header.freelistCount) free, \(header.textEncoding), auto-vacuum \(header.autoVacuum)")
+        lines.append("           journal \(header.journalMode) (bytes 18-19 = \(header.writeVersion), \(header.readVersion)), schema format \(header.schemaFormat), written by SQLite \(header.writtenBySQLite)")
+        lines.append("           user_version \(header.userVersion), application_id \(header.applicationID)")
         if report.file.openedAs == "immutable" {
             lines.append("Opened     immutable (the main file alone, without locks; nothing created beside it)")
         }
@@ -125,7 +130,7 @@ struct InspectCommand: StewardCommand {
         })) }
         let shadows = report.tables.filter { $0.type == "shadow" }
         if !shadows.isEmpty {
-            lines.append("  (\(shadows.count) FTS shadow tables: \(shadows.map(\.name).joined(separator: ", ")))")
+            lines.append("  (\(shadows.count) FTS shadow tables: \(shadows.map { ReportOutput.escaped($0.name) }.joined(separator: ", ")))")
         }
 
         let indexes = report.indexes.filter { $0.origin == "c" || $0.origin == "u" }
@@ -146,31 +151,31 @@ struct InspectCommand: StewardCommand {
         if !report.views.isEmpty {
             lines.append("")
             lines.append("Views (\(report.views.count))")
-            lines.append(contentsOf: report.views.map { "  \($0)" })
+            lines.append(contentsOf: report.views.map { "  \(ReportOutput.escaped($0))" })
         }
 
         if !report.ftsTables.isEmpty {
             lines.append("")
             lines.append("FTS5 tables (\(report.ftsTables.count))")
             for table in report.ftsTables {
-                lines.append("  \(table.name)")
-                lines.append("    columns        \(table.columns.joined(separator: ", "))")
+                lines.append("  \(ReportOutput.escaped(table.name))")
+                lines.append("    columns        \(table.columns.map(ReportOutput.escaped).joined(separator: ", "))")
                 switch table.contentMode {
                 case "external":
-                    lines.append("    content        \(table.content ?? "") (external), content_rowid \(table.contentRowID ?? "rowid")")
+                    lines.append("    content        \(ReportOutput.escaped(table.content ?? "")) (external), content_rowid \(ReportOutput.escaped(table.contentRowID ?? "rowid"))")
                 case "contentless":
                     lines.append("    content        none (contentless)")
                 default:
                     lines.append("    content        stored in the FTS table")
                 }
-                lines.append("    tokenize       \(table.tokenize)")
+                lines.append("    tokenize       \(ReportOutput.escaped(table.tokenize))")
                 let others = table.options.filter { !["content", "content_rowid", "tokenize"].contains($0.key) }
                 if !others.isEmpty {
-                    lines.append("    options        " + others.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
+                    lines.append("    options        " + others.sorted { $0.key < $1.key }.map { "\(ReportOutput.escaped($0.key))=\(ReportOutput.escaped($0.value))" }.joined(separator: ", "))
                 }
                 if let sync = table.syncTriggers {
                     let parts = [("insert", sync.insert), ("delete", sync.delete), ("update", sync.update)].map { event, name in
-                        "\(event) \(name ?? "MISSING")"
+                        "\(event) \(name.map(ReportOutput.escaped) ?? "MISSING")"
                     }
                     lines.append("    sync triggers  \(parts.joined(separator: ", "))")
                 }
@@ -180,7 +185,7 @@ struct InspectCommand: StewardCommand {
         if !report.warnings.isEmpty {
             lines.append("")
             lines.append("Warnings")
-            lines.append(contentsOf: report.warnings.map { "  - \($0)" })
+            lines.append(contentsOf: report.warnings.map { "  - \(ReportOutput.escaped($0))" })
         }
         return lines.joined(separator: "\n")
     }

@@ -75,18 +75,18 @@ struct MigrateCommand: StewardCommand {
             case .applying:
                 break
             case .applied(let file, let version, let statements, let seconds):
-                terminal.diagnose("applied \(file) (version \(version), \(statements) statements) in \(ReportOutput.seconds(seconds))")
+                terminal.diagnose("applied \(ReportOutput.escaped(file)) (version \(version), \(statements) statements) in \(ReportOutput.seconds(seconds))")
             case .rebuildingFTS(let table):
-                if live { terminal.progress("rebuilding \(Terminal.printable(table)) ...") }
+                if live { terminal.progress("rebuilding \(ReportOutput.escaped(table)) ...") }
             case .working(let phase, let table, let seconds):
-                if live { terminal.progress("\r\u{1B}[2K\(phase) \(Terminal.printable(table)) ... \(String(format: "%.1f", seconds)) s") }
+                if live { terminal.progress("\r\u{1B}[2K\(phase) \(ReportOutput.escaped(table)) ... \(String(format: "%.1f", seconds)) s") }
             case .rebuiltFTS(let table, let rebuiltBy, let seconds, let checkSeconds):
                 if live { terminal.progress("\r\u{1B}[2K") }
                 let check = "integrity-check passed in \(ReportOutput.seconds(checkSeconds))"
                 switch rebuiltBy {
-                case "steward": terminal.diagnose("rebuilt \(table) in \(ReportOutput.seconds(seconds)), \(check)")
-                case "migration": terminal.diagnose("checked \(table) (rebuilt by the migration), \(check)")
-                default: terminal.diagnose("checked \(table) (contentless, not rebuilt), \(check)")
+                case "steward": terminal.diagnose("rebuilt \(ReportOutput.escaped(table)) in \(ReportOutput.seconds(seconds)), \(check)")
+                case "migration": terminal.diagnose("checked \(ReportOutput.escaped(table)) (rebuilt by the migration), \(check)")
+                default: terminal.diagnose("checked \(ReportOutput.escaped(table)) (contentless, not rebuilt), \(check)")
                 }
             }
         }
@@ -110,7 +110,7 @@ struct MigrateCommand: StewardCommand {
         var lines: [String] = []
         switch report.mode {
         case "status":
-            lines.append("Database    \(report.database)")
+            lines.append("Database    \(ReportOutput.escaped(report.database))")
             lines.append("Version     \(report.fromVersion) (newest migration: \(report.newestVersion))")
             if report.pending.isEmpty {
                 lines.append("Pending     none: the database is up to date")
@@ -120,7 +120,7 @@ struct MigrateCommand: StewardCommand {
             }
         default:
             let verb = report.mode == "dry-run" ? "would migrate" : "migrated"
-            lines.append("Database    \(report.database)\(report.created ? " (created)" : "")")
+            lines.append("Database    \(ReportOutput.escaped(report.database))\(report.created ? " (created)" : "")")
             if report.applied.isEmpty {
                 lines.append("Version     \(report.fromVersion): nothing to do (newest migration: \(report.newestVersion))")
             } else {
@@ -141,19 +141,19 @@ struct MigrateCommand: StewardCommand {
                 if keys.violationsAfter == 0 {
                     lines.append("Foreign keys no violations")
                 } else {
-                    let existing = keys.existingViolations.map { "\($0.table) → \($0.parent): \($0.count)" }.joined(separator: ", ")
+                    let existing = keys.existingViolations.map { "\(ReportOutput.escaped($0.table)) → \(ReportOutput.escaped($0.parent)): \($0.count)" }.joined(separator: ", ")
                     lines.append("Foreign keys \(keys.violationsAfter) violations, none new (before the run: \(keys.violationsBefore): \(existing))")
                 }
                 for table in keys.comparedByCount {
-                    lines.append("             \(table.table) compared by count only: \(table.reason)")
+                    lines.append("             \(ReportOutput.escaped(table.table)) compared by count only: \(table.reason)")
                 }
             }
             if report.mode == "dry-run" {
-                lines.append("Dry run     nothing was written to \(report.database)")
+                lines.append("Dry run     nothing was written to \(ReportOutput.escaped(report.database))")
             }
         }
         if !report.ignoredFiles.isEmpty {
-            lines.append("Ignored     \(report.ignoredFiles.joined(separator: ", "))")
+            lines.append("Ignored     \(report.ignoredFiles.map(ReportOutput.escaped).joined(separator: ", "))")
         }
         lines.append("Time        \(ReportOutput.seconds(report.totalSeconds))")
         return lines.joined(separator: "\n")

@@ -1,3 +1,4 @@
+import FileNames
 import Foundation
 import StewardCore
 
@@ -12,17 +13,61 @@ enum ReportOutput {
 
     /// JSONEncoder escapes C0 controls but leaves DEL and the C1 range raw; they can only
     /// stand inside strings, where `\u00XX` is the same value, and safe on a terminal.
+    /// A byte of a file name that is not UTF-8 (FileNames) has no JSON form at all: it is
+    /// written as the four characters `\xHH`, as text output writes it (steward(1)).
     static func escapingControlCharacters(_ json: String) -> String {
-        guard json.unicodeScalars.contains(where: { $0.value == 0x7F || (0x80...0x9F).contains($0.value) }) else { return json }
+        guard json.unicodeScalars.contains(where: { $0.value == 0x7F || (0x80...0x9F).contains($0.value) || FileName.rawByte($0) != nil })
+        else { return json }
         var result = ""
         for scalar in json.unicodeScalars {
-            if scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
+            if let byte = FileName.rawByte(scalar) {
+                // Inside a JSON string, so the backslash itself is escaped.
+                result += String(format: "\\\\x%02X", byte)
+            } else if scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
                 result += String(format: "\\u%04x", scalar.value)
             } else {
                 result.unicodeScalars.append(scalar)
             }
         }
         return result
+    }
+
+    /// Text that came from a file (a path, a table or trigger name, a manifest string, a
+    /// message that quotes one) as it is shown in text output: on one line, and unable to
+    /// draw on the terminal. `\n`, `\r`, `\t` and `\\` stand for themselves; every other
+    /// control character, and every byte of a file name that is not UTF-8, is `\xHH`.
+    /// Without this, a name holding a newline could print a line such as a forged
+    /// "Result     PASSED".
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if let byte = FileName.rawByte(scalar) {
+                result += String(format: "\\x%02X", byte)
+                continue
+            }
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\\": result += "\\\\"
+            default:
+                if isControl(scalar) {
+                    result += String(format: "\\x%02X", scalar.value)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\\" || isControl(scalar) || FileName.rawByte(scalar) != nil
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
     }
 
     /// The JSON object printed on stdout when a `--json` run fails.
@@ -59,8 +104,9 @@ enum ReportOutput {
         return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@ (%lld bytes)", value, units[unit], count)
     }
 
-    /// Left-aligned columns, two spaces apart.
+    /// Left-aligned columns, two spaces apart; every cell escaped (`escaped(_:)`).
     static func table(_ rows: [[String]], indent: Int = 2) -> String {
+        let rows = rows.map { $0.map(escaped) }
         guard let width = rows.map(\.count).max() else { return "" }
         var widths = Array(repeating: 0, count: width)
         for row in rows {

@@ -12,15 +12,19 @@ struct RestoreCommand: StewardCommand {
             Reads the bundle as untrusted input: only tar and zstd, only regular files, the manifest \
             first, then only the entries it lists, each once and no longer than listed. Extracts into \
             a staging directory beside <dir>, computing every SHA-256 on the way. Checks the database \
-            header, switches a WAL database to rollback journal, then opens it defensively: \
-            integrity_check, foreign_key_check, user_version, application_id and page count against \
-            the manifest, every table read; and a read-write probe on a disposable copy. Only when \
+            header and that the payload is exactly page size x page count (header and manifest), \
+            switches a WAL database to rollback journal, then opens it defensively: integrity_check \
+            (read-write, query-only: CHECK constraints count), foreign_key_check, user_version, \
+            application_id and page count against the manifest, every table read, FTS5's \
+            integrity-check (rank 1, inside BEGIN...ROLLBACK) for every FTS5 table; then, once all \
+            of these passed, a read-write probe on a disposable copy. Only when \
             every check passes is the staging directory renamed to <dir>. On any failure or signal \
             nothing is left. Exit status 1 when a check fails, 65 for a bad bundle.
             """,
         arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst) to restore.")],
         options: [
             .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty.", required: true),
+            .flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped."),
             CommonOptions.quiet,
             CommonOptions.json,
         ])
@@ -35,7 +39,9 @@ struct RestoreCommand: StewardCommand {
         }
         let into = try values.required("into")
         if into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
-        self.options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
+        var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
+        options.checksFTS = !values.flag("skip-fts-check")
+        self.options = options
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
     }
@@ -50,7 +56,7 @@ struct RestoreCommand: StewardCommand {
         }
         terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
         guard report.published else {
-            terminal.diagnose("Error: refusing to publish \(report.into): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
+            terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
             return ExitCode.checkFailed
         }
         return ExitCode.success
@@ -66,7 +72,7 @@ struct RestoreCommand: StewardCommand {
         case .checking:
             line = "checking the database ..."
         case .checked(let check):
-            line = "checking the database: \(check.name) \(check.status.rawValue)"
+            line = "checking the database: \(ReportOutput.escaped(check.name)) \(check.status.rawValue)"
         case .published:
             return
         }
@@ -77,12 +83,14 @@ struct RestoreCommand: StewardCommand {
         var lines: [String] = []
         let manifest = report.manifest
         let source = manifest.source
-        lines.append("Bundle      \(report.bundle)  \(ReportOutput.bytes(report.bundleSizeBytes))")
-        lines.append("            made \(manifest.createdAt) by Steward \(manifest.stewardVersion) (SQLite \(manifest.sqliteVersion)) "
-                     + "from \(source.fileName): user_version \(source.userVersion), journal mode \(source.journalMode)")
+        lines.append("Bundle      \(ReportOutput.escaped(report.bundle))  \(ReportOutput.bytes(report.bundleSizeBytes))")
+        lines.append("            made \(ReportOutput.escaped(manifest.createdAt)) by Steward \(ReportOutput.escaped(manifest.stewardVersion)) "
+                     + "(SQLite \(ReportOutput.escaped(manifest.sqliteVersion))) from \(ReportOutput.escaped(source.fileName)): "
+                     + "user_version \(source.userVersion), journal mode \(ReportOutput.escaped(source.journalMode))")
+        lines.append("            checked at backup: \(BackupCommand.checksRun(manifest.checks))")
         for file in report.files {
-            lines.append("Payload     \(file.path)  \(ReportOutput.bytes(file.size))")
-            lines.append("            sha256 \(file.sha256) (matches the manifest)")
+            lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
+            lines.append("            sha256 \(ReportOutput.escaped(file.sha256)) (matches the manifest)")
         }
         if report.walConverted {
             lines.append("WAL         the header said WAL: switched to rollback journal in staging")
@@ -91,11 +99,11 @@ struct RestoreCommand: StewardCommand {
         lines.append("")
         lines.append("Checks")
         for check in report.checks {
-            let status = check.status == .fail ? "FAIL" : check.status.rawValue
+            let status = check.status == .fail ? "FAIL" : check.status == .skipped ? "skip" : check.status.rawValue
             lines.append("  \(status.padding(toLength: 6, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 18, withPad: " ", startingAt: 0))"
-                         + "\(check.summary)  \(ReportOutput.seconds(check.durationSeconds))")
+                         + "\(ReportOutput.escaped(check.summary))  \(ReportOutput.seconds(check.durationSeconds))")
             for detail in check.details.prefix(10) where check.status == .fail {
-                lines.append("          - \(detail)")
+                lines.append("          - \(ReportOutput.escaped(detail))")
             }
         }
         if !report.tables.isEmpty {
@@ -108,14 +116,14 @@ struct RestoreCommand: StewardCommand {
         }
         lines.append("")
         if !report.staleStagingRemoved.isEmpty {
-            lines.append("Removed     staging directories of killed runs: \(report.staleStagingRemoved.joined(separator: ", "))")
+            lines.append("Removed     staging directories of killed runs: \(report.staleStagingRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
         }
         if report.published {
-            lines.append("Restored    \(report.database)")
+            lines.append("Restored    \(ReportOutput.escaped(report.database))")
             lines.append("            extracted in \(ReportOutput.seconds(report.extractSeconds)), checked in \(ReportOutput.seconds(report.checkSeconds)), "
                          + "total \(ReportOutput.seconds(report.totalSeconds))")
         } else {
-            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(report.into)")
+            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(ReportOutput.escaped(report.into))")
         }
         return lines.joined(separator: "\n")
     }

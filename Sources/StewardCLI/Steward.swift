@@ -1,4 +1,5 @@
 import ArgumentKit
+import FileNames
 import Foundation
 import StewardCore
 
@@ -11,6 +12,7 @@ public enum Steward {
         BackupCommand.self,
         RestoreCommand.self,
         ReportCommand.self,
+        CompletionsCommand.self,
     ] }
 
     /// Commands that appear in help but are not built yet.
@@ -29,8 +31,9 @@ public enum Steward {
                 (--db repeated, --dbs-from, --jobs, --shard): 0 when all succeeded, otherwise the status all \
                 failures share, or 1 when they differ.
                 """,
-            version: StewardVersion.current,
-            subcommands: order.compactMap { name in all.first { $0.commandName == name } })
+            version: StewardVersion.full,
+            subcommands: order.compactMap { name in all.first { $0.commandName == name } }
+                + [CompletionsCommand.configuration])
     }
 
     /// Runs `steward` with `arguments` (without the program name) and returns the exit status.
@@ -95,16 +98,26 @@ public enum Steward {
     private static func fail(
         command: String, kind: String, message: String, status: Int32, json: Bool, terminal: Terminal
     ) -> Int32 {
-        terminal.diagnose("Error: \(message)")
+        terminal.diagnose("Error: \(ReportOutput.escaped(message))")
         if json {
             terminal.print(ReportOutput.failure(command: command, kind: kind, message: message, exitCode: status))
         }
         return status
     }
 
+    /// The arguments byte for byte: `CommandLine.arguments` replaces bytes that are not
+    /// UTF-8 with U+FFFD, which would make Steward open, or create, another file than the
+    /// one named (FileNames).
+    static func rawArguments() -> [String] {
+        (0..<Int(CommandLine.argc)).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return "" }
+            return FileName.decode(UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
+        }
+    }
+
     /// The entry point of the executable.
     public static func main() -> Never {
-        let status = run(arguments: Array(CommandLine.arguments.dropFirst()), terminal: .standard())
+        let status = run(arguments: Array(rawArguments().dropFirst()), terminal: .standard())
         exit(status)
     }
 }

@@ -1,3 +1,4 @@
+import FileNames
 import Foundation
 
 #if canImport(Glibc)
@@ -36,14 +37,19 @@ public final class Terminal: @unchecked Sendable {
         writeError(clean.hasSuffix("\n") ? clean : clean + "\n")
     }
 
-    /// Names in reports come from the files Steward reads (tables, triggers, entries): a
-    /// hostile one could hold terminal escape sequences. Control characters other than
-    /// newline and tab are shown as `?`. (JSON escapes them itself.)
+    /// The last line of defence for whole texts: every name from a file is escaped where
+    /// it is put into a line (`ReportOutput.escaped`), which keeps it on that line; what
+    /// is left here are the report's own newlines and tabs. Any other control character
+    /// is shown as `?`, and a byte of a file name that is not UTF-8 as `\xHH`.
     static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        guard text.unicodeScalars.contains(where: { isControl($0) || FileName.rawByte($0) != nil }) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            result.append(isControl(scalar) ? "?" : scalar)
+            if let byte = FileName.rawByte(scalar) {
+                result.append(contentsOf: String(format: "\\x%02X", byte).unicodeScalars)
+            } else {
+                result.append(isControl(scalar) ? "?" : scalar)
+            }
         }
         return String(result)
     }

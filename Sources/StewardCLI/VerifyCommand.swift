@@ -118,20 +118,20 @@ struct VerifyCommand: StewardCommand {
     static func render(_ report: VerifyReport) -> String {
         var lines: [String] = []
         if let database = report.database {
-            lines.append("Database   \(database.path) (\(ReportOutput.bytes(database.sizeBytes)), user_version \(database.userVersion))")
+            lines.append("Database   \(ReportOutput.escaped(database.path)) (\(ReportOutput.bytes(database.sizeBytes)), user_version \(database.userVersion))")
         }
         lines.append("SQLite     \(report.sqliteVersion), FTS5 \(report.fts5Available ? "available" : "NOT available")")
         if let version = report.contractVersion {
-            lines.append("Contract   \(version), \(report.contractCases.count) cases")
+            lines.append("Contract   \(ReportOutput.escaped(version)), \(report.contractCases.count) cases")
         }
         lines.append("")
         for check in report.checks {
             let status = check.status == .fail ? "FAIL" : check.status.rawValue
             let time = check.status == .skipped ? "" : "  \(ReportOutput.seconds(check.durationSeconds))"
-            lines.append("  \(status.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 16, withPad: " ", startingAt: 0))\(check.summary)\(time)")
+            lines.append("  \(status.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 16, withPad: " ", startingAt: 0))\(ReportOutput.escaped(check.summary))\(time)")
             // Details of passing checks (compile options and the like) stay in the JSON.
             for detail in check.details.prefix(20) where check.status == .fail {
-                lines.append("          - \(detail)")
+                lines.append("          - \(ReportOutput.escaped(detail))")
             }
             if check.status == .fail && check.details.count > 20 {
                 lines.append("          … \(check.details.count - 20) more in the JSON report")
@@ -145,7 +145,7 @@ struct VerifyCommand: StewardCommand {
         } else {
             lines.append("Result     FAILED: \(report.failedChecks.joined(separator: ", "))")
             if !report.failedCases.isEmpty {
-                lines.append("Cases      \(report.failedCases.joined(separator: ", "))")
+                lines.append("Cases      \(report.failedCases.map(ReportOutput.escaped).joined(separator: ", "))")
             }
         }
         return lines.joined(separator: "\n")

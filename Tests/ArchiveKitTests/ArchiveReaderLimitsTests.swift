@@ -126,7 +126,7 @@ import TestSupport
         tar.file("c", Array(repeating: 9, count: 700))
         tar.end()
         // System tar pads the archive to 10 KiB with more zeros; that is fine too.
-        tar.data([UInt8](repeating: 0, count: 8192))
+        tar.data([UInt8](repeating: 0, count: 10240 - tar.bytes.count))
         let path = try save(try TarBuilder.zstd(tar.bytes))
         let reader = try ArchiveReader(path: path)
         var names: [String] = []
@@ -135,6 +135,55 @@ import TestSupport
             if entry.name == "b" { try reader.readData { _ in } }
         }
         #expect(names == ["a", "b", "c"])
+    }
+
+    /// Issue 9, item 17: after the end-of-archive blocks, only the zero padding of the
+    /// last 10240-byte record may follow.
+    @Test(arguments: ["a byte that is not zero", "text", "zeros past the record"])
+    func dataAfterTheEndBlocksIsRefused(label: String) throws {
+        let trailer: [UInt8] = switch label {
+        case "text": Array("Restored    /etc/passwd".utf8)
+        case "zeros past the record": [UInt8](repeating: 0, count: 10240)
+        default: [UInt8](repeating: 0, count: 100) + [1]
+        }
+        var tar = TarBuilder()
+        tar.file("a", [1])
+        tar.end()
+        tar.data(trailer)
+        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let reader = try ArchiveReader(path: path)
+        #expect(try reader.nextEntry()?.name == "a")
+        let error = try #require(throws: ArchiveError.self, "\(label)") { _ = try reader.nextEntry() }
+        guard case .corrupt(let message) = error else {
+            Issue.record("\(label): \(error)")
+            return
+        }
+        #expect(message.contains("after the end-of-archive blocks"), "\(label)")
+    }
+
+    /// Junk in a zstd frame of its own, appended to a finished archive: the frames
+    /// decompress into one stream, so the junk follows the end-of-archive blocks.
+    @Test func aFrameAppendedAfterTheArchiveIsRefused() throws {
+        var tar = TarBuilder()
+        tar.file("a", [1])
+        tar.end()
+        let junk = try TarBuilder.zstd(Array(repeating: 0x41, count: 600))
+        let path = try save(try TarBuilder.zstd(tar.bytes) + junk)
+        let reader = try ArchiveReader(path: path)
+        _ = try reader.nextEntry()
+        #expect(throws: ArchiveError.self) { _ = try reader.nextEntry() }
+    }
+
+    @Test func zerosUpToTheRecordBoundaryAreAccepted() throws {
+        var tar = TarBuilder()
+        tar.file("a", [1])
+        tar.end()
+        tar.data([UInt8](repeating: 0, count: 10240 - tar.bytes.count))
+        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let reader = try ArchiveReader(path: path)
+        #expect(try reader.nextEntry()?.name == "a")
+        #expect(try reader.nextEntry() == nil)
+        #expect(try reader.nextEntry() == nil, "asking again changes nothing")
     }
 
     @Test func anEmptyArchiveHasItsEndBlocks() throws {

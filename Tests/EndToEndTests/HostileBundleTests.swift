@@ -51,6 +51,32 @@ import TestSupport
         work + "/" + name
     }
 
+    // MARK: - After the end of the archive
+
+    /// Issue 9, item 17: a bundle with data after tar's end-of-archive blocks is refused
+    /// by restore and by inspect (65), whether the data is in the last zstd frame or in a
+    /// frame appended to the bundle.
+    @Test func dataAfterTheEndOfTheArchiveIsRefused() throws {
+        let inFrame = path("trailer.tar.zst")
+        try parts.tar(to: inFrame) { tar, parts in
+            parts.addEntries(to: &tar)
+            tar.end()
+            tar.data(Array("\nRestored    /etc/passwd\n".utf8))
+        }
+        let appended = path("appended.tar.zst")
+        let good = try Data(contentsOf: URL(fileURLWithPath: directory.file("good.tar.zst")))
+        try (good + Data(try TarBuilder.zstd(Array(repeating: 0x41, count: 4096)))).write(to: URL(fileURLWithPath: appended))
+        for bundle in [inFrame, appended] {
+            try refuse(bundle, naming: "after the end-of-archive blocks", label: bundle)
+            let inspect = try StewardProcess.run(["inspect", bundle])
+            #expect(inspect.status == 65, "\(bundle): \(inspect.stderr)")
+            #expect(inspect.stderr.contains("after the end-of-archive blocks"))
+        }
+        // The bundle as backup wrote it still restores: nothing follows its end blocks.
+        let run = try StewardProcess.run(["restore", directory.file("good.tar.zst"), "--into", into])
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
     // MARK: - Entries no bundle holds
 
     @Test func absolutePathsAndTraversalAreRefusedAndCreateNothing() throws {
@@ -173,7 +199,7 @@ import TestSupport
         var liar = parts
         liar.setSource("pageCount", 1)
         try liar.bundle(to: path("pages.tar.zst"))
-        try refuse(path("pages.tar.zst"), status: 1, naming: "page_count failed", label: "page count lies")
+        try refuse(path("pages.tar.zst"), status: 1, naming: "payload_size failed", label: "page count lies")
     }
 
     // MARK: - Manifests

@@ -44,7 +44,10 @@ import TestSupport
         let sqlite = try #require(report["sqlite"] as? [String: Any])
         #expect(sqlite["fts5Available"] as? Bool == true)
         #expect((sqlite["version"] as? String)?.hasPrefix("3.") == true)
-        let header = try #require(report["header"] as? [String: Any])
+        let database = try #require(report["database"] as? [String: Any])
+        #expect(database["userVersion"] as? Int == 2)
+        #expect(database["textEncoding"] as? String == "UTF-8")
+        let header = try #require(report["fileHeader"] as? [String: Any])
         #expect(header["userVersion"] as? Int == 2)
         #expect(header["journalMode"] as? String == "rollback")
         #expect(header["pageSize"] as? Int == 4096)
@@ -89,7 +92,7 @@ import TestSupport
         let run = try StewardProcess.run(["inspect", "--json", directory.file("live.db")])
         #expect(run.status == 0)
         let report = try run.json()
-        #expect((report["header"] as? [String: Any])?["journalMode"] as? String == "wal")
+        #expect((report["fileHeader"] as? [String: Any])?["journalMode"] as? String == "wal")
         #expect((report["file"] as? [String: Any])?["openedAs"] as? String == "immutable")
         #expect(try Self.snapshot(directory) == before, "no file changed or created")
     }
@@ -110,15 +113,40 @@ import TestSupport
         #expect(try directory.contents(of: "sub") == before)
     }
 
-    @Test func zeroLengthFileIsAnEmptyDatabase() throws {
+    /// Issue 9, item 16: a zero-byte file is 65, as in every other command.
+    @Test func zeroLengthFileExits65() throws {
         let directory = try TemporaryDirectory()
         #expect(FileManager.default.createFile(atPath: directory.file("empty.db"), contents: Data()))
         let run = try StewardProcess.run(["inspect", directory.file("empty.db")])
-        #expect(run.status == 0)
-        #expect(run.stdout.contains("empty"))
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("empty (0 bytes)"))
         let json = try StewardProcess.run(["inspect", "--json", directory.file("empty.db")])
-        #expect(try json.json()["kind"] as? String == "empty-database")
+        #expect(json.status == 65)
+        #expect(try json.json()["status"] as? String == "error")
         #expect(try directory.contents() == ["empty.db"])
+    }
+
+    /// Issue 9, item 11: on a live WAL database, `database` is what a reader sees, while
+    /// `fileHeader` is the main file's stale header, labelled as such.
+    @Test func liveWALDatabaseReportsWhatAReaderSees() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("live.db")
+        let writer = try Connection(path: path)
+        #expect(try writer.setJournalMode("wal") == "wal")
+        try writer.execute(sql: "CREATE TABLE t(x); PRAGMA user_version = 1")
+        try withExtendedLifetime(writer) {
+            let run = try StewardProcess.run(["inspect", "--json", path])
+            #expect(run.status == 0, "\(run.stderr)")
+            let report = try run.json()
+            let database = try #require(report["database"] as? [String: Any])
+            #expect(database["userVersion"] as? Int == 1)
+            #expect(database["textEncoding"] as? String == "UTF-8")
+            let header = try #require(report["fileHeader"] as? [String: Any])
+            #expect(header["userVersion"] as? Int == 0)
+            let text = try StewardProcess.run(["inspect", path])
+            #expect(text.stdout.contains("user_version 1, application_id 0, schema version"))
+            #expect(text.stdout.contains("File header (the main file on disk, without the -wal applied)"))
+        }
     }
 
     @Test func missingPathExits66WithThePath() throws {

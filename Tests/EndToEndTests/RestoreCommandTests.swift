@@ -56,7 +56,7 @@ import TestSupport
         #expect(report["database"] as? String == into + "/data/tickets.sqlite")
         #expect(report["walConverted"] as? Bool == false)
         let checks = try #require(report["checks"] as? [[String: Any]])
-        #expect(checks.count == 11)
+        #expect(checks.count == 13)
         #expect(checks.allSatisfy { $0["status"] as? String == "pass" && $0["durationSeconds"] is Double })
         let files = try #require(report["files"] as? [[String: Any]])
         #expect(files.first?["matches"] as? Bool == true)
@@ -77,8 +77,8 @@ import TestSupport
         let bundle = try makeBundle()
         let run = try restore(bundle)
         #expect(run.status == 0, "\(run.stderr)")
-        for name in ["sha256", "header", "journal_mode", "integrity_check", "foreign_key_check", "user_version", "application_id",
-                     "page_count", "tables", "read_write_probe", "side_files"] {
+        for name in ["sha256", "header", "payload_size", "journal_mode", "integrity_check", "foreign_key_check", "user_version",
+                     "application_id", "page_count", "tables", "fts5_integrity", "read_write_probe", "side_files"] {
             #expect(run.stdout.contains("  pass  \(name) "), "\(name) in \(run.stdout)")
         }
         #expect(run.stdout.contains("Restored    \(into)/data/tickets.sqlite"))

@@ -148,8 +148,8 @@ import TestSupport
         let run = try StewardProcess.run(["inspect", path])
         #expect(run.status == 0)
         #expect(!run.stdout.contains("\u{1B}"))
-        #expect(run.stdout.contains("evil?[2Jname"))
-        #expect(run.stdout.contains("del?c1?"))
+        #expect(run.stdout.contains("evil\\x1B[2Jname"), "escaped as in steward(1), issue 9 item 10")
+        #expect(run.stdout.contains("del\\x7Fc1\\x85"))
         let json = try StewardProcess.run(["inspect", "--json", path])
         let names = (try json.json()["tables"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(names == ["del\u{7F}c1\u{85}", "evil\u{1B}[2Jname"], "JSON keeps names exactly")

@@ -36,7 +36,11 @@ import TestSupport
         #expect(report.file.openedAs == "read-only")
         #expect(!report.file.walExists && !report.file.shmExists && !report.file.journalExists)
 
-        let header = try #require(report.header)
+        #expect(report.database.userVersion == 2)
+        #expect(report.database.textEncoding == "UTF-8")
+        #expect(report.database.pageSize * report.database.pageCount == size)
+        #expect(report.database.autoVacuum == "none")
+        let header = report.fileHeader
         #expect(header.userVersion == 2)
         #expect(header.journalMode == "rollback")
         #expect(header.textEncoding == "UTF-8")
@@ -134,8 +138,8 @@ import TestSupport
 
         let report = try Inspector().inspect(path: path)
         #expect(report.file.openedAs == "immutable")
-        #expect(report.header?.journalMode == "wal")
-        #expect(report.header?.writeVersion == 2)
+        #expect(report.fileHeader.journalMode == "wal")
+        #expect(report.fileHeader.writeVersion == 2)
         #expect(!report.file.walExists)
         #expect(report.tables.first { $0.name == "ticket" }?.rowCount == 2)
         #expect(try directory.contents() == ["wal.sqlite"])
@@ -158,6 +162,28 @@ import TestSupport
         #expect(report.warnings.isEmpty)
     }
 
+    /// Issue 9, item 11: the main file's header of a live WAL database is stale; what a
+    /// reader sees comes from the connection, the header is reported as the file's.
+    @Test func liveWALDatabaseReportsWhatAReaderSeesBesideTheStaleHeader() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("live.sqlite")
+        let writer = try Connection(path: path)
+        #expect(try writer.setJournalMode("wal") == "wal")
+        try writer.execute(sql: "CREATE TABLE t(x); PRAGMA user_version = 7; PRAGMA application_id = 42")
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+
+        let report = try withExtendedLifetime(writer) { try Inspector().inspect(path: path) }
+        #expect(report.file.openedAs == "read-only")
+        #expect(report.database.userVersion == 7)
+        #expect(report.database.applicationID == 42)
+        #expect(report.database.textEncoding == "UTF-8")
+        #expect(report.database.pageCount >= 2)
+        #expect(report.database.schemaVersion >= 1)
+        // The header on disk does not have the commits the -wal holds.
+        #expect(report.fileHeader.userVersion == 0)
+        #expect(report.fileHeader.journalMode == "wal")
+    }
+
     @Test func leftoverJournalIsAWarning() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")
@@ -170,19 +196,15 @@ import TestSupport
 
     // MARK: - Files that are not databases
 
-    @Test func emptyFileIsAnEmptyDatabase() throws {
+    /// Issue 9, item 16: SQLite would take a zero-byte file for an empty database, but
+    /// every command refuses it alike (only `migrate --create` accepts it).
+    @Test func emptyFileIsRefusedAsBadInput() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("empty.sqlite")
         _ = FileManager.default.createFile(atPath: path, contents: Data())
-        let report = try Inspector().inspect(path: path)
-        #expect(report.kind == "empty-database")
-        #expect(report.file.isEmpty)
-        #expect(report.file.sizeBytes == 0)
-        #expect(report.file.openedAs == "not opened")
-        #expect(report.header == nil)
-        #expect(report.journalMode == nil)
-        #expect(report.tables.isEmpty)
-        #expect(report.warnings.count == 1)
+        let error = try #require(throws: StewardError.self) { try Inspector().inspect(path: path) }
+        #expect(error.kind == .badInput)
+        #expect(error.message.contains("empty (0 bytes)"))
         #expect(try directory.contents() == ["empty.sqlite"])
     }
 
@@ -283,7 +305,7 @@ import TestSupport
         try Fixtures.makeExampleDatabase(at: path)
         let json = try JSONEncoder().encode(try Inspector().inspect(path: path))
         let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
-        for key in ["command", "stewardVersion", "path", "kind", "sqlite", "file", "header", "journalMode",
+        for key in ["command", "stewardVersion", "path", "kind", "sqlite", "file", "database", "fileHeader", "journalMode",
                     "tables", "indexes", "triggers", "views", "ftsTables", "warnings"] {
             #expect(object[key] != nil, "missing \(key)")
         }

@@ -81,8 +81,9 @@ func makeIndexedDatabase(at path: String) throws {
         let report = try restore { events.append($0) }
         #expect(report.published)
         #expect(report.failedChecks.isEmpty)
-        #expect(report.checks.map(\.name) == ["sha256", "header", "journal_mode", "integrity_check", "foreign_key_check", "user_version",
-                                              "application_id", "page_count", "tables", "read_write_probe", "side_files"])
+        #expect(report.checks.map(\.name) == ["sha256", "header", "payload_size", "journal_mode", "integrity_check", "foreign_key_check",
+                                              "user_version", "application_id", "page_count", "tables", "fts5_integrity",
+                                              "read_write_probe", "side_files"])
         #expect(report.checks.allSatisfy { $0.status == .pass })
         #expect(Set(events.checkNames) == Set(report.checks.map(\.name)))
         #expect(report.database == into + "/data/tickets.sqlite")
@@ -150,11 +151,40 @@ func makeIndexedDatabase(at path: String) throws {
         #expect(left.isEmpty, "nothing published, staging removed: \(left)")
     }
 
+    @Test func aPaddedPayloadIsNeverWrittenPastItsPagesNorCopied() throws {
+        var parts = example.parts
+        let pages = parts.payload.count
+        try parts.replacePayload(with: parts.payload + [UInt8](repeating: 0, count: 8 << 20))
+        let bundle = directory.file("padded.tar.zst")
+        try parts.bundle(to: bundle)
+        let directory = self.directory
+        let sizes = SizeLog()
+        let report = try restore(bundle) { event in
+            // The staging directory as the check that refuses the payload sees it.
+            guard case .checked(let check) = event, check.name == "payload_size" else { return }
+            for name in (try? directory.contents()) ?? [] where name.contains(".steward-restore-") {
+                // The staging tree sits in a flock'd workspace (TemporaryWorkspace).
+                for file in (try? directory.contents(of: name + "/tree/data")) ?? [] {
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: directory.file("\(name)/tree/data/\(file)"))
+                    sizes.append(file, (attributes?[.size] as? Int) ?? -1)
+                }
+            }
+        }
+        #expect(!report.published)
+        #expect(report.failedChecks == ["payload_size"])
+        #expect(report.checks.map(\.name) == ["sha256", "header", "payload_size"])
+        #expect(report.files[0].matches, "the whole stream was hashed")
+        #expect(sizes.entries == ["tickets.sqlite: \(pages)"], "only the declared pages on disk, no probe copy")
+        #expect(try leftovers().isEmpty)
+    }
+
     @Test func checksAgainstTheManifestFailWhenItLies() throws {
         var parts = example.parts
         parts.setSource("userVersion", 9)
         parts.setSource("applicationID", 77)
-        parts.setSource("pageCount", 1000)
+        // The same number of bytes (payload_size passes), in pages of another size.
+        parts.setSource("pageCount", parts.payload.count / 2048)
+        parts.setSource("pageSize", 2048)
         let bundle = directory.file("liar.tar.zst")
         try parts.bundle(to: bundle)
         let report = try restore(bundle)
@@ -371,4 +401,11 @@ func makeIndexedDatabase(at path: String) throws {
         }
         return box.result
     }
+}
+
+final class SizeLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func append(_ name: String, _ size: Int) { lock.lock(); items.append("\(name): \(size)"); lock.unlock() }
+    var entries: [String] { lock.lock(); defer { lock.unlock() }; return items }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 import SQLiteKit
 
 #if canImport(Glibc)
@@ -31,6 +32,9 @@ public struct BackupMaker {
         /// How long, in all, to wait for other connections' locks.
         public var timeout: Double = 30
         public var pagesPerStep: Int32 = BackupMaker.defaultPagesPerStep
+        /// Whether FTS5's integrity-check (rank 1) runs on the snapshot; the manifest
+        /// records it in `checks.checksRun`.
+        public var checksFTS = false
         /// zstd worker threads; the bundle's bytes do not depend on it.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
@@ -113,7 +117,7 @@ public struct BackupMaker {
             finalPath: finalPath)
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
-        unlink(copy.path)
+        unlink(FileName.cString(copy.path))
 
         // 3. Bundle: the manifest's frame, then the payload's, synced and published.
         let manifest = BundleManifest(
@@ -153,7 +157,9 @@ public struct BackupMaker {
                 modificationTime: snapshot.pinnedAt, into: frame.descriptor, outputName: finalPath,
                 progress: Self.throttled(progress))
             do {
-                verified = try SnapshotVerification(copyPath: copyPath, source: snapshot.source, cancellation: cancellation).run()
+                verified = try SnapshotVerification(
+                    copyPath: copyPath, source: snapshot.source, cancellation: cancellation, checksFTS: options.checksFTS
+                ).run()
                 _ = try compression.wait()
             } catch {
                 // The frame is of no use any more; its thread must stop before its file goes.
@@ -196,7 +202,7 @@ public struct BackupMaker {
         guard close(partial.descriptor) == 0 else {
             throw StewardError(.inputOutput, "cannot write \(finalPath): \(SystemCall.message(errno))")
         }
-        unlink(framePath)
+        unlink(FileName.cString(framePath))
         try checkCancellation()
         try directory.publish(partial.path, as: bundleName)
         try directory.sync()
@@ -214,7 +220,7 @@ public struct BackupMaker {
 
     static func size(of path: String) throws -> Int64 {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             throw StewardError(.inputOutput, "cannot read \(path): \(SystemCall.message(errno))")
         }
         return Int64(info.st_size)
@@ -237,7 +243,7 @@ public struct BackupMaker {
     /// file) and returns its permission bits, which the bundle takes over.
     static func checkSource(_ path: String) throws -> mode_t {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {
                 throw StewardError(.notFound, "\(path): no such database")
@@ -260,7 +266,7 @@ public struct BackupMaker {
 
     static func refuseExisting(_ path: String) throws {
         var info = stat()
-        if lstat(path, &info) == 0 {
+        if lstat(FileName.cString(path), &info) == 0 {
             throw StewardError(.cannotCreate, "\(path) already exists; a backup never replaces a file")
         }
     }

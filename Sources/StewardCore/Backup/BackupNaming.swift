@@ -1,4 +1,5 @@
 import ArchiveKit
+import FileNames
 import Foundation
 
 #if canImport(Glibc)
@@ -32,7 +33,7 @@ enum BackupNaming {
         if name.contains("/") { return "the name must be a file name, without '/'; the directory is --out" }
         if name.hasPrefix(".") { return "the name must not start with '.'" }
         if name.utf8.contains(0) { return "the name contains a NUL byte" }
-        if name.utf8.count > 255 { return "the name is longer than 255 bytes" }
+        if FileName.bytes(name).count > 255 { return "the name is longer than 255 bytes" }
         if !name.hasSuffix(bundleExtension) || name == bundleExtension { return "the name must end in \(bundleExtension)" }
         return nil
     }

@@ -53,7 +53,38 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         public let writeVersion: Int
         public let readVersion: Int
         public let durationSeconds: Double
+        /// The checks that ran on the snapshot, by name (`BundleManifest.checkNames`).
+        /// Optional in format version 1: bundles made before it was recorded lack it, and
+        /// a missing value means "not recorded", never "none ran".
+        public let checksRun: [String]?
+        /// The FTS5 tables whose FTS5 integrity-check (rank 1) passed on the snapshot, when
+        /// `fts5_integrity` ran; missing otherwise.
+        public let fts5Tables: [String]?
+
+        public init(
+            integrityCheck: String, foreignKeyViolations: Int, userVersion: Int32, userVersionMatchesSource: Bool,
+            journalMode: String, writeVersion: Int, readVersion: Int, durationSeconds: Double,
+            checksRun: [String]? = nil, fts5Tables: [String]? = nil
+        ) {
+            self.integrityCheck = integrityCheck
+            self.foreignKeyViolations = foreignKeyViolations
+            self.userVersion = userVersion
+            self.userVersionMatchesSource = userVersionMatchesSource
+            self.journalMode = journalMode
+            self.writeVersion = writeVersion
+            self.readVersion = readVersion
+            self.durationSeconds = durationSeconds
+            self.checksRun = checksRun
+            self.fts5Tables = fts5Tables
+        }
     }
+
+    /// The names `Checks.checksRun` may hold:
+    /// - `integrity_check`: `PRAGMA integrity_check` said `ok`, on a read-write connection,
+    ///   so CHECK constraints included;
+    /// - `foreign_key_check`, `user_version`, `journal_mode`: as in `Checks`;
+    /// - `fts5_integrity`: FTS5's integrity-check (rank 1) passed for every FTS5 table.
+    public static let checkNames = ["integrity_check", "foreign_key_check", "user_version", "journal_mode", "fts5_integrity"]
 
     public struct File: Codable, Sendable, Equatable {
         /// The entry name in the bundle, such as `data/tickets.sqlite`.

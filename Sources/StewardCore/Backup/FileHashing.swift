@@ -1,5 +1,6 @@
 import ArchiveKit
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ enum FileStreaming {
     static func forEachBlock(
         of path: String, isCancelled: () -> Bool, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Int64 {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.inputOutput, "cannot read \(path): \(SystemCall.message(errno))")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,7 @@ final class OutputDirectory {
 
     init(path: String) throws {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {
                 throw StewardError(.cannotCreate, "the output directory \(path) does not exist")
@@ -53,7 +54,7 @@ final class OutputDirectory {
     /// Files something else creates beside it (SQLite's journal) go with the workspace.
     func createTemporary(suffix: String, permissions: mode_t) throws -> (path: String, descriptor: Int32) {
         let path = try temporaryDirectory().file("backup" + suffix)
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
+        let descriptor = open(FileName.cString(path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
         guard descriptor >= 0 else {
             let code = errno
             throw StewardError(SystemCall.outputKind(code), "cannot create files in \(self.path): \(SystemCall.message(code))")
@@ -84,7 +85,7 @@ final class OutputDirectory {
     func publish(_ temporary: String, as name: String, useRename: Bool = true) throws {
         let target = file(name)
         if useRename, let renameNoReplace = Self.renameNoReplace {
-            if renameNoReplace(AT_FDCWD, temporary, AT_FDCWD, target, Self.renameNoReplaceFlag) == 0 {
+            if renameNoReplace(AT_FDCWD, FileName.cString(temporary), AT_FDCWD, FileName.cString(target), Self.renameNoReplaceFlag) == 0 {
                 return
             }
             let code = errno
@@ -92,13 +93,13 @@ final class OutputDirectory {
             guard code == EINVAL || code == ENOSYS else { throw publishFailure(code, target: target) }
         }
         // link() fails with EEXIST instead of replacing; the temporary name goes afterwards.
-        guard link(temporary, target) == 0 else { throw publishFailure(errno, target: target) }
-        unlink(temporary)
+        guard link(FileName.cString(temporary), FileName.cString(target)) == 0 else { throw publishFailure(errno, target: target) }
+        unlink(FileName.cString(temporary))
     }
 
     /// Makes the directory's entries (the new name) durable.
     func sync() throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.inputOutput, "cannot open \(path) to sync it: \(SystemCall.message(errno))")
         }

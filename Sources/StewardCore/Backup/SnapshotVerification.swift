@@ -1,10 +1,13 @@
 import Foundation
 import SQLiteKit
 
-/// The checks on the copy (field notes §3): `integrity_check` says exactly `ok`,
-/// `foreign_key_check` finds nothing, `user_version` is the source's, and the header says
-/// rollback journal. The SHA-256 of the copy is computed at the same time on another
-/// thread: both read the same finished file, and nothing writes it any more.
+/// The checks on the copy (field notes §3): `integrity_check` says exactly `ok` (on a
+/// read-write, query-only connection, so that CHECK constraints are checked),
+/// `foreign_key_check` finds nothing, `user_version` is the source's, the header says
+/// rollback journal, and on request FTS5's integrity-check passes for every FTS5 table
+/// (inside `BEGIN … ROLLBACK`; it writes nothing). The SHA-256 of the copy is computed
+/// at the same time on another thread: both read the same finished file, and nothing
+/// writes it any more.
 struct SnapshotVerification {
     struct Result {
         let checks: BundleManifest.Checks
@@ -14,6 +17,8 @@ struct SnapshotVerification {
     let copyPath: String
     let source: BundleManifest.Source
     let cancellation: Cancellation
+    /// Whether FTS5's integrity-check runs (it takes about 15 s per GiB of index).
+    var checksFTS = false
 
     /// Throws `.checkFailed` (exit 1) when any check fails: such a copy is never bundled.
     func run() throws -> Result {
@@ -45,6 +50,9 @@ struct SnapshotVerification {
         if findings.integrity != ["ok"] {
             problems.append("integrity_check: \(findings.integrity.joined(separator: "; "))")
         }
+        if let fts = findings.fts5, !fts.problems.isEmpty {
+            problems.append("FTS5 integrity-check: \(fts.problems.joined(separator: "; "))")
+        }
         if !findings.violations.isEmpty {
             problems.append("foreign_key_check: \(Self.summary(of: findings.violations))")
         }
@@ -63,7 +71,9 @@ struct SnapshotVerification {
                 integrityCheck: "ok", foreignKeyViolations: 0, userVersion: findings.userVersion,
                 userVersionMatchesSource: true, journalMode: findings.journalMode,
                 writeVersion: Int(header?.writeVersion ?? 0), readVersion: Int(header?.readVersion ?? 0),
-                durationSeconds: watch.roundedSeconds),
+                durationSeconds: watch.roundedSeconds,
+                checksRun: ["integrity_check", "foreign_key_check", "user_version", "journal_mode"] + (checksFTS ? ["fts5_integrity"] : []),
+                fts5Tables: findings.fts5?.tables),
             digest: digest)
     }
 
@@ -72,19 +82,34 @@ struct SnapshotVerification {
         let violations: [Connection.ForeignKeyViolation]
         let userVersion: Int32
         let journalMode: String
+        let fts5: FTS5IntegrityCheck.Outcome?
     }
 
     private func check() throws -> Findings {
-        // Immutable: no locks at all, so the hashing thread's descriptor on the same file
-        // cannot drop any, and nothing is created beside the copy.
-        let connection = try Connection(path: FileProbe.uri(for: copyPath, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri])
+        // Read-write, so that integrity_check sees CHECK constraints, but query-only; no
+        // locks (`nolock=1`), so that the hashing thread's descriptor on the same file
+        // cannot drop any. The copy is in rollback-journal mode: nothing is created beside it.
         let cancellation = self.cancellation
-        connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+        let connection: Connection
+        do {
+            connection = try IntegrityCheck.open(path: copyPath, parameters: "&nolock=1") { cancellation.isCancelled }
+        } catch is IntegrityCheck.NotWritable {
+            throw StewardError(.checkFailed, "refusing to publish: the copy opened read-only, so its CHECK constraints cannot be checked")
+        }
         let integrity = try connection.integrityCheck(maximumErrors: 10)
         let violations = try connection.foreignKeyViolations()
+        var fts5: FTS5IntegrityCheck.Outcome?
+        if checksFTS {
+            // FTS5's check is an INSERT: a connection of its own that may write, inside
+            // BEGIN … ROLLBACK, though it writes nothing.
+            let writer = try Connection(path: FileProbe.uri(for: copyPath, query: "mode=rw&nolock=1"), mode: [.readWrite, .uri, .noFollow])
+            try writer.harden()
+            writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+            fts5 = try FTS5IntegrityCheck(connection: writer).run()
+        }
         return Findings(
             integrity: integrity, violations: violations, userVersion: try connection.userVersion(),
-            journalMode: try connection.journalMode())
+            journalMode: try connection.journalMode(), fts5: fts5)
     }
 
     /// `ticket → customer: 3` per pair of tables; never the rows.

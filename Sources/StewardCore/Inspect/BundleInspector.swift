@@ -1,5 +1,6 @@
 import ArchiveKit
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -16,8 +17,8 @@ public struct BundleInspector {
     /// reports why it cannot be read.
     public static func isBundle(path: String) -> Bool {
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard stat(FileName.cString(path), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         // Read-only: close() has nothing to report that matters here.
         defer { close(descriptor) }

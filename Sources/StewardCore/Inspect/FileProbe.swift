@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 import SQLiteKit
 
 #if canImport(Glibc)
@@ -16,7 +17,7 @@ struct FileProbe {
 
     init(path: String) throws {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             let reason = String(cString: strerror(errno))
             if errno == ENOENT || errno == ENOTDIR {
                 throw StewardError(.notFound, "\(path): no such file")
@@ -29,7 +30,7 @@ struct FileProbe {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StewardError(.badInput, "not a SQLite database: \(path) is not a regular file")
         }
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = Glibc.open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.notFound, "cannot read \(path): \(String(cString: strerror(errno)))")
         }
@@ -53,16 +54,23 @@ struct FileProbe {
         self.headerBytes = Array(buffer.prefix(filled))
     }
 
+    /// SQLite would take a zero-length file for an empty database; given to Steward it is
+    /// almost always a wrong path or a file cut to nothing, and every command says so
+    /// alike (only `migrate --create` takes it for a new database).
+    static func emptyFile(_ path: String) -> StewardError {
+        StewardError(.badInput, "not a SQLite database: \(path) is empty (0 bytes)")
+    }
+
     static func exists(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return lstat(FileName.cString(path), &info) == 0
     }
 
     /// A `file:` URI for `path` with the given query, percent-encoding what URIs reserve.
     static func uri(for path: String, query: String) -> String {
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let absolute = path.hasPrefix("/") ? path : Paths.currentDirectory() + "/" + path
         var encoded = ""
-        for byte in absolute.utf8 {
+        for byte in FileName.bytes(absolute) {
             let character = Character(Unicode.Scalar(byte))
             if byte < 0x80, character.isLetter || character.isNumber || "/-._~".contains(character) {
                 encoded.append(character)
@@ -104,7 +112,7 @@ struct FileProbe {
     /// this process opens the file with SQLite, so that closing the descriptor drops no
     /// lock of ours.
     static func isLockedByAnotherProcess(_ path: String) -> Bool {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = Glibc.open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var lock = flock()

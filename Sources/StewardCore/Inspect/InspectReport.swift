@@ -22,8 +22,27 @@ public struct InspectReport: Codable, Sendable {
         public let openedAs: String
     }
 
+    /// The database as a reader sees it, through the read-only connection: for a live
+    /// WAL database, with what the -wal holds.
+    public struct DatabaseFacts: Codable, Sendable {
+        public let pageSize: Int
+        public let pageCount: Int
+        public let freelistCount: Int
+        /// `PRAGMA encoding`: `UTF-8`, `UTF-16le` or `UTF-16be`.
+        public let textEncoding: String
+        public let userVersion: Int32
+        public let applicationID: Int32
+        /// `none`, `full` or `incremental`.
+        public let autoVacuum: String
+        /// The schema cookie, which changes with every change of the schema.
+        public let schemaVersion: Int
+    }
+
+    /// The first 100 bytes of the main file as they are on disk, without what a -wal
+    /// holds: for a live WAL database they can be older than what a reader sees.
     public struct Header: Codable, Sendable {
         public let pageSize: Int
+        /// The database size in pages as the header records it (bytes 28–31).
         public let pageCount: Int
         public let freelistCount: Int
         public let textEncoding: String
@@ -79,7 +98,10 @@ public struct InspectReport: Codable, Sendable {
     public let kind: String
     public let sqlite: Library
     public let file: FileFacts
-    public let header: Header?
+    /// What a reader sees.
+    public let database: DatabaseFacts
+    /// The main file's header on disk, without the -wal applied.
+    public let fileHeader: Header
     /// `PRAGMA journal_mode` as the read-only connection sees it.
     public let journalMode: String?
     public let tables: [Table]

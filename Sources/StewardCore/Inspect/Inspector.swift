@@ -34,14 +34,7 @@ public struct Inspector {
         let journalExists = FileProbe.exists(path + "-journal")
         var warnings: [String] = []
 
-        if probe.size == 0 {
-            return InspectReport(
-                stewardVersion: StewardVersion.current, path: path, kind: "empty-database", sqlite: library,
-                file: .init(sizeBytes: 0, isEmpty: true, walExists: walExists, shmExists: shmExists,
-                            journalExists: journalExists, openedAs: "not opened"),
-                header: nil, journalMode: nil, tables: [], indexes: [], triggers: [], views: [], ftsTables: [],
-                warnings: ["the file is empty: SQLite treats a zero-length file as an empty database"])
-        }
+        if probe.size == 0 { throw FileProbe.emptyFile(path) }
 
         let header: DatabaseHeader
         do {
@@ -122,8 +115,9 @@ public struct Inspector {
                 stewardVersion: StewardVersion.current, path: path, kind: "database", sqlite: library,
                 file: .init(sizeBytes: probe.size, isEmpty: false, walExists: walExists, shmExists: shmExists,
                             journalExists: journalExists, openedAs: openedAs),
-                header: .init(
-                    pageSize: header.pageSize, pageCount: Int(pageCount), freelistCount: Int(freelist),
+                database: try Self.readerFacts(connection, pageCount: pageCount, freelistCount: freelist),
+                fileHeader: .init(
+                    pageSize: header.pageSize, pageCount: Int(header.pageCount), freelistCount: Int(header.freelistCount),
                     textEncoding: header.textEncodingName, journalMode: header.journalName,
                     writeVersion: Int(header.writeVersion), readVersion: Int(header.readVersion),
                     userVersion: header.userVersion, applicationID: header.applicationID,
@@ -136,6 +130,25 @@ public struct Inspector {
         } catch let error as SQLiteError {
             throw Self.explain(error, path: path)
         }
+    }
+
+    /// The settings as a reader sees them: the main file's header of a live WAL database
+    /// can be older than what the -wal holds, so they are asked of the connection.
+    private static func readerFacts(_ connection: Connection, pageCount: Int64, freelistCount: Int64) throws -> InspectReport.DatabaseFacts {
+        let autoVacuum: String
+        switch try connection.integer(sql: "PRAGMA auto_vacuum") {
+        case 1: autoVacuum = "full"
+        case 2: autoVacuum = "incremental"
+        default: autoVacuum = "none"
+        }
+        return InspectReport.DatabaseFacts(
+            pageSize: Int(try connection.integer(sql: "PRAGMA page_size")),
+            pageCount: Int(pageCount), freelistCount: Int(freelistCount),
+            textEncoding: try connection.scalar(sql: "PRAGMA encoding")?.textValue ?? "unknown",
+            userVersion: Int32(truncatingIfNeeded: try connection.integer(sql: "PRAGMA user_version")),
+            applicationID: Int32(truncatingIfNeeded: try connection.integer(sql: "PRAGMA application_id")),
+            autoVacuum: autoVacuum,
+            schemaVersion: Int(try connection.integer(sql: "PRAGMA schema_version")))
     }
 
     static func open(path: String, immutable: Bool) throws -> Connection {

@@ -27,16 +27,15 @@ public struct MigrationSet: Sendable {
     ///   version, or a file that is not UTF-8; `.badInput` naming every versioned file that
     ///   is not SQL (a code migration), and when the set holds no migration at all.
     public init(directory: String) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+        guard Paths.exists(directory) else {
             throw StewardError(.notFound, "\(directory): no such migrations directory")
         }
-        guard isDirectory.boolValue else {
+        guard Paths.isDirectory(directory) else {
             throw StewardError(.badInput, "\(directory) is not a directory of migrations")
         }
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            names = try Paths.names(in: directory).sorted()
         } catch {
             throw StewardError(.notFound, "cannot read the migrations directory \(directory): \(error.localizedDescription)")
         }
@@ -66,7 +65,7 @@ public struct MigrationSet: Sendable {
                 continue
             }
             let path = Paths.join(directory, name)
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let data = Paths.contents(of: path) else {
                 throw StewardError(.notFound, "cannot read \(Self.display(directory, name))")
             }
             guard let sql = String(data: data, encoding: .utf8) else {

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 import SQLiteKit
 
 #if canImport(Glibc)
@@ -88,10 +89,10 @@ public struct Migrator {
     private func removeIfStillEmpty() {
         let path = options.databasePath
         var info = stat()
-        guard stat(path, &info) == 0, info.st_size == 0,
+        guard stat(FileName.cString(path), &info) == 0, info.st_size == 0,
               !FileProbe.exists(path + "-journal"), !FileProbe.exists(path + "-wal")
         else { return }
-        unlink(path)
+        unlink(FileName.cString(path))
     }
 
     // MARK: - Steps
@@ -445,11 +446,10 @@ public struct Migrator {
             throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
         }
         let directory = Paths.directory(of: path)
-        var isDirectory: ObjCBool = false
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+        if !directory.isEmpty, !Paths.isDirectory(directory) {
             throw StewardError(.cannotCreate, "cannot create \(path): the directory \(directory) does not exist")
         }
-        let descriptor = Glibc.open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o644)
+        let descriptor = Glibc.open(FileName.cString(path), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o644)
         if descriptor < 0 {
             if errno == EEXIST { return (try openExisting(readOnly: false), false) }
             throw StewardError(.cannotCreate, "cannot create \(path): \(String(cString: strerror(errno)))")

@@ -65,7 +65,50 @@ enum ManifestValidation {
             return "the page size \(pageSize) is not a power of two from 512 to 65536"
         }
         guard manifest.source.pageCount >= 0 else { return "the page count is negative" }
+        // Strings that reports print: each must have the form its field has, so that a
+        // crafted manifest cannot put arbitrary text where a time or a mode is expected.
+        guard isRFC3339(manifest.createdAt) else { return "createdAt is not an RFC 3339 time" }
+        for (field, mode) in [("source.journalMode", manifest.source.journalMode), ("checks.journalMode", manifest.checks.journalMode)] {
+            guard journalModes.contains(mode) else { return "\(field) is not a SQLite journal mode" }
+        }
+        guard isVersion(manifest.sqliteVersion) else { return "sqliteVersion is not a version number such as 3.40.1" }
+        if let names = manifest.checks.checksRun {
+            for name in names where !BundleManifest.checkNames.contains(name) {
+                return "checks.checksRun names '\(ArchiveEntryName.printable(name))', not a check Steward runs (\(BundleManifest.checkNames.joined(separator: ", ")))"
+            }
+        }
+        if manifest.checks.fts5Tables != nil, manifest.checks.checksRun?.contains("fts5_integrity") != true {
+            return "checks.fts5Tables is present, but checks.checksRun does not record fts5_integrity"
+        }
         return nil
+    }
+
+    private static let journalModes: Set<String> = ["delete", "truncate", "persist", "memory", "wal", "off"]
+
+    /// `2026-11-30T04:15:00Z`, with optional fractions of a second and a numeric offset
+    /// instead of `Z` (RFC 3339, section 5.6), and a date and time that exist.
+    static func isRFC3339(_ text: String) -> Bool {
+        let pattern = #/(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))/#
+        guard text.utf8.allSatisfy({ $0 < 0x80 }), let match = text.wholeMatch(of: pattern),
+              let year = Int(match.1), let month = Int(match.2), let day = Int(match.3),
+              let hour = Int(match.4), let minute = Int(match.5), let second = Int(match.6)
+        else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard (1...12).contains(month), (1...days[month - 1]).contains(day),
+              hour < 24, minute < 60, second <= 60
+        else { return false }
+        if let offsetHour = match.9.flatMap({ Int($0) }), let offsetMinute = match.10.flatMap({ Int($0) }) {
+            return offsetHour < 24 && offsetMinute < 60
+        }
+        return true
+    }
+
+    /// Digits separated by dots: `3.40.1`.
+    private static func isVersion(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return (2...4).contains(parts.count)
+            && parts.allSatisfy { !$0.isEmpty && $0.count <= 6 && $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
     }
 
     private static func isLowerHex(_ byte: UInt8) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 import SQLiteKit
 
 #if canImport(Glibc)
@@ -40,7 +41,7 @@ final class ReadWriteProbe {
 
     /// The copy and whatever SQLite left beside it; most are absent (ENOENT).
     func discard() {
-        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(copyPath + suffix) }
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(FileName.cString(copyPath + suffix)) }
     }
 
     /// Probes the copy made by `prepare()`, then removes it.
@@ -69,7 +70,7 @@ final class ReadWriteProbe {
     }
 
     private func makeCopy(at name: String) throws {
-        let source = open(databasePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let source = open(FileName.cString(databasePath), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard source >= 0 else {
             throw StewardError(.inputOutput, "cannot read \(databasePath): \(SystemCall.message(errno))")
         }

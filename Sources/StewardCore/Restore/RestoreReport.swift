@@ -4,7 +4,8 @@
 public struct RestoreReport: Codable, Sendable {
     public struct Check: Codable, Sendable, Equatable {
         public enum Status: String, Codable, Sendable {
-            case pass, fail
+            /// `skipped`: not run, on request or because an earlier check refused the file.
+            case pass, fail, skipped
         }
 
         public let name: String
@@ -56,6 +57,9 @@ public struct RestoreReport: Codable, Sendable {
     public let databaseSHA256: String
     public let checks: [Check]
     public let failedChecks: [String]
+    /// Whether FTS5's integrity-check was left out on request (`fts5_integrity` is then
+    /// `skipped`).
+    public let fts5CheckSkipped: Bool
     public let tables: [Table]
     /// Staging directories of earlier, killed runs that this run removed.
     public let staleStagingRemoved: [String]

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -37,7 +38,7 @@ final class RestoreTarget {
         self.parent = Paths.directoryOrCurrent(of: trimmed)
 
         var info = stat()
-        if lstat(trimmed, &info) == 0 {
+        if lstat(FileName.cString(trimmed), &info) == 0 {
             guard (info.st_mode & S_IFMT) != S_IFLNK else {
                 throw StewardError(.cannotCreate, "\(path) is a symbolic link; restore into a new or empty directory")
             }
@@ -54,7 +55,7 @@ final class RestoreTarget {
                 throw StewardError(.cannotCreate, "cannot use \(path): \(SystemCall.message(code))")
             }
             var parentInfo = stat()
-            guard stat(self.parent, &parentInfo) == 0, (parentInfo.st_mode & S_IFMT) == S_IFDIR else {
+            guard stat(FileName.cString(self.parent), &parentInfo) == 0, (parentInfo.st_mode & S_IFMT) == S_IFDIR else {
                 throw StewardError(.cannotCreate, "cannot create \(path): its parent directory \(self.parent) does not exist")
             }
             existed = false
@@ -62,12 +63,12 @@ final class RestoreTarget {
     }
 
     static func isEmptyDirectory(_ path: String) throws -> Bool {
-        guard let directory = opendir(path) else {
+        guard let directory = opendir(FileName.cString(path)) else {
             throw StewardError(.cannotCreate, "cannot read the directory \(path): \(SystemCall.message(errno))")
         }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let name = DirectoryTree.name(of: entry)
+            let name = Paths.name(of: entry)
             if name != "." && name != ".." { return false }
         }
         return true
@@ -87,7 +88,7 @@ final class RestoreTarget {
         }
         let workspace = try TemporaryWorkspace(in: parent, prefix: ".\(visible)\(Self.stagingMarker)")
         let staging = workspace.file(StagingDirectory.treeName)
-        guard mkdir(staging, 0o700) == 0 else {
+        guard mkdir(FileName.cString(staging), 0o700) == 0 else {
             let code = errno
             workspace.remove()
             throw StewardError(SystemCall.outputKind(code), "cannot create a directory in \(parent): \(SystemCall.message(code))")
@@ -115,9 +116,9 @@ final class RestoreTarget {
     func publish(_ staging: StagingDirectory) throws {
         let code: Int32
         if !existed, let renameNoReplace = OutputDirectory.renameNoReplace {
-            code = renameNoReplace(AT_FDCWD, staging.path, AT_FDCWD, trimmedPath, OutputDirectory.renameNoReplaceFlag) == 0 ? 0 : errno
+            code = renameNoReplace(AT_FDCWD, FileName.cString(staging.path), AT_FDCWD, FileName.cString(trimmedPath), OutputDirectory.renameNoReplaceFlag) == 0 ? 0 : errno
         } else {
-            code = rename(staging.path, trimmedPath) == 0 ? 0 : errno
+            code = rename(FileName.cString(staging.path), FileName.cString(trimmedPath)) == 0 ? 0 : errno
         }
         guard code == 0 else {
             if code == EEXIST || code == ENOTEMPTY || code == ENOTDIR {
@@ -139,7 +140,7 @@ final class StagingDirectory {
     private let workspace: TemporaryWorkspace
 
     init(path: String, workspace: TemporaryWorkspace) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.cannotCreate, "cannot open the staging directory \(path): \(SystemCall.message(errno))")
         }
@@ -172,12 +173,12 @@ final class StagingDirectory {
             if mkdirat(descriptor, sub, 0o700) != 0 && errno != EEXIST {
                 throw creationFailure(errno)
             }
-            let child = openat(descriptor, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let child = openat(descriptor, FileName.cString(sub), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard child >= 0 else { throw creationFailure(errno) }
             opened = child
             directory = child
         }
-        let file = openat(directory, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
+        let file = openat(directory, FileName.cString(last), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
         guard file >= 0 else { throw creationFailure(errno) }
         return file
     }

@@ -6,20 +6,25 @@ import Glibc
 #endif
 
 /// The checks on a database unpacked into the staging directory (field notes §4), before
-/// it may be published. Every connection is hardened (defensive mode, untrusted schema,
-/// cell size checks, no memory mapping): the file came from elsewhere.
+/// it may be published. Every connection is hardened (defensive mode, no extension
+/// loading, cell size checks, no memory mapping): the file came from elsewhere.
 ///
-/// Read-only, on the restored file itself, opened `immutable` so that nothing is created
-/// beside it: `integrity_check` on a thread of its own, and meanwhile on this thread
-/// `foreign_key_check`, `user_version`, `application_id` and the page count against the
-/// manifest, and a count of every table. Then the read-write probe, on a disposable copy
-/// (`ReadWriteProbe`) made before anything else on this thread, while the page cache is
-/// all the other thread reads. The restored file is never written by any of them.
+/// On a thread of its own, `integrity_check` on a read-write, query-only connection
+/// (`IntegrityCheck`: a read-only one would not check CHECK constraints); on another,
+/// FTS5's own integrity-check (`FTS5IntegrityCheck`, inside `BEGIN … ROLLBACK`), the
+/// longest. Meanwhile on this thread, read-only on the file opened `immutable` so that
+/// nothing is created beside it: `foreign_key_check`, `user_version`, `application_id`
+/// and the page count against the manifest, and a count of every table. None of them
+/// writes the file, so they can share it. Only when all of them pass, the
+/// read-write probe, on a disposable copy (`ReadWriteProbe`): a file the checks refused
+/// is never copied. The restored file is never written by any of them.
 struct RestoredDatabaseChecks {
     let databasePath: String
     let manifest: BundleManifest
     let staging: StagingDirectory
     let cancellation: Cancellation
+    /// Whether FTS5's integrity-check runs (it is `skipped` otherwise).
+    var checksFTS = true
     /// Called as each check ends, from the thread that ran it.
     let finished: @Sendable (RestoreReport.Check) -> Void
 
@@ -29,27 +34,68 @@ struct RestoredDatabaseChecks {
     }
 
     func run() throws -> Result {
-        // Whatever this thread throws, the other one is stopped and waited for before the
-        // staging directory (and the file it reads) can go.
+        // Whatever this thread throws, the others are stopped and waited for before the
+        // staging directory (and the file they read) can go.
         let stop = Cancellation()
         let integrity = BackgroundCheck { [self] in try integrityCheck(stop: stop) }
+        let fts = BackgroundCheck { [self] in try fts5Check(stop: stop) }
         integrity.start()
+        fts.start()
         defer {
             stop.cancel(reason: "not needed")
             _ = try? integrity.wait()
+            _ = try? fts.wait()
         }
 
         var checks: [RestoreReport.Check] = []
         let (readOnly, tables) = try readOnlyChecks()
         checks += readOnly
-        let probe = ReadWriteProbe(databasePath: databasePath, staging: staging, cancellation: cancellation)
-        defer { probe.discard() }
-        try probe.prepare()
-        let probed = try probe.run()
-        finished(probed)
+        checks.append(try fts.wait())
         checks.insert(try integrity.wait(), at: 0)
+
+        // The probe needs a full copy of the file: made only of a file every other check
+        // accepted, so that a refused one never takes twice its size.
+        let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
+        let probed: RestoreReport.Check
+        if refusedBy.isEmpty {
+            let probe = ReadWriteProbe(databasePath: databasePath, staging: staging, cancellation: cancellation)
+            defer { probe.discard() }
+            try probe.prepare()
+            probed = try probe.run()
+        } else {
+            probed = .init(name: "read_write_probe", status: .skipped,
+                           summary: "not run: \(refusedBy.joined(separator: ", ")) failed, and the file is not copied for it", durationSeconds: 0)
+        }
+        finished(probed)
         checks.append(probed)
         return Result(checks: checks, tables: tables)
+    }
+
+    // MARK: - FTS5
+
+    private func fts5Check(stop: Cancellation) throws -> RestoreReport.Check {
+        let watch = Stopwatch()
+        let check: RestoreReport.Check
+        if !checksFTS {
+            check = .init(name: "fts5_integrity", status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
+                          durationSeconds: 0)
+        } else {
+            do {
+                let connection = try Connection(path: FileProbe.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+                try connection.harden()
+                let cancellation = self.cancellation
+                connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
+                let outcome = try FTS5IntegrityCheck(connection: connection).run()
+                check = .init(name: "fts5_integrity", status: outcome.problems.isEmpty ? .pass : .fail,
+                              summary: FTS5IntegrityCheck.summary(of: outcome), durationSeconds: watch.roundedSeconds,
+                              details: outcome.problems)
+            } catch let error as SQLiteError {
+                check = .init(name: "fts5_integrity", status: .fail, summary: try Self.failure(error, cancellation),
+                              durationSeconds: watch.roundedSeconds)
+            }
+        }
+        finished(check)
+        return check
     }
 
     // MARK: - integrity_check
@@ -59,7 +105,7 @@ struct RestoredDatabaseChecks {
         let check: RestoreReport.Check
         do {
             let cancellation = self.cancellation
-            let connection = try Self.openReadOnly(databasePath) { cancellation.isCancelled || stop.isCancelled }
+            let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled || stop.isCancelled }
             let problems = try connection.integrityCheck(maximumErrors: 10)
             check = problems == ["ok"]
                 ? .init(name: "integrity_check", status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
@@ -67,6 +113,10 @@ struct RestoredDatabaseChecks {
                         durationSeconds: watch.roundedSeconds, details: problems)
         } catch let error as SQLiteError {
             check = .init(name: "integrity_check", status: .fail, summary: try Self.failure(error, cancellation),
+                          durationSeconds: watch.roundedSeconds)
+        } catch is IntegrityCheck.NotWritable {
+            check = .init(name: "integrity_check", status: .fail,
+                          summary: "SQLite opened the staged file read-only, which would leave CHECK constraints unchecked",
                           durationSeconds: watch.roundedSeconds)
         }
         finished(check)

@@ -1,5 +1,6 @@
 import ArchiveKit
 import Foundation
+import FileNames
 import SQLiteKit
 
 #if canImport(Glibc)
@@ -13,9 +14,10 @@ import Glibc
 /// 1. extract: the bundle is read as hostile input (`BundleReader`) into a staging
 ///    directory beside the target; every payload file is hashed while it is written, and
 ///    a hash that differs from the manifest's ends the run (65);
-/// 2. checks: the header before SQLite sees the file; a WAL database switched to
-///    rollback-journal mode; then `RestoredDatabaseChecks`, read-only on the file itself
-///    and read-write on a disposable copy;
+/// 2. checks: the header before SQLite sees the file, and the payload's size against
+///    the header's page count and the manifest (a file of any other size is refused
+///    before SQLite opens it or anything copies it); a WAL database switched to
+///    rollback-journal mode; then `RestoredDatabaseChecks`;
 /// 3. publish: everything synced, the staging directory renamed to the target, the
 ///    parent synced.
 /// Whatever fails, and on SIGINT or SIGTERM, the staging directory is removed; a failed
@@ -25,6 +27,9 @@ public struct Restorer {
         public var bundlePath: String
         /// The directory to create (or an empty one to fill).
         public var intoDirectory: String
+        /// Whether FTS5's integrity-check runs on every FTS5 table (rank 1). On by
+        /// default: damaged FTS5 pages pass `integrity_check`.
+        public var checksFTS = true
 
         public init(bundlePath: String, intoDirectory: String) {
             self.bundlePath = bundlePath
@@ -85,21 +90,30 @@ public struct Restorer {
         ]
         let header = try checkHeader(payload.header, entry: file.path)
         checks.append(header.check)
+        let size = payloadSize(file.size, header: header.header, source: outcome.manifest.source)
+        checks.append(size)
+        guard size.status == .pass else {
+            // Refused before SQLite opens the file and before anything copies it.
+            for check in checks { progress(.checked(check)) }
+            return report(outcome: outcome, bundleSize: bundleSize, stale: stale, checks: checks, walConverted: false,
+                          databaseSHA256: file.sha256, tables: [], extractSeconds: extractSeconds,
+                          checkSeconds: checkWatch.roundedSeconds, totalSeconds: total.roundedSeconds)
+        }
         let journal = try switchToRollbackJournal(databasePath, header: header.header, entry: file.path)
         checks.append(journal.check)
         for check in checks { progress(.checked(check)) }
         let progress = self.progress
         let results = try RestoredDatabaseChecks(
-            databasePath: databasePath, manifest: outcome.manifest, staging: staging, cancellation: cancellation
+            databasePath: databasePath, manifest: outcome.manifest, staging: staging, cancellation: cancellation,
+            checksFTS: options.checksFTS
         ) { progress(.checked($0)) }.run()
         checks += results.checks
         checks.append(sideFiles(staging, payload: file.path))
         progress(.checked(checks[checks.count - 1]))
         try checkCancellation()
 
-        let failed = checks.filter { $0.status == .fail }.map(\.name)
+        let published = !checks.contains { $0.status == .fail }
         let databaseSHA256 = journal.converted ? try Self.sha256(of: databasePath) : file.sha256
-        let published = failed.isEmpty
         if published {
             // Synced when it was extracted; again, for what a switch from WAL wrote.
             if journal.converted { try payload.sync() }
@@ -108,14 +122,50 @@ public struct Restorer {
             try target.publish(staging)
             progress(.published(path: options.intoDirectory))
         }
+        return report(outcome: outcome, bundleSize: bundleSize, stale: stale, checks: checks, walConverted: journal.converted,
+                      databaseSHA256: databaseSHA256, tables: results.tables, extractSeconds: extractSeconds,
+                      checkSeconds: checkWatch.roundedSeconds, totalSeconds: total.roundedSeconds)
+    }
+
+    private func report(
+        outcome: BundleReader.Outcome, bundleSize: Int64, stale: [String], checks: [RestoreReport.Check], walConverted: Bool,
+        databaseSHA256: String, tables: [RestoreReport.Table], extractSeconds: Double, checkSeconds: Double, totalSeconds: Double
+    ) -> RestoreReport {
+        let failed = checks.filter { $0.status == .fail }.map(\.name)
         return RestoreReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             bundle: options.bundlePath, bundleSizeBytes: bundleSize, into: options.intoDirectory,
-            database: Paths.join(options.intoDirectory, file.path), published: published,
-            manifest: outcome.manifest, files: outcome.files, walConverted: journal.converted,
-            databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, tables: results.tables,
-            staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkWatch.roundedSeconds,
-            totalSeconds: total.roundedSeconds)
+            database: Paths.join(options.intoDirectory, outcome.files[0].path), published: failed.isEmpty,
+            manifest: outcome.manifest, files: outcome.files, walConverted: walConverted,
+            databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, fts5CheckSkipped: !options.checksFTS,
+            tables: tables, staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkSeconds,
+            totalSeconds: totalSeconds)
+    }
+
+    /// A database file is exactly its pages: page size × page count from its own header,
+    /// and from the manifest. Anything after the last page (a valid small database
+    /// followed by gigabytes of zeros, say) is refused here, before SQLite opens the file
+    /// and before the probe would copy all of it.
+    private func payloadSize(_ size: Int64, header: DatabaseHeader, source: BundleManifest.Source) -> RestoreReport.Check {
+        let watch = Stopwatch()
+        func fail(_ summary: String) -> RestoreReport.Check {
+            .init(name: "payload_size", status: .fail, summary: summary, durationSeconds: watch.roundedSeconds)
+        }
+        guard header.isPageCountValid else {
+            return fail("\(size) bytes; the header's page count is not valid (bytes 92-95 differ from the change counter), "
+                        + "which no database made by the online backup API has")
+        }
+        let fromHeader = Int64(header.pageSize) * Int64(header.pageCount)
+        guard fromHeader == size else {
+            return fail("\(size) bytes, but the header says \(header.pageCount) pages of \(header.pageSize) bytes (\(fromHeader) bytes)")
+        }
+        let fromManifest = Int64(source.pageSize) * Int64(source.pageCount)
+        guard fromManifest == size else {
+            return fail("\(size) bytes, but the manifest says \(source.pageCount) pages of \(source.pageSize) bytes (\(fromManifest) bytes)")
+        }
+        return .init(name: "payload_size", status: .pass,
+                     summary: "\(size) bytes = \(header.pageCount) pages of \(header.pageSize) bytes, as in the header and the manifest",
+                     durationSeconds: watch.roundedSeconds)
     }
 
     // MARK: - Phases
@@ -185,7 +235,7 @@ public struct Restorer {
         }
         // The last connection has closed: SQLite removed the -wal; an -shm it may leave is
         // only an index of a WAL that no longer exists.
-        unlink(path + "-shm")
+        unlink(FileName.cString(path + "-shm"))
         let bytes = (try? FileProbe(path: path).headerBytes) ?? []
         guard let after = try? DatabaseHeader(bytes: bytes), after.writeVersion == 1, after.readVersion == 1 else {
             return (.init(name: "journal_mode", status: .fail, summary: "WAL in the header, and still after switching to rollback journal",
@@ -219,7 +269,7 @@ public struct Restorer {
     /// The bundle must be a regular file that can be read; returns its size.
     static func checkBundle(_ path: String) throws -> Int64 {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard stat(FileName.cString(path), &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {
                 throw StewardError(.notFound, "\(path): no such bundle")
@@ -229,7 +279,7 @@ public struct Restorer {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StewardError(.badInput, "refusing the bundle \(path): it is not a regular file")
         }
-        guard access(path, R_OK) == 0 else {
+        guard access(FileName.cString(path), R_OK) == 0 else {
             throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(errno))")
         }
         return Int64(info.st_size)
@@ -245,6 +295,10 @@ public struct Restorer {
 /// The payload file being written in the staging directory: its first 100 bytes are kept
 /// for the header check, and it is written back to disk while it is written.
 ///
+/// Nothing past the pages its header declares is written (the reader still hashes it):
+/// such a payload fails `payload_size` anyway, and a small database followed by
+/// gigabytes of zeros must not take that room on disk.
+///
 /// Every few MiB, `sync_file_range` starts the write-back of what came before, so that
 /// the disk works while the bundle is still being decompressed and the final fsync has
 /// little left to do. Pages that are clean by the time the checks read them are also
@@ -257,6 +311,8 @@ final class PayloadFile: BundleReader.Sink {
     private var descriptor: Int32
     private(set) var header: [UInt8] = []
     private var written: Int64 = 0
+    /// Page size x page count from the header, once it is read and its page count valid.
+    private var declaredSize: Int64?
     private var writeBackStart: Int64 = 0
     private var usesWriteBack = FileWriteBack.syncFileRange != nil
 
@@ -267,10 +323,21 @@ final class PayloadFile: BundleReader.Sink {
     }
 
     func write(_ block: UnsafeRawBufferPointer) throws {
-        if header.count < DatabaseHeader.size { header += block.prefix(DatabaseHeader.size - header.count) }
-        let code = SystemCall.writeAll(descriptor, block)
+        if header.count < DatabaseHeader.size {
+            header += block.prefix(DatabaseHeader.size - header.count)
+            if header.count == DatabaseHeader.size, let parsed = try? DatabaseHeader(bytes: header), parsed.isPageCountValid {
+                declaredSize = Int64(parsed.pageSize) * Int64(parsed.pageCount)
+            }
+        }
+        var data = block
+        if let declaredSize {
+            let room = max(0, declaredSize - written)
+            if room < Int64(block.count) { data = UnsafeRawBufferPointer(rebasing: block.prefix(Int(room))) }
+        }
+        guard !data.isEmpty else { return }
+        let code = SystemCall.writeAll(descriptor, data)
         guard code == 0 else { throw failure(code) }
-        written += Int64(block.count)
+        written += Int64(data.count)
         if usesWriteBack, written - writeBackStart >= Self.writeBackWindow, let syncFileRange = FileWriteBack.syncFileRange {
             let result = syncFileRange(descriptor, writeBackStart, written - writeBackStart, FileWriteBack.write)
             if result != 0 {

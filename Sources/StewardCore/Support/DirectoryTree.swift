@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -9,36 +10,30 @@ import Glibc
 enum DirectoryTree {
     static let maximumDepth = 8
 
-    static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-            pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-        }
-    }
-
     /// Removes `path` and, if it is a directory (not a link to one), everything in it.
     /// Returns whether it is gone.
     @discardableResult
     static func remove(_ path: String) -> Bool {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return errno == ENOENT }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { return unlink(path) == 0 }
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard lstat(FileName.cString(path), &info) == 0 else { return errno == ENOENT }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return unlink(FileName.cString(path)) == 0 }
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         removeContents(of: descriptor, depth: 0)
         close(descriptor)
-        return rmdir(path) == 0
+        return rmdir(FileName.cString(path)) == 0
     }
 
     private static func removeContents(of descriptor: Int32, depth: Int) {
         for name in names(in: descriptor) {
-            if unlinkat(descriptor, name, 0) == 0 { continue }
+            if unlinkat(descriptor, FileName.cString(name), 0) == 0 { continue }
             // Linux says EISDIR for a directory; anything else cannot be helped here.
             guard errno == EISDIR, depth < maximumDepth else { continue }
-            let child = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let child = openat(descriptor, FileName.cString(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard child >= 0 else { continue }
             removeContents(of: child, depth: depth + 1)
             close(child)
-            unlinkat(descriptor, name, AT_REMOVEDIR)
+            unlinkat(descriptor, FileName.cString(name), AT_REMOVEDIR)
         }
     }
 
@@ -54,7 +49,7 @@ enum DirectoryTree {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = Self.name(of: entry)
+            let name = Paths.name(of: entry)
             if name != "." && name != ".." { names.append(name) }
         }
         return names
@@ -62,7 +57,7 @@ enum DirectoryTree {
 
     /// Files and directories under `path`, as relative paths.
     static func list(_ path: String, prefix: String = "", depth: Int = 0) -> [String] {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
         var result: [String] = []
@@ -71,7 +66,7 @@ enum DirectoryTree {
             result.append(relative)
             var info = stat()
             let full = Paths.join(path, name)
-            if depth < maximumDepth, lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            if depth < maximumDepth, lstat(FileName.cString(full), &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
                 result += list(full, prefix: relative + "/", depth: depth + 1)
             }
         }
@@ -82,13 +77,13 @@ enum DirectoryTree {
         list(path).compactMap { relative in
             let full = Paths.join(path, relative)
             var info = stat()
-            return lstat(full, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? full : nil
+            return lstat(FileName.cString(full), &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? full : nil
         }
     }
 
     /// fsync of a directory, so that names created or renamed in it survive a crash.
     static func sync(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.inputOutput, "cannot open \(path) to sync it: \(SystemCall.message(errno))")
         }

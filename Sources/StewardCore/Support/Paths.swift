@@ -1,3 +1,10 @@
+import FileNames
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Path arithmetic on strings. Foundation's `NSString` path methods trap on some inputs
 /// in this toolchain (`deletingLastPathComponent` of a one-character name), and a path a
 /// user typed must never crash Steward; these do the little that is needed, plainly.
@@ -40,5 +47,68 @@ public enum Paths {
         var trimmed = Substring(path)
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         return String(trimmed)
+    }
+
+    /// The current directory, byte for byte (FileNames): Foundation's decodes it lossily.
+    public static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return FileManager.default.currentDirectoryPath }
+        return FileName.decode(buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+    }
+
+    /// Whether something exists at `path` (a symbolic link is followed).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(FileName.cString(path), &info) == 0
+    }
+
+    /// The names in `directory` (without `.` and `..`), byte for byte: Foundation's
+    /// listing decodes names that are not UTF-8 lossily.
+    public static func names(in directory: String) throws -> [String] {
+        guard let handle = opendir(FileName.cString(directory)) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = Self.name(of: entry)
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The name of a directory entry from readdir(3), byte for byte.
+    public static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+            pointer.withMemoryRebound(to: UInt8.self, capacity: Int(NAME_MAX) + 1) { bytes in
+                FileName.decode(UnsafeBufferPointer(start: bytes, count: strlen(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))))
+            }
+        }
+    }
+
+    /// Whether `path` is a directory (a symbolic link is followed).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(FileName.cString(path), &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The whole file at `path`, or nil when it cannot be opened or read; what
+    /// `FileManager.contents(atPath:)` does, for a path that need not be UTF-8.
+    public static func contents(of path: String) -> Data? {
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        // Read-only: close() has nothing to report that matters here.
+        defer { close(descriptor) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -68,7 +69,7 @@ public enum ReportFile {
                     return "is in \(input.label)"
                 }
                 if let target, let source, source.isDirectory,
-                   let names = try? FileManager.default.contentsOfDirectory(atPath: input.path),
+                   let names = try? Paths.names(in: input.path),
                    names.contains(where: { identity(of: Paths.join(input.path, $0)).map(target.sameFile) == true }) {
                     return "is a file of \(input.label)"
                 }
@@ -94,7 +95,7 @@ public enum ReportFile {
         var descriptor: Int32 = -1
         for _ in 0..<16 where descriptor < 0 {
             temporary = Paths.join(directory, ".\(visible).steward-report-\(String(format: "%08x", UInt32.random(in: .min ... .max)))")
-            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+            descriptor = open(FileName.cString(temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if descriptor < 0 && errno != EEXIST { break }
         }
         guard descriptor >= 0 else {
@@ -105,9 +106,9 @@ public enum ReportFile {
         var code = bytes.withUnsafeBytes { SystemCall.writeAll(descriptor, $0) }
         if code == 0 { code = SystemCall.sync(descriptor) }
         if close(descriptor) != 0 && code == 0 { code = errno }
-        if code == 0 && rename(temporary, path) != 0 { code = errno }
+        if code == 0 && rename(FileName.cString(temporary), FileName.cString(path)) != 0 { code = errno }
         guard code == 0 else {
-            unlink(temporary)
+            unlink(FileName.cString(temporary))
             throw StewardError(SystemCall.outputKind(code), "cannot write the report \(path): \(SystemCall.message(code))")
         }
         try DirectoryTree.sync(directory)
@@ -131,7 +132,7 @@ public enum ReportFile {
     /// The file `path` names, following symbolic links; nil when there is none.
     static func identity(of path: String) -> Identity? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard stat(FileName.cString(path), &info) == 0 else { return nil }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), mode: info.st_mode)
     }
 
@@ -151,9 +152,9 @@ public enum ReportFile {
     }
 
     static func resolved(_ path: String) -> String? {
-        guard let pointer = realpath(path, nil) else { return nil }
+        guard let pointer = realpath(FileName.cString(path), nil) else { return nil }
         defer { free(pointer) }
-        let result = String(cString: pointer)
+        let result = FileName.decode(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
         return result == path ? nil : result
     }
 }

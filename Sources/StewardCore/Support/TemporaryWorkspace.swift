@@ -1,4 +1,5 @@
 import Foundation
+import FileNames
 
 #if canImport(Glibc)
 import Glibc
@@ -32,21 +33,21 @@ final class TemporaryWorkspace {
     /// Makes `base/<prefix><pid>-XXXXXX` and locks it. Throws 73 or 74 (by errno) with
     /// `base` named; callers that need another message catch it.
     init(in base: String, prefix: String) throws {
-        var template = Array(Paths.join(base, "\(prefix)\(getpid())-XXXXXX").utf8CString)
+        var template = FileName.cString(Paths.join(base, "\(prefix)\(getpid())-XXXXXX"))
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } })
         else {
             let code = errno
             throw StewardError(SystemCall.outputKind(code), "cannot create a directory in \(base): \(SystemCall.message(code))")
         }
-        let path = String(cString: made)
+        let path = FileName.decode(UnsafeRawBufferPointer(start: made, count: strlen(made)))
         // The lock is taken on a file of another name and only then renamed to `.lock`,
         // so no other run can find `.lock` unlocked while this one is alive.
         let pending = Paths.join(path, Self.lockName + ".new")
-        let descriptor = open(pending, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let descriptor = open(FileName.cString(pending), O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
         var code: Int32 = 0
         if descriptor < 0 {
             code = errno
-        } else if flock(descriptor, LOCK_EX) != 0 || rename(pending, Paths.join(path, Self.lockName)) != 0 {
+        } else if flock(descriptor, LOCK_EX) != 0 || rename(FileName.cString(pending), FileName.cString(Paths.join(path, Self.lockName))) != 0 {
             code = errno
             close(descriptor)
         }
@@ -85,7 +86,7 @@ final class TemporaryWorkspace {
     /// Never follows a symbolic link. Returns the names removed, sorted.
     @discardableResult
     static func removeStale(in base: String, prefix: String, matches: (String) -> Bool = { _ in true }) -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return [] }
+        guard let names = try? Paths.names(in: base) else { return [] }
         var removed: [String] = []
         for name in names.sorted() where name.hasPrefix(prefix) && matches(name) {
             if removeIfStale(Paths.join(base, name)) { removed.append(name) }
@@ -96,8 +97,8 @@ final class TemporaryWorkspace {
     /// Removes one workspace if nobody holds its lock; returns whether it did.
     static func removeIfStale(_ path: String) -> Bool {
         var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid() else { return false }
-        let descriptor = open(Paths.join(path, lockName), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard lstat(FileName.cString(path), &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid() else { return false }
+        let descriptor = open(FileName.cString(Paths.join(path, lockName)), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             guard errno == ENOENT else { return false }
             let age = Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec)

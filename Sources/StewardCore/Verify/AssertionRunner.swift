@@ -19,8 +19,8 @@ struct AssertionRunner: Sendable {
     /// Reads an assertion file. Throws `.notFound` or `.badInput` (not UTF-8, or the
     /// last statement is incomplete).
     init(path: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StewardError(.notFound, FileManager.default.fileExists(atPath: path)
+        guard let data = Paths.contents(of: path) else {
+            throw StewardError(.notFound, Paths.exists(path)
                 ? "cannot read the assertion file \(path)" : "\(path): no such assertion file")
         }
         guard let sql = String(data: data, encoding: .utf8) else {

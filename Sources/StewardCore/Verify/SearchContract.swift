@@ -97,8 +97,8 @@ public struct SearchContract: Codable, Sendable {
 
     /// Reads and checks a contract file. Throws `.notFound` or `.badInput` naming the file.
     public static func load(path: String) throws -> SearchContract {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) {
+        guard let data = Paths.contents(of: path) else {
+            if Paths.exists(path) {
                 throw StewardError(.notFound, "cannot read the contract \(path)")
             }
             throw StewardError(.notFound, "\(path): no such contract file")

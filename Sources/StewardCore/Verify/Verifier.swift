@@ -59,13 +59,12 @@ public struct Verifier: Sendable {
         var size: Int64 = 0
         if let path = options.databasePath {
             let probe = try FileProbe(path: path)
+            guard probe.size > 0 else { throw FileProbe.emptyFile(path) }
             size = probe.size
-            if probe.size > 0 {
-                do {
-                    header = try DatabaseHeader(bytes: probe.headerBytes)
-                } catch let problem as DatabaseHeader.Problem {
-                    throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
-                }
+            do {
+                header = try DatabaseHeader(bytes: probe.headerBytes)
+            } catch let problem as DatabaseHeader.Problem {
+                throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
             }
         }
 
@@ -78,9 +77,15 @@ public struct Verifier: Sendable {
             let expected = options.expectedVersion ?? set.map(\.newestVersion)
             let quick = options.quick
             let headerCopy = header
-            dispatch(group, results) { try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected, results: results, facts: facts) }
+            // Where the integrity check can see CHECK constraints without any chance of
+            // changing the file: in place, or on the private copy (IntegrityCheck).
+            let inPlace = IntegrityCheck.canCheckInPlace(path: path, header: header)
             dispatch(group, results) {
-                try self.checkCopy(path: path, header: headerCopy, assertions: assertions, results: results)
+                try self.checkOriginal(path: path, header: headerCopy, quick: quick, expectedVersion: expected, integrityInPlace: inPlace,
+                                       results: results, facts: facts)
+            }
+            dispatch(group, results) {
+                try self.checkCopy(path: path, header: headerCopy, assertions: assertions, integrity: inPlace ? nil : quick, results: results)
             }
         } else {
             for name in Self.checkOrder where name != "search-contract" {
@@ -151,7 +156,7 @@ public struct Verifier: Sendable {
     // MARK: - Checks on the original file (read-only)
 
     private func checkOriginal(
-        path: String, header: DatabaseHeader?, quick: Bool, expectedVersion: Int32?,
+        path: String, header: DatabaseHeader?, quick: Bool, expectedVersion: Int32?, integrityInPlace: Bool,
         results: CheckResults, facts: DatabaseFactsBox
     ) throws {
         let connection: Connection
@@ -174,12 +179,22 @@ public struct Verifier: Sendable {
             return (canCreate, summary, options)
         }
 
-        timed("integrity", into: results) {
-            let problems = try connection.integrityCheck(quick: quick, maximumErrors: 20)
-            if problems == ["ok"] {
-                return (true, "\(quick ? "quick_check" : "integrity_check") returned ok", [])
+        if integrityInPlace {
+            timed("integrity", into: results) {
+                // This read transaction holds a shared lock while the read-write connection
+                // reads: should a hot journal appear meanwhile, that connection cannot take
+                // the exclusive lock it needs to roll it back into the file.
+                try connection.execute(sql: "BEGIN")
+                defer { connection.rollbackIfNeeded() }
+                _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
+                let checker: Connection
+                do {
+                    checker = try IntegrityCheck.open(path: path, followLinks: true, busyTimeout: options.timeout) { cancellation.isCancelled }
+                } catch is IntegrityCheck.NotWritable {
+                    return (false, "cannot run: SQLite opened the file read-only, which would leave CHECK constraints unchecked", [])
+                }
+                return Self.integrityOutcome(try checker.integrityCheck(quick: quick, maximumErrors: 20), quick: quick)
             }
-            return (false, "\(quick ? "quick_check" : "integrity_check") found \(problems.count) problem\(problems.count == 1 ? "" : "s")", problems)
         }
 
         timed("foreign-keys", into: results) {
@@ -253,7 +268,7 @@ public struct Verifier: Sendable {
     // MARK: - Checks on a private copy
 
     private func checkCopy(
-        path: String, header: DatabaseHeader?, assertions: [AssertionRunner], results: CheckResults
+        path: String, header: DatabaseHeader?, assertions: [AssertionRunner], integrity quick: Bool?, results: CheckResults
     ) throws {
         let base = FileManager.default.temporaryDirectory.path
         // Leftovers of killed runs hold customer data: cleared on every run, copy or not.
@@ -269,7 +284,7 @@ public struct Verifier: Sendable {
             // they need a copy; a schema that cannot be read is left for the copy's
             // checks to report.
             let hasFTS5 = (try? Self.declaresFTS5Table(source)) ?? true
-            guard hasFTS5 || !assertions.isEmpty else {
+            guard hasFTS5 || !assertions.isEmpty || quick != nil else {
                 timed("fts-sync", into: results) {
                     SQLiteLibrary.canCreateFTS5() ? (true, "no FTS5 tables", []) : (false, "cannot run: FTS5 unavailable", [])
                 }
@@ -288,6 +303,13 @@ public struct Verifier: Sendable {
         }
         let cancellation = self.cancellation
         copy?.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+
+        if let quick {
+            timed("integrity", into: results) {
+                guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+                return Self.integrityOutcome(try copy.integrityCheck(quick: quick, maximumErrors: 20), quick: quick)
+            }
+        }
 
         timed("fts-sync", into: results) {
             guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
@@ -338,6 +360,12 @@ public struct Verifier: Sendable {
             return (false, "\(failures.count) of \(total) statements failed: \(failures.map(\.name).joined(separator: ", "))",
                     failures.map { "\($0.name): \($0.reason)" })
         }
+    }
+
+    private static func integrityOutcome(_ problems: [String], quick: Bool) -> (Bool, String, [String]) {
+        let pragma = quick ? "quick_check" : "integrity_check"
+        if problems == ["ok"] { return (true, "\(pragma) returned ok", []) }
+        return (false, "\(pragma) found \(problems.count) problem\(problems.count == 1 ? "" : "s")", problems)
     }
 
     static let workspacePrefix = "steward-verify-"

@@ -1,0 +1,36 @@
+import ArgumentKit
+
+/// `steward completions bash|zsh|fish`: prints a completion script generated from the
+/// commands' own definitions. Hidden: `make install` and the Debian package run it to
+/// install the scripts; users rarely need it themselves.
+struct CompletionsCommand: StewardCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "completions",
+        abstract: "Print a shell completion script for steward.",
+        discussion: """
+            Prints the completion script for the named shell on stdout, generated from the \
+            commands' own options. Installed by 'make install' and the Debian package; to try \
+            it in the current shell: bash: source <(steward completions bash); zsh: \
+            source <(steward completions zsh); fish: steward completions fish | source.
+            """,
+        arguments: [ArgumentDefinition("shell", help: "bash, zsh or fish.")],
+        isHidden: true)
+
+    let shell: CompletionShell
+    let json = false
+
+    init(_ values: ParsedValues) throws(CommandLineError) {
+        let name = values.argument("shell") ?? ""
+        guard let shell = CompletionShell(rawValue: name) else {
+            let names = CompletionShell.allCases.map(\.rawValue)
+            throw values.error(
+                "The value '\(name)' is invalid for '<shell>': expected \(names.dropLast().joined(separator: ", ")) or \(names.last ?? "")")
+        }
+        self.shell = shell
+    }
+
+    func run(on terminal: Terminal) throws -> Int32 {
+        terminal.print(shell.script(for: Steward.root))
+        return ExitCode.success
+    }
+}

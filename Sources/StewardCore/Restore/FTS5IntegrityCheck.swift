@@ -1,0 +1,80 @@
+import Foundation
+import SQLiteKit
+
+/// FTS5's own integrity-check for every FTS5 table of a database: damaged pages in an
+/// FTS5 shadow table pass `PRAGMA integrity_check`, and only this finds them (field notes
+/// §6). Rank 1 (`INSERT INTO t(t, rank) VALUES ('integrity-check', 1)`) also compares an
+/// external-content index with its content table (SQLite 3.40).
+///
+/// The check is an INSERT, so it needs a read-write connection; it writes nothing, and
+/// runs inside `BEGIN … ROLLBACK` all the same. Only on a file that is Steward's own:
+/// restore's staged file, or backup's snapshot copy.
+struct FTS5IntegrityCheck {
+    struct Outcome {
+        /// The FTS5 tables checked, in name order.
+        let tables: [String]
+        /// One line per table whose check failed.
+        let problems: [String]
+        /// External-content tables whose content table or view does not exist: their index
+        /// was checked on its own (rank 0).
+        let unreachable: [String]
+    }
+
+    let connection: Connection
+
+    /// Runs the check. Throws for an interrupt and when the schema cannot be read.
+    func run() throws -> Outcome {
+        let definitions = try Schema(reading: connection).fts5Tables.sorted { $0.name < $1.name }
+        guard !definitions.isEmpty else { return Outcome(tables: [], problems: [], unreachable: []) }
+        guard SQLiteLibrary.canCreateFTS5(on: connection) else {
+            return Outcome(tables: definitions.map(\.name), problems: ["FTS5 is not available in SQLite \(SQLiteLibrary.version)"], unreachable: [])
+        }
+        var problems: [String] = []
+        var unreachable: [String] = []
+        defer { connection.rollbackIfNeeded() }
+        for table in definitions {
+            var rank = 1
+            if table.contentMode == .external, let content = table.contentTable, !(try exists(content)) {
+                rank = 0
+                unreachable.append(table.name)
+            }
+            let name = Connection.quote(identifier: table.name)
+            do {
+                // A failed statement may have ended the transaction: each check runs in one.
+                if connection.isAutocommit { try connection.execute(sql: "BEGIN") }
+                try connection.execute(sql: "INSERT INTO main.\(name)(\(name), rank) VALUES ('integrity-check', \(rank))")
+            } catch let error as SQLiteError where !error.isInterrupt {
+                let what: String
+                if !error.isCorrupt {
+                    what = "the check failed"
+                } else if table.contentMode == .external && rank == 1 {
+                    what = "the index is damaged or does not match its content table \(table.contentTable ?? "")"
+                } else {
+                    what = "the index is damaged"
+                }
+                // FTS5's messages name the table and the damage, never a row.
+                problems.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
+            }
+        }
+        return Outcome(tables: definitions.map(\.name), problems: problems, unreachable: unreachable)
+    }
+
+    private func exists(_ name: String) throws -> Bool {
+        try connection.integer(
+            sql: "SELECT count(*) FROM main.sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+            bindings: [.text(name)]) > 0
+    }
+
+    /// The outcome in one line.
+    static func summary(of outcome: Outcome) -> String {
+        guard !outcome.tables.isEmpty else { return "no FTS5 tables" }
+        let count = outcome.tables.count
+        var text = outcome.problems.isEmpty
+            ? "FTS5 integrity-check (rank 1) passed for \(count) table\(count == 1 ? "" : "s"): \(outcome.tables.joined(separator: ", "))"
+            : "\(outcome.problems.count) of \(count) FTS5 table\(count == 1 ? "" : "s") failed the FTS5 integrity-check"
+        if !outcome.unreachable.isEmpty {
+            text += "; content table missing, index checked on its own: \(outcome.unreachable.joined(separator: ", "))"
+        }
+        return text
+    }
+}
