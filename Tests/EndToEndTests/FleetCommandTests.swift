@@ -197,9 +197,14 @@ import TestSupport
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
-    @Test func aMissingListIsSixtySix() throws {
+    @Test func aMissingListIsSixtySixAndNulBytesWithoutNullAreSixtyFive() throws {
         let run = try StewardProcess.run(["migrate", "--migrations", migrations, "--dbs-from", directory.file("nope.txt")])
         #expect(run.status == 66)
+        let list = directory.file("list0")
+        _ = FileManager.default.createFile(atPath: list, contents: Data("a.db\0b.db\0".utf8))
+        let nul = try StewardProcess.run(["migrate", "--migrations", migrations, "--dbs-from", list])
+        #expect(nul.status == 65)
+        #expect(nul.stderr.contains("--null"), "\(nul.stderr)")
     }
 
     @Test func twoHundredDatabasesWithDriftALockACorruptAndAMissingOneEachFailWithTheirOwnStatus() throws {
