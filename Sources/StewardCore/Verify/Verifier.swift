@@ -35,7 +35,7 @@ public struct Verifier: Sendable {
     }
 
     static let checkOrder = [
-        "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "assertions", "search-contract",
+        "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "schema", "assertions", "search-contract",
     ]
 
     let options: Options
@@ -241,6 +241,27 @@ public struct Verifier: Sendable {
             }
         } else {
             results.add(.skipped("version", "no --expect-version or --migrations given"))
+        }
+        checkSchema(on: connection, version: version, results: results)
+    }
+
+    /// Drift: the schema against what the migration set makes at the database's version
+    /// (`SchemaDriftCheck`, as `migrate` checks a fleet).
+    private func checkSchema(on connection: Connection, version: Int32, results: CheckResults) {
+        guard let directory = options.migrationsDirectory else {
+            results.add(.skipped("schema", "no --migrations given"))
+            return
+        }
+        var comparison: SchemaDriftCheck.Comparison?
+        timed("schema", into: results) {
+            let found = try SchemaDriftCheck(migrationsDirectory: directory).compare(on: connection, version: version, cancellation: cancellation)
+            comparison = found
+            return found.status == "drift"
+                ? (false, "the schema differs from what the migration set makes at version \(version)", found.differences)
+                : (true, "the schema is what the migration set makes at version \(version)", [])
+        }
+        if let comparison, comparison.status == "skipped" {
+            results.add(.skipped("schema", comparison.reason ?? "the schema could not be compared"))
         }
     }
 
