@@ -8,6 +8,8 @@ public struct ParsedValues: Sendable {
     var optionValues: [String: [String]]
     var flags: Set<String>
     var argumentValues: [String: String]
+    /// Every word of a repeating argument.
+    var argumentLists: [String: [String]] = [:]
 
     public func flag(_ name: String) -> Bool {
         flags.contains(name)
@@ -30,6 +32,11 @@ public struct ParsedValues: Sendable {
 
     public func argument(_ name: String) -> String? {
         argumentValues[name]
+    }
+
+    /// Every word given for a repeating argument, in order (the one word of another).
+    public func arguments(_ name: String) -> [String] {
+        argumentLists[name] ?? argumentValues[name].map { [$0] } ?? []
     }
 
     /// The value of an option that must be present.

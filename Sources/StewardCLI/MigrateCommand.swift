@@ -17,7 +17,7 @@ struct MigrateCommand: StewardCommand {
             checked before the commit. Any failure rolls everything back.
             """,
         options: [
-            .option("db", value: "path", help: "The database to migrate.", required: true),
+            .option("db", value: "path", help: "The database to migrate; repeat it for several (see --dbs-from).", repeating: true),
             .option("migrations", value: "dir", help: "The migration directory.", default: "migrations"),
             .option("to", value: "version", help: "Stop at this version instead of the newest."),
             .option("dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected)."),
@@ -29,19 +29,25 @@ struct MigrateCommand: StewardCommand {
             .flag("status", help: "Show the current version and the pending migrations; change nothing."),
             .flag("create", help: "Create the database when it does not exist."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
+            .option("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated."),
+            .flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked in runs over many databases and with --backup-dir), and report the difference."),
             CommonOptions.quiet,
             CommonOptions.json,
-        ])
+        ] + FleetOptions.definitions)
 
     let options: Migrator.Options
     let json: Bool
     let quiet: Bool
+    let fleet: FleetOptions?
+    let backupDirectory: String?
+    let allowDrift: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
+        let fleet = try FleetOptions.parse(values)
         var options = Migrator.Options(
-            databasePath: try values.required("db"),
+            databasePath: fleet == nil ? try values.required("db") : "",
             migrationsDirectory: try values.required("migrations"))
-        if options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
+        if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
         if let target = values.value("to") {
             guard let version = VersionKey(target, dotted: true) else {
                 throw values.error("The value '\(target)' is invalid for '--to <version>': expected a version such as 3, 20240101120000 or 1.1")
@@ -73,12 +79,22 @@ struct MigrateCommand: StewardCommand {
         if options.create && (options.dryRun || options.statusOnly) {
             throw values.error("'--create' cannot be used with '--dry-run' or '--status'")
         }
+        let backupDirectory = values.value("backup-dir")
+        if backupDirectory == "" { throw values.error("The value '' is invalid for '--backup-dir <dir>'") }
+        if backupDirectory != nil && (options.dryRun || options.statusOnly) {
+            throw values.error("'--backup-dir' cannot be used with '--dry-run' or '--status'")
+        }
         self.options = options
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
+        self.fleet = fleet
+        self.backupDirectory = backupDirectory
+        self.allowDrift = values.flag("allow-drift")
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
+        if let fleet { return try FleetRun(command: "migrate", fleet: fleet, json: json, quiet: quiet).run(on: terminal, try fleetItem()) }
+        if backupDirectory != nil { return try runWithBackup(on: terminal) }
         let live = terminal.isErrorInteractive && !quiet
         let quiet = self.quiet
         let progress: @Sendable (Migrator.Event) -> Void = { event in

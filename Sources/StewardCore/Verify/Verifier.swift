@@ -38,7 +38,7 @@ public struct Verifier: Sendable {
     }
 
     static let checkOrder = [
-        "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "ledger", "assertions",
+        "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "ledger", "schema", "assertions",
         "search-contract",
     ]
 
@@ -266,6 +266,34 @@ public struct Verifier: Sendable {
             results.add(.skipped("ledger", "the set is in Steward's own layout: user_version is its record (see version)"))
         } else {
             results.add(.skipped("ledger", "no --migrations given"))
+        }
+        checkSchema(on: connection, version: version, expectation: expectation, results: results)
+    }
+
+    /// Drift: the schema against what the migration set makes at the database's version
+    /// (`SchemaDriftCheck`, as `migrate` checks a fleet).
+    private func checkSchema(
+        on connection: Connection, version: Int32, expectation: MigrationExpectation?, results: CheckResults
+    ) {
+        guard let directory = options.migrationsDirectory else {
+            results.add(.skipped("schema", "no --migrations given"))
+            return
+        }
+        // user_version counts migrations in other layouts; the ledger check covers them.
+        if let dialect = expectation?.dialectSet?.dialect {
+            results.add(.skipped("schema", "the set is in \(dialect.rawValue)'s layout; drift is compared for Steward's own layout"))
+            return
+        }
+        var comparison: SchemaDriftCheck.Comparison?
+        timed("schema", into: results) {
+            let found = try SchemaDriftCheck(migrationsDirectory: directory).compare(on: connection, version: version, cancellation: cancellation)
+            comparison = found
+            return found.status == "drift"
+                ? (false, "the schema differs from what the migration set makes at version \(version)", found.differences)
+                : (true, "the schema is what the migration set makes at version \(version)", [])
+        }
+        if let comparison, comparison.status == "skipped" {
+            results.add(.skipped("schema", comparison.reason ?? "the schema could not be compared"))
         }
     }
 
