@@ -11,7 +11,7 @@ struct VerifyCommand: StewardCommand {
         discussion: """
             Checks: sqlite (FTS5 can be created on the connection), integrity, foreign-keys, fts-sync \
             (FTS5's integrity-check; rank 1 for external content, which detects drift), fts-triggers, \
-            version, ledger, assertions and search-contract. Each is reported as pass, fail or skipped. The \
+            version, ledger, schema, assertions and search-contract. Each is reported as pass, fail or skipped. The \
             database file is never modified: checks that write run on a private copy under TMPDIR, made \
             only when one of them has work to do; if it cannot be made, only those checks fail. Exit \
             status 0 when every check passed, 1 when any failed.
