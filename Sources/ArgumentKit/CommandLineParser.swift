@@ -136,11 +136,12 @@ public struct CommandLineParser: Sendable {
         for (position, argument) in command.arguments.enumerated() {
             if position < positionals.count {
                 values.argumentValues[argument.name] = positionals[position]
+                if argument.isRepeating { values.argumentLists[argument.name] = Array(positionals[position...]) }
             } else if !argument.isOptional {
                 throw error("Missing expected argument '\(argument.display)'", command: command, path: path)
             }
         }
-        if positionals.count > command.arguments.count {
+        if positionals.count > command.arguments.count, command.arguments.last?.isRepeating != true {
             throw error("Unexpected argument '\(positionals[command.arguments.count])'", command: command, path: path)
         }
         for option in command.options where option.isRequired && values.optionValues[option.name] == nil {

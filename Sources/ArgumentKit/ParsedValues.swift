@@ -8,6 +8,8 @@ public struct ParsedValues: Sendable {
     var optionValues: [String: [String]]
     var flags: Set<String>
     var argumentValues: [String: String]
+    /// Every word of a repeating argument.
+    var argumentLists: [String: [String]] = [:]
 
     public func flag(_ name: String) -> Bool {
         checkDeclared(option: name)
@@ -36,6 +38,13 @@ public struct ParsedValues: Sendable {
         assert(command.arguments.contains { $0.name == name },
                "<\(name)> is not an argument of '\(commandPath.joined(separator: " "))'")
         return argumentValues[name]
+    }
+
+    /// Every word given for a repeating argument, in order (the one word of another).
+    public func arguments(_ name: String) -> [String] {
+        assert(command.arguments.contains { $0.name == name },
+               "<\(name)> is not an argument of '\(commandPath.joined(separator: " "))'")
+        return argumentLists[name] ?? argumentValues[name].map { [$0] } ?? []
     }
 
     /// The value of an option that must be present.

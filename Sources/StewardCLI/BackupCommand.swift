@@ -19,7 +19,7 @@ struct BackupCommand: StewardCommand {
             (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it.
             """,
         options: [
-            .option("db", value: "path", help: "The database to back up.", required: true),
+            .option("db", value: "path", help: "The database to back up; repeat it for several (see --dbs-from).", repeating: true),
             .option("out", value: "dir", help: "The existing directory to write the bundle into.", required: true),
             .option("name", value: "file", help: "The bundle's file name (default: <db>-v<user_version>-<UTC time>.tar.zst)."),
             .option("level", value: "n", help: "The zstd compression level, 1 (fast) to 19 (small).",
@@ -31,15 +31,21 @@ struct BackupCommand: StewardCommand {
         ] + KeyOptions.forEncryption + [
             CommonOptions.quiet,
             CommonOptions.json,
-        ])
+        ] + FleetOptions.definitions)
 
     let options: BackupMaker.Options
+    let fleet: FleetOptions?
     let json: Bool
     let quiet: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        var options = BackupMaker.Options(databasePath: try values.required("db"), outputDirectory: try values.required("out"))
-        if options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
+        let fleet = try FleetOptions.parse(values)
+        var options = BackupMaker.Options(
+            databasePath: fleet == nil ? try values.required("db") : "", outputDirectory: try values.required("out"))
+        if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
+        if fleet != nil && values.isPresent("name") {
+            throw values.error("'--name' names one bundle; with many databases each bundle is named <db>-<path hash>-v<user_version>-<UTC time>.tar.zst")
+        }
         if options.outputDirectory.isEmpty { throw values.error("The value '' is invalid for '--out <dir>'") }
         options.keys = try KeyOptions.parse(values, encrypting: true)
         if let name = values.value("name") {
@@ -52,12 +58,15 @@ struct BackupCommand: StewardCommand {
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         options.pagesPerStep = Int32(try values.integer("pages-per-step", in: 1...1_000_000) ?? Int(BackupMaker.defaultPagesPerStep))
         options.checksFTS = values.flag("check-fts")
+        if let fleet, fleet.jobs > 1 { options.threads = 1 }
         self.options = options
+        self.fleet = fleet
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
+        if let fleet { return try FleetRun(command: "backup", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
         let live = terminal.isErrorInteractive && !quiet
         let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
             try BackupMaker(options: options, cancellation: cancellation) { event in
@@ -67,6 +76,20 @@ struct BackupCommand: StewardCommand {
         }
         terminal.print(json ? try ReportOutput.json(report, command: "backup", exitCode: ExitCode.success) : Self.render(report))
         return ExitCode.success
+    }
+
+    /// One database of a fleet run; bundles carry the path's tag, since fleets share file names.
+    var fleetItem: @Sendable (String, Cancellation) throws -> FleetRun.Item {
+        let options = self.options
+        return { path, cancellation in
+            var options = options
+            options.databasePath = path
+            options.nameTag = try PathTag.of(path)
+            let report = try BackupMaker(options: options, cancellation: cancellation).run()
+            let envelope = FleetEnvelope(report: report, path: path, status: "ok", outcome: "backed-up", exitCode: 0)
+            return FleetRun.Item(outcome: "backed-up", exitCode: 0, json: try envelope.line(),
+                                 detail: "user_version \(report.source.userVersion), \(report.bundle.path)", message: nil)
+        }
     }
 
     static func draw(_ event: BackupMaker.Event, on terminal: Terminal) {

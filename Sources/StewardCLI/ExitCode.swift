@@ -26,6 +26,7 @@ public enum ExitCode {
         case .noKey: return noPermission
         case .interrupted: return interrupted
         case .internal: return software
+        case .usage: return usage
         }
     }
 }

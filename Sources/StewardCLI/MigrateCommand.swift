@@ -9,32 +9,66 @@ struct MigrateCommand: StewardCommand {
         abstract: "Apply versioned SQL migrations, bumping user_version in the same transaction.",
         discussion: """
             Applies NNNN_name.sql files (or N_name.up.sql) in version order inside one BEGIN IMMEDIATE \
-            transaction, setting PRAGMA user_version to each version as it goes. FTS5 tables created or \
+            transaction, setting PRAGMA user_version to each version as it goes. Sets laid out for \
+            golang-migrate, sqlx, goose, dbmate, diesel, drizzle or Flyway are read in that runner's \
+            layout (detected, or named by --dialect), only their up parts run, and the runner's ledger \
+            table gets the rows the runner would write, in the same transaction. FTS5 tables created or \
             redefined by the run, and those named by '-- steward: rebuild-fts NAME', are rebuilt and \
             checked before the commit. Any failure rolls everything back.
             """,
         options: [
-            .option("db", value: "path", help: "The database to migrate.", required: true),
+            .option("db", value: "path", help: "The database to migrate; repeat it for several (see --dbs-from).", repeating: true),
             .option("migrations", value: "dir", help: "The migration directory.", default: "migrations"),
             .option("to", value: "version", help: "Stop at this version instead of the newest."),
+            .option("dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected)."),
+            .option("baseline", value: "version", help: "Adopt a database that has this version's schema but no record of it: compared, then recorded as applied."),
+            .option("load-extension", value: "path", help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).", repeating: true),
+            .flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report)."),
+            .flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle)."),
             .flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched."),
             .flag("status", help: "Show the current version and the pending migrations; change nothing."),
             .flag("create", help: "Create the database when it does not exist."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
+            .option("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated."),
+            .flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked in runs over many databases and with --backup-dir), and report the difference."),
             CommonOptions.quiet,
             CommonOptions.json,
-        ])
+        ] + FleetOptions.definitions)
 
     let options: Migrator.Options
     let json: Bool
     let quiet: Bool
+    let fleet: FleetOptions?
+    let backupDirectory: String?
+    let allowDrift: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
+        let fleet = try FleetOptions.parse(values)
         var options = Migrator.Options(
-            databasePath: try values.required("db"),
+            databasePath: fleet == nil ? try values.required("db") : "",
             migrationsDirectory: try values.required("migrations"))
-        if options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
-        options.targetVersion = try values.integer("to", in: 1...Int(Int32.max)).map { Int32($0) }
+        if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
+        if let target = values.value("to") {
+            guard let version = VersionKey(target, dotted: true) else {
+                throw values.error("The value '\(target)' is invalid for '--to <version>': expected a version such as 3, 20240101120000 or 1.1")
+            }
+            options.targetVersion = version
+        }
+        if let name = values.value("dialect") {
+            guard let dialect = Dialect(rawValue: name) else {
+                throw values.error("The value '\(name)' is invalid for '--dialect <name>': expected one of \(Dialect.names.joined(separator: ", "))")
+            }
+            options.dialect = dialect
+        }
+        if let baseline = values.value("baseline") {
+            guard let version = VersionKey(baseline, dotted: true) else {
+                throw values.error("The value '\(baseline)' is invalid for '--baseline <version>': expected a version such as 3, 20240101120000 or 1.1")
+            }
+            options.baseline = version
+        }
+        options.extensions = values.values("load-extension")
+        options.allowChanged = values.flag("allow-changed")
+        options.allowOutOfOrder = values.flag("allow-out-of-order")
         options.dryRun = values.flag("dry-run")
         options.statusOnly = values.flag("status")
         options.create = values.flag("create")
@@ -45,12 +79,22 @@ struct MigrateCommand: StewardCommand {
         if options.create && (options.dryRun || options.statusOnly) {
             throw values.error("'--create' cannot be used with '--dry-run' or '--status'")
         }
+        let backupDirectory = values.value("backup-dir")
+        if backupDirectory == "" { throw values.error("The value '' is invalid for '--backup-dir <dir>'") }
+        if backupDirectory != nil && (options.dryRun || options.statusOnly) {
+            throw values.error("'--backup-dir' cannot be used with '--dry-run' or '--status'")
+        }
         self.options = options
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
+        self.fleet = fleet
+        self.backupDirectory = backupDirectory
+        self.allowDrift = values.flag("allow-drift")
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
+        if let fleet { return try FleetRun(command: "migrate", fleet: fleet, json: json, quiet: quiet).run(on: terminal, try fleetItem()) }
+        if backupDirectory != nil { return try runWithBackup(on: terminal) }
         let live = terminal.isErrorInteractive && !quiet
         let quiet = self.quiet
         let progress: @Sendable (Migrator.Event) -> Void = { event in
@@ -96,11 +140,14 @@ struct MigrateCommand: StewardCommand {
         case "status":
             lines.append("Database    \(ReportOutput.escaped(report.database))")
             lines.append("Version     \(report.fromVersion) (newest migration: \(report.newestVersion))")
+            if let match = report.schemaMatches {
+                lines.append("Schema      matches version \(match) of the set (adopt it with --baseline \(match))")
+            }
             if report.pending.isEmpty {
                 lines.append("Pending     none: the database is up to date")
             } else {
                 lines.append("Pending     \(report.pending.count)")
-                lines.append(ReportOutput.table(report.pending.map { ["\($0.version)", $0.file] }, indent: 4))
+                lines.append(ReportOutput.table(report.pending.map { [$0.versionText, $0.file] }, indent: 4))
             }
         default:
             let verb = report.mode == "dry-run" ? "would migrate" : "migrated"
@@ -111,7 +158,7 @@ struct MigrateCommand: StewardCommand {
                 lines.append("Version     \(verb) from \(report.fromVersion) to \(report.toVersion) (newest migration: \(report.newestVersion))")
                 lines.append("Applied     \(report.applied.count) migration\(report.applied.count == 1 ? "" : "s")")
                 lines.append(ReportOutput.table(report.applied.map {
-                    ["\($0.version)", $0.file, "\($0.statements) statements", ReportOutput.seconds($0.durationSeconds)]
+                    [$0.versionText, $0.file, "\($0.statements) statements", ReportOutput.seconds($0.durationSeconds)]
                 }, indent: 4))
             }
             if !report.ftsRebuilt.isEmpty {
@@ -135,6 +182,16 @@ struct MigrateCommand: StewardCommand {
             if report.mode == "dry-run" {
                 lines.append("Dry run     nothing was written to \(ReportOutput.escaped(report.database))")
             }
+        }
+        if report.dialect != "steward" {
+            lines.append("Layout      \(report.dialect) (\(report.dialectReason))")
+        }
+        if let ledger = report.ledger {
+            let state = ledger.existed ? "\(ledger.rowsBefore) rows before the run" : "created by this run"
+            lines.append("Ledger      \(ledger.table): \(state)\(ledger.recorded > 0 ? ", \(ledger.recorded) recorded" : "")")
+        }
+        for note in report.notes {
+            lines.append("Note        \(note)")
         }
         if !report.ignoredFiles.isEmpty {
             lines.append("Ignored     \(report.ignoredFiles.map(ReportOutput.escaped).joined(separator: ", "))")

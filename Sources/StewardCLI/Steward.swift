@@ -11,6 +11,7 @@ public enum Steward {
         VerifyCommand.self,
         BackupCommand.self,
         RestoreCommand.self,
+        ReportCommand.self,
         CompletionsCommand.self,
     ] }
 
@@ -18,7 +19,7 @@ public enum Steward {
     static let plannedCommands: [CommandConfiguration] = []
 
     static var root: CommandConfiguration {
-        let order = ["migrate", "verify", "backup", "restore", "inspect"]
+        let order = ["migrate", "verify", "backup", "restore", "inspect", "report"]
         let all = commands.map { $0.configuration } + plannedCommands
         return CommandConfiguration(
             commandName: "steward",
@@ -26,7 +27,9 @@ public enum Steward {
             discussion: """
                 Exit status: 0 success; 1 a check failed or Steward refused to publish; 64 usage error; \
                 65 bad input data; 66 input not found; 73 output cannot be created; 74 I/O error; \
-                75 database busy or locked (retrying may succeed); 130 interrupted.
+                75 database busy or locked (retrying may succeed); 130 interrupted. Over many databases \
+                (--db repeated, --dbs-from, --jobs, --shard): 0 when all succeeded, otherwise the status all \
+                failures share, or 1 when they differ.
                 """,
             version: StewardVersion.full,
             subcommands: order.compactMap { name in all.first { $0.commandName == name } }

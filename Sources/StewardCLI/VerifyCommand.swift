@@ -11,36 +11,43 @@ struct VerifyCommand: StewardCommand {
         discussion: """
             Checks: sqlite (FTS5 can be created on the connection), integrity, foreign-keys, fts-sync \
             (FTS5's integrity-check; rank 1 for external content, which detects drift), fts-triggers, \
-            version, assertions and search-contract. Each is reported as pass, fail or skipped. The \
+            version, ledger, schema, assertions and search-contract. Each is reported as pass, fail or skipped. The \
             database file is never modified: checks that write run on a private copy under TMPDIR, made \
             only when one of them has work to do; if it cannot be made, only those checks fail. Exit \
             status 0 when every check passed, 1 when any failed.
             """,
         options: [
-            .option("db", value: "path", help: "The database to verify (required unless only a contract is run)."),
+            .option("db", value: "path", help: "The database to verify (required unless only a contract is run); repeat it for several (see --dbs-from).", repeating: true),
             .flag("quick", help: "Use PRAGMA quick_check instead of integrity_check."),
             .option("expect-version", value: "n", help: "The user_version the database must have."),
             .option("migrations", value: "dir", help: "A migration set: expects its newest version, and builds the contract's databases."),
             .option("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).", repeating: true),
+            .option("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).", repeating: true),
             .option("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations)."),
             .option("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
             CommonOptions.quiet,
             CommonOptions.json,
-        ])
+        ] + FleetOptions.definitions)
 
     let options: Verifier.Options
+    let fleet: FleetOptions?
     let reportPath: String?
     let json: Bool
     let quiet: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        var options = Verifier.Options(databasePath: values.value("db"))
+        let fleet = try FleetOptions.parse(values)
+        if fleet != nil && values.isPresent("report") {
+            throw values.error("'--report' takes one database; with many, '--json' prints a line for each")
+        }
+        var options = Verifier.Options(databasePath: fleet == nil ? values.value("db") : "")
         options.quick = values.flag("quick")
         options.expectedVersion = try values.integer("expect-version", in: 0...Int(Int32.max)).map { Int32($0) }
         options.migrationsDirectory = values.value("migrations")
         options.assertionFiles = values.values("assert")
         options.contractPath = values.value("contract")
+        options.ftsDeferred = Set(values.values("fts-deferred").map { $0.lowercased() })
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         if options.databasePath == nil && options.contractPath == nil {
             throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")
@@ -51,7 +58,7 @@ struct VerifyCommand: StewardCommand {
         if options.databasePath == nil && !(options.assertionFiles.isEmpty && options.expectedVersion == nil && !options.quick) {
             throw values.error("'--assert', '--expect-version' and '--quick' need '--db <path>'")
         }
-        for (name, value) in [("db", options.databasePath), ("report", values.value("report"))] where value?.isEmpty == true {
+        for (name, value) in [("db", fleet == nil ? options.databasePath : nil), ("report", values.value("report"))] where value?.isEmpty == true {
             throw values.error("The value '' is invalid for '--\(name)'")
         }
         let reportPath = values.value("report")
@@ -59,12 +66,14 @@ struct VerifyCommand: StewardCommand {
             throw values.error("'--report \(reportPath)' \(conflict); a report never replaces an input")
         }
         self.options = options
+        self.fleet = fleet
         self.reportPath = reportPath
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
+        if let fleet { return try FleetRun(command: "verify", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
         let quiet = self.quiet
         let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
             try Verifier(options: options, cancellation: cancellation) { event in
@@ -79,6 +88,24 @@ struct VerifyCommand: StewardCommand {
         }
         terminal.print(json ? encoded : Self.render(report))
         return report.passed ? ExitCode.success : ExitCode.checkFailed
+    }
+
+    /// One database of a fleet run: passed (0) or failed (1), as a single run exits.
+    var fleetItem: @Sendable (String, Cancellation) throws -> FleetRun.Item {
+        let options = self.options
+        return { path, cancellation in
+            var options = options
+            options.databasePath = path
+            let report = try Verifier(options: options, cancellation: cancellation).run()
+            let status = report.passed ? ExitCode.success : ExitCode.checkFailed
+            let outcome = report.passed ? "passed" : "failed"
+            let envelope = FleetEnvelope(report: report, path: path, status: report.passed ? "ok" : "failed", outcome: outcome, exitCode: status)
+            let detail = report.passed
+                ? "\(report.checks.filter { $0.status == .pass }.count) checks passed"
+                : "failed: \(report.failedChecks.joined(separator: ", "))"
+            return FleetRun.Item(outcome: outcome, exitCode: status, json: try envelope.line(), detail: detail,
+                                 message: report.passed ? nil : detail)
+        }
     }
 
     /// What the run reads: none of it may be where the report goes.

@@ -20,6 +20,8 @@ public struct StewardError: Error, LocalizedError, Equatable, Sendable, CustomSt
         case noKey = "no-key"
         /// SIGINT or SIGTERM arrived; partial output was removed (exit 130).
         case interrupted = "interrupted"
+        /// Options that cannot be used together once the input is known (exit 64).
+        case usage = "usage"
         /// A bug in Steward (exit 70).
         case `internal` = "internal"
     }

@@ -202,7 +202,7 @@ import TestSupport
         #expect(run.status == 64)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first == "Error: Unknown option '--levle'. Did you mean '--level'?")
-        #expect(lines.dropFirst().first?.hasPrefix("Usage: steward backup --db <path> --out <dir>") == true)
+        #expect(lines.dropFirst().first?.hasPrefix("Usage: steward backup [--db <path> ...] --out <dir>") == true)
         #expect(lines.count == 3)
         let missing = try StewardProcess.run(["backup", "--out", out])
         #expect(missing.status == 64)

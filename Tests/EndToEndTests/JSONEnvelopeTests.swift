@@ -62,6 +62,15 @@ struct JSONEnvelopeTests {
         try check(["inspect", bundle, "--json"], status: 0, outcome: "ok")
         try check(["restore", bundle, "--into", directory.file("restored"), "--json"], status: 0, outcome: "ok")
 
+        // `report` reads a fleet run's lines (NDJSON, whose lines do not carry the envelope yet).
+        let second = directory.file("second.sqlite")
+        try FileManager.default.copyItem(atPath: database, toPath: second)
+        let fleet = try StewardProcess.run(["migrate", "--db", database, "--db", second, "--migrations", migrations, "--json"])
+        #expect(fleet.status == 0, "\(fleet.allOutput)")
+        let lines = directory.file("fleet.ndjson")
+        try fleet.stdout.write(toFile: lines, atomically: true, encoding: .utf8)
+        try check(["report", lines, "--json"], status: 0, outcome: "ok")
+
         // Errors and usage errors carry it too, with their error object.
         let missing = try check(["inspect", directory.file("absent.sqlite"), "--json"], status: 66, outcome: "error")
         #expect((missing["error"] as? [String: Any])?["kind"] as? String == "not-found")

@@ -52,7 +52,7 @@ import TestSupport
             -- +goose Down
             DROP TABLE users;
             """)
-        let run = try migrate(["--create"])
+        let run = try migrate(["--create", "--dialect", "steward"])
         #expect(run.status == 65)
         #expect(run.stderr.contains("00001_create_users.sql:1:"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: database))
@@ -61,7 +61,7 @@ import TestSupport
     @Test func aDieselLayoutIsNoMigrationsFoundAndCreatesNothing() throws {
         try write("2021-01-01-000000_init/up.sql", "CREATE TABLE posts(id INTEGER PRIMARY KEY);\n")
         try write("2021-01-01-000000_init/down.sql", "DROP TABLE posts;\n")
-        let run = try migrate(["--create", "--json"])
+        let run = try migrate(["--create", "--json", "--dialect", "steward"])
         #expect(run.status == 65, "\(run.stderr)")
         #expect(run.stderr.contains("no migrations found in \(migrations)"), "\(run.stderr)")
         #expect(run.stderr.contains("2021-01-01-000000_init/up.sql"))

@@ -25,6 +25,9 @@ public struct BackupMaker {
         public var outputDirectory: String
         /// The bundle's file name; nil for `<db>-v<user_version>-<UTC time>.tar.zst`.
         public var bundleName: String?
+        /// Put between the stem and the version of the default name (fleet runs: the
+        /// database's `PathTag`, since many databases share a file name).
+        public var nameTag: String?
         public var compressionLevel = BackupMaker.defaultCompressionLevel
         /// How long, in all, to wait for other connections' locks.
         public var timeout: Double = 30
@@ -101,7 +104,8 @@ public struct BackupMaker {
             if options.bundleName == nil {
                 // The name carries the user_version of the snapshot itself.
                 bundleName = BackupNaming.defaultBundleName(
-                    database: options.databasePath, userVersion: source.userVersion, at: pinnedAt, encrypted: recipients != nil)
+                    database: options.databasePath, tag: options.nameTag, userVersion: source.userVersion, at: pinnedAt,
+                    encrypted: recipients != nil)
                 try Self.refuseExisting(directory.file(bundleName))
             }
         }

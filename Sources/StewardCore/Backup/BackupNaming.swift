@@ -21,9 +21,13 @@ enum BackupNaming {
         return ArchiveEntryName.component(from: withoutExtension.isEmpty ? base : withoutExtension)
     }
 
-    /// `<stem>-v<user_version>-<UTC time>.tar.zst`, such as `tickets-v2-20261130T041500Z.tar.zst`.
-    static func defaultBundleName(database: String, userVersion: Int32, at seconds: Int64, encrypted: Bool = false) -> String {
-        "\(stem(of: database))-v\(userVersion)-\(compactTimestamp(seconds))\(encrypted ? encryptedBundleExtension : bundleExtension)"
+    /// `<stem>-v<user_version>-<UTC time>.tar.zst`, such as `tickets-v2-20261130T041500Z.tar.zst`;
+    /// with a tag, `<stem>-<tag>-v<user_version>-<UTC time>.tar.zst`; `.tar.zst.age` when encrypted.
+    static func defaultBundleName(
+        database: String, tag: String? = nil, userVersion: Int32, at seconds: Int64, encrypted: Bool = false
+    ) -> String {
+        let tagged = tag.map { "-\(ArchiveEntryName.component(from: $0))" } ?? ""
+        return "\(stem(of: database))\(tagged)-v\(userVersion)-\(compactTimestamp(seconds))\(encrypted ? encryptedBundleExtension : bundleExtension)"
     }
 
     /// Why `name` cannot be a bundle name, or nil when it can: one file name, not hidden

@@ -3,15 +3,32 @@ import SQLiteKit
 /// What `steward migrate` did, or would do (`--dry-run`), or would do next (`--status`).
 public struct MigrateReport: Codable, Sendable {
     public struct AppliedMigration: Codable, Sendable {
-        public let version: Int32
+        /// The version when it is an integer (absent for Flyway's dotted versions).
+        public let version: Int64?
+        /// The version as the runner writes it (`20240101120000`, `1.1`, drizzle's tag).
+        public let versionText: String
         public let file: String
         public let statements: Int
         public let durationSeconds: Double
     }
 
     public struct PendingMigration: Codable, Sendable {
-        public let version: Int32
+        public let version: Int64?
+        public let versionText: String
         public let file: String
+    }
+
+    /// The runner's ledger table: read before the run, written in the same transaction.
+    public struct Ledger: Codable, Sendable {
+        public let table: String
+        /// Whether the table was there before the run (otherwise the run created it).
+        public let existed: Bool
+        /// Rows recording an applied migration before the run.
+        public let rowsBefore: Int
+        /// Migrations recorded by this run, including ones applied earlier by Steward
+        /// whose rows were missing (`backfilled`).
+        public let recorded: Int
+        public let backfilled: [String]
     }
 
     public struct FTSRebuild: Codable, Sendable {
@@ -67,6 +84,14 @@ public struct MigrateReport: Codable, Sendable {
     /// `apply`, `dry-run` or `status`.
     public let mode: String
     public let created: Bool
+    /// The layout the set was read in, and why (`--dialect`, or what was detected).
+    public let dialect: String
+    public let dialectReason: String
+    /// How `user_version` records progress: `newest-version` (the newest applied
+    /// version, when every version is an integer from 1 to 2147483647) or `applied-count`.
+    public let userVersionRule: String
+    public let ledger: Ledger?
+    /// `user_version` before and after the run, and once every migration is applied.
     public let fromVersion: Int32
     public let toVersion: Int32
     public let newestVersion: Int32
@@ -75,5 +100,11 @@ public struct MigrateReport: Codable, Sendable {
     public let ignoredFiles: [String]
     public let ftsRebuilt: [FTSRebuild]
     public let foreignKeys: ForeignKeys?
+    /// What the run accepted or did differently, each with its reason: changed files
+    /// (--allow-changed), out-of-order migrations (--allow-out-of-order), no-op pragmas.
+    public let notes: [String]
     public let totalSeconds: Double
+    /// `--status` on a database at version 0 with no ledger: the newest version of the set
+    /// whose schema the database has (a candidate for `--baseline`), or nil.
+    public var schemaMatches: String?
 }

@@ -75,12 +75,35 @@ struct MigrationScript {
     /// rebuilds itself (`INSERT INTO t(t) VALUES ('rebuild')`).
     func apply(
         on connection: Connection, cancellation: Cancellation, schemaOnly: Bool = false,
-        onRebuild: ((String) -> Void)? = nil
+        onNote: ((String) -> Void)? = nil, onRebuild: ((String) -> Void)? = nil
     ) throws -> Int {
         var count = 0
+        var wrapper = Wrapper.none
+        var ranStatement = false
         do {
             try connection.forEachStatement(in: migration.sql) { statement, offset in
                 let line = lines.lineOfFirstToken(from: offset)
+                switch Self.control(statement.sql) {
+                case .foreignKeys:
+                    // A no-op inside a transaction (SQLite documents it so); the run keeps
+                    // foreign keys off and checks them before the commit.
+                    onNote?("\(migration.fileName):\(line): PRAGMA foreign_keys is a no-op inside the migration's transaction; foreign keys stay off during the run and are checked before the commit")
+                    return
+                case .begin where wrapper == .none && !ranStatement:
+                    wrapper = .open(line: line)
+                    onNote?("\(migration.fileName):\(line): the file's outer BEGIN … COMMIT is run as part of Steward's one transaction")
+                    return
+                case .commit where wrapper.isOpen:
+                    wrapper = .closed(line: line)
+                    return
+                default:
+                    if case .closed(let commitLine) = wrapper {
+                        throw StewardError(
+                            .badInput,
+                            "\(migration.fileName):\(line): a statement after the COMMIT on line \(commitLine); only comments and PRAGMA foreign_keys may follow a file's outer BEGIN … COMMIT")
+                    }
+                }
+                ranStatement = true
                 if let reason = Self.refusal(for: statement.sql) {
                     throw StewardError(.badInput, "\(migration.fileName):\(line): \(reason)")
                 }
@@ -100,6 +123,10 @@ struct MigrationScript {
                     onRebuild(table)
                 }
                 count += 1
+            }
+            if case .open(let beginLine) = wrapper {
+                throw StewardError(
+                    .badInput, "\(migration.fileName):\(beginLine): BEGIN without a COMMIT at the end of the file")
             }
         } catch let error as Connection.StatementPreparationError {
             // Without an error offset ("no such table") the offset is where the statement's
@@ -187,6 +214,45 @@ struct MigrationScript {
         return table
     }
 
+    /// Where a file is in its outer `BEGIN … COMMIT` pair, if it has one.
+    enum Wrapper: Equatable {
+        case none
+        case open(line: Int)
+        case closed(line: Int)
+
+        var isOpen: Bool {
+            if case .open = self { return true }
+            return false
+        }
+    }
+
+    enum Control {
+        case foreignKeys, begin, commit, other
+    }
+
+    /// Statements that Steward handles itself rather than run: `PRAGMA foreign_keys = …`
+    /// (a no-op in a transaction), and the `BEGIN` and `COMMIT` (or `END`) of a file's outer
+    /// pair. A statement's first keyword is enough: SQLite has split the text, so a
+    /// trigger's `BEGIN … END` is inside its CREATE TRIGGER statement.
+    static func control(_ sql: String) -> Control {
+        var scanner = SQLScanner(sql)
+        var tokens: [SQLScanner.Token] = []
+        while tokens.count < 6, let token = scanner.nextToken() { tokens.append(token) }
+        guard let first = tokens.first, first.kind == .word else { return .other }
+        switch first.text.uppercased() {
+        case "BEGIN": return .begin
+        case "COMMIT", "END": return .commit
+        case "PRAGMA":
+            let rest = Array(tokens.dropFirst())
+            let nameIndex = rest.count >= 3 && rest[1].text == "." ? 2 : 0
+            guard nameIndex < rest.count, rest[nameIndex].name?.caseInsensitiveEquals("foreign_keys") == true,
+                  nameIndex + 1 < rest.count, rest[nameIndex + 1].text == "=" || rest[nameIndex + 1].text == "("
+            else { return .other }
+            return .foreignKeys
+        default: return .other
+        }
+    }
+
     /// Why a statement cannot run inside Steward's transaction, or nil when it can.
     static func refusal(for sql: String) -> String? {
         var scanner = SQLScanner(sql)
@@ -204,7 +270,7 @@ struct MigrationScript {
             let rest = Array(tokens.dropFirst())
             let name = rest.count >= 3 && rest[1].text == "." ? rest[2].name : rest.first?.name
             guard let name else { return nil }
-            for refused in ["journal_mode", "foreign_keys"] where name.caseInsensitiveEquals(refused) {
+            for refused in ["journal_mode"] where name.caseInsensitiveEquals(refused) {
                 return "PRAGMA \(refused) \(transaction)"
             }
             // Refused whatever the value, even as a query: the first two let rows or schema

@@ -13,7 +13,18 @@ public struct Migrator {
         public var databasePath: String
         public var migrationsDirectory: String
         /// Stop at this version instead of the newest.
-        public var targetVersion: Int32?
+        public var targetVersion: VersionKey?
+        /// The runner whose layout and ledger the set follows; detected when nil.
+        public var dialect: Dialect?
+        /// Accept applied migrations whose file changed since (the ledger's checksum differs).
+        public var allowChanged = false
+        /// Apply migrations older than the newest applied one.
+        public var allowOutOfOrder = false
+        /// Adopt a database that has the schema of this version but no record of it.
+        public var baseline: VersionKey?
+        /// SQLite extensions loaded into every connection the run opens, for sets whose
+        /// schema calls their functions or modules.
+        public var extensions: [String] = []
         public var dryRun = false
         public var statusOnly = false
         public var create = false
@@ -28,8 +39,8 @@ public struct Migrator {
 
     /// What the run is doing, for progress output.
     public enum Event: Sendable {
-        case applying(file: String, version: Int32)
-        case applied(file: String, version: Int32, statements: Int, seconds: Double)
+        case applying(file: String, version: String)
+        case applied(file: String, version: String, statements: Int, seconds: Double)
         case rebuildingFTS(table: String)
         /// Called about every 0.2 s while an FTS rebuild or check runs; `phase` is
         /// `rebuilding` or `checking`.
@@ -51,32 +62,38 @@ public struct Migrator {
 
     public func run() throws -> MigrateReport {
         let stopwatch = Stopwatch()
-        let set = try MigrationSet(directory: options.migrationsDirectory)
-        let scripts = try set.migrations.map(MigrationScript.init)
+        let source = try loadSource()
 
         if options.statusOnly {
-            return try status(set: set, stopwatch: stopwatch)
+            return try status(source: source, stopwatch: stopwatch)
         }
         // Every file is split and run by SQLite on an empty private database before the
-        // real one is touched, so that a broken set is refused with nothing changed.
-        try validate(scripts)
+        // real one is touched, so that a broken set is refused with nothing changed. A set
+        // that starts from a schema made elsewhere fails there; on a database past version
+        // 0 its pending files are checked again on a copy of the real schema instead.
+        var validation: StewardError?
+        do {
+            try validate(source.scripts)
+        } catch let error as StewardError where error.kind == .badInput {
+            validation = error
+        }
 
         if options.dryRun {
-            let source = try openExisting(readOnly: true)
-            try checkMemory(for: source)
-            let copy = try Connection.inMemory()
+            let original = try openExisting(readOnly: true)
+            try checkMemory(for: original)
+            let copy = try withExtensions(Connection.inMemory())
             do {
-                try source.backup(to: copy)
+                try original.backup(to: copy)
             } catch let error as SQLiteError {
                 throw readFailure(error)
             }
-            return try migrate(connection: copy, set: set, scripts: scripts, created: false, stopwatch: stopwatch)
+            return try migrate(connection: copy, source: source, validation: validation, created: false, stopwatch: stopwatch)
         }
 
         let (connection, created) = try FileProbe.exists(options.databasePath)
             ? (openExisting(readOnly: false), false) : createOrOpen()
         do {
-            return try migrate(connection: connection, set: set, scripts: scripts, created: created, stopwatch: stopwatch)
+            return try migrate(connection: connection, source: source, validation: validation, created: created, stopwatch: stopwatch)
         } catch {
             if created { removeIfStillEmpty() }
             throw error
@@ -141,7 +158,7 @@ public struct Migrator {
     }
 
     private func validate(_ scripts: [MigrationScript]) throws {
-        let scratch = try Connection.inMemory()
+        let scratch = try withExtensions(Connection.inMemory())
         let cancellation = self.cancellation
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
         for script in scripts {
@@ -156,21 +173,44 @@ public struct Migrator {
         }
     }
 
-    private func status(set: MigrationSet, stopwatch: Stopwatch) throws -> MigrateReport {
+    /// Checks `scripts` on a private copy of the schema of `connection` (no rows): for a set
+    /// whose first files alter tables made elsewhere.
+    private func validate(_ scripts: [MigrationScript], onSchemaOf connection: Connection) throws {
+        let scratch = try withExtensions(Connection.inMemory())
+        try sqlite { try SchemaCopy.copy(from: connection, to: scratch) }
+        let cancellation = self.cancellation
+        scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
+        for script in scripts {
+            try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
+        }
+    }
+
+    private func status(source: Source, stopwatch: Stopwatch) throws -> MigrateReport {
         let connection = try openExisting(readOnly: true)
         let current: Int32
+        let plan: LedgerPlan
+        let ledger: MigrateReport.Ledger?
         do {
             current = try connection.userVersion()
+            let (found, existed, rows) = try self.plan(for: source, on: connection)
+            plan = found
+            ledger = source.ledger.map {
+                .init(table: $0.table, existed: existed, rowsBefore: rows, recorded: 0, backfilled: [])
+            }
         } catch let error as SQLiteError {
             throw readFailure(error)
         }
-        let pending = set.pending(after: current, upTo: options.targetVersion ?? set.newestVersion)
-        return report(set: set, mode: "status", created: false, from: current, to: current, applied: [],
-                      pending: pending, fts: [], foreignKeys: nil, stopwatch: stopwatch)
+        var report = report(source: source, mode: "status", created: false, from: current, to: current, applied: [],
+                            pending: plan.pending, ledger: ledger, fts: [], foreignKeys: nil, notes: Self.notes(for: plan),
+                            stopwatch: stopwatch)
+        if current == 0, plan.applied.isEmpty {
+            report.schemaMatches = matchingVersion(of: source, on: connection)
+        }
+        return report
     }
 
     private func migrate(
-        connection: Connection, set: MigrationSet, scripts: [MigrationScript], created: Bool, stopwatch: Stopwatch
+        connection: Connection, source: Source, validation: StewardError?, created: Bool, stopwatch: Stopwatch
     ) throws -> MigrateReport {
         let mode = options.dryRun ? "dry-run" : "apply"
         installHandlers(on: connection)
@@ -200,39 +240,64 @@ public struct Migrator {
             // Read inside the transaction: a second migrator waits for the first and
             // then finds nothing to do.
             let current = try sqlite { try connection.userVersion() }
-            let newest = set.newestVersion
-            if current > newest {
-                throw StewardError(
-                    .badInput,
-                    "database is at version \(current), newer than the newest migration (\(newest)); refusing to downgrade")
+            let (plan, ledgerExisted, rowsBefore) = try self.plan(for: source, on: connection)
+            if let baseline = options.baseline {
+                try checkBaseline(baseline, source: source, on: connection)
             }
-            let target = options.targetVersion ?? newest
-            if target < current {
-                throw StewardError(
-                    .badInput, "database is at version \(current), newer than --to \(target); refusing to downgrade")
+            if let validation {
+                // The set does not build from an empty database: only a database that
+                // already holds the schema its pending files start from can take them.
+                guard !plan.applied.isEmpty else { throw validation }
+                try validate(plan.pending.compactMap(source.script(for:)), onSchemaOf: connection)
             }
-            if target != current, !set.migrations.contains(where: { $0.version == target }) {
-                throw StewardError(.badInput, "no migration in \(set.directory) has version \(target)")
+            let pending = plan.pending.compactMap(source.script(for:))
+            var notes = Self.notes(for: plan)
+            if let baseline = options.baseline {
+                notes.append("adopted at baseline \(baseline): the schema matches the set up to that version, \(plan.applied.count) migration\(plan.applied.count == 1 ? "" : "s") recorded as applied")
             }
-            let pending = scripts.filter { $0.migration.version > current && $0.migration.version <= target }
-
             let violationsBefore = try sqlite { try ForeignKeySnapshot(of: connection) }
             let ftsBefore = try sqlite { try Self.fts5Tables(on: connection) }
 
             var applied: [MigrateReport.AppliedMigration] = []
             var rebuiltByMigrations = Set<String>()
-            for script in pending {
-                let migration = script.migration
-                progress(.applying(file: migration.fileName, version: migration.version))
+            var backfilled: [String] = []
+            if let ledger = source.ledger {
+                try sqlite { try ledger.create(on: connection) }
+                // Applied by Steward before the ledger existed: recorded first, in order.
+                for migration in plan.unrecorded {
+                    try sqlite { try ledger.record(migration, executionSeconds: 0, on: connection) }
+                    backfilled.append(migration.fileName)
+                }
+            }
+            var appliedSoFar = plan.applied
+            for migration in plan.pending {
+                guard let script = source.script(for: migration) else { continue }
+                let version = migration.version.description
+                progress(.applying(file: migration.fileName, version: version))
                 let watch = Stopwatch()
-                let count = try script.apply(on: connection, cancellation: cancellation) { table in
+                let count = try script.apply(
+                    on: connection, cancellation: cancellation, onNote: { notes.append($0) }
+                ) { table in
                     rebuiltByMigrations.insert(table.lowercased())
                 }
-                try sqlite { try connection.setUserVersion(migration.version) }
                 let seconds = watch.roundedSeconds
-                applied.append(.init(version: migration.version, file: migration.fileName, statements: count,
-                                     durationSeconds: seconds))
-                progress(.applied(file: migration.fileName, version: migration.version, statements: count, seconds: seconds))
+                try sqlite { try source.ledger?.record(migration, executionSeconds: watch.seconds, on: connection) }
+                appliedSoFar.append(migration)
+                try sqlite {
+                    try connection.setUserVersion(LedgerPlan.userVersion(for: appliedSoFar, rule: plan.rule))
+                }
+                applied.append(.init(version: migration.version.integer, versionText: migration.ledgerVersion,
+                                     file: migration.fileName, statements: count, durationSeconds: seconds))
+                progress(.applied(file: migration.fileName, version: version, statements: count, seconds: seconds))
+            }
+            if let ledger = source.ledger {
+                try sqlite { try ledger.finish(newest: appliedSoFar.max { $0.version < $1.version }, on: connection) }
+            }
+            // A database that had applied migrations but no user_version gets it now, so
+            // that user_version and the ledger agree.
+            let recordedVersion = LedgerPlan.userVersion(for: appliedSoFar, rule: plan.rule)
+            if try sqlite({ try connection.userVersion() }) != recordedVersion {
+                try sqlite { try connection.setUserVersion(recordedVersion) }
             }
             // The FTS lookup below uses LIKE; a migration may have made it case-sensitive.
             try sqlite { try connection.execute(sql: "PRAGMA case_sensitive_like = OFF") }
@@ -263,8 +328,16 @@ public struct Migrator {
             } catch let error as SQLiteError {
                 throw explain(error, waitingForLock: true)
             }
-            return report(set: set, mode: mode, created: created, from: current, to: applied.last?.version ?? current,
-                          applied: applied, pending: [], fts: fts, foreignKeys: foreignKeys, stopwatch: stopwatch)
+            let ledger = source.ledger.map {
+                MigrateReport.Ledger(table: $0.table, existed: ledgerExisted, rowsBefore: rowsBefore,
+                                     recorded: backfilled.count + applied.count, backfilled: backfilled)
+            }
+            if plan.rule == .appliedCount {
+                notes.append("user_version counts applied migrations (\(recordedVersion)): the versions do not all fit user_version, so \(source.ledger?.table ?? "the ledger") says which are applied")
+            }
+            return report(source: source, mode: mode, created: created, from: current, to: recordedVersion,
+                          applied: applied, pending: [], ledger: ledger, fts: fts, foreignKeys: foreignKeys,
+                          notes: notes, stopwatch: stopwatch)
         } catch {
             connection.rollbackIfNeeded()
             if let error = error as? SQLiteError { throw explain(error, waitingForLock: false) }
@@ -395,7 +468,7 @@ public struct Migrator {
 
     // MARK: - Helpers
 
-    private func openExisting(readOnly: Bool) throws -> Connection {
+    func openExisting(readOnly: Bool) throws -> Connection {
         let path = options.databasePath
         guard FileProbe.exists(path) else {
             throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
@@ -422,9 +495,9 @@ public struct Migrator {
                         throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
                     }
                 }
-                return try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+                return try withExtensions(FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout))
             }
-            let connection = try Connection(path: path, mode: [.readWrite])
+            let connection = try withExtensions(Connection(path: path, mode: [.readWrite]))
             // Until the run installs its own busy handler, wait like it would.
             connection.setBusyTimeout(milliseconds: Int32(min(options.timeout * 1000, Double(Int32.max))))
             _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
@@ -457,7 +530,7 @@ public struct Migrator {
         // Closed before SQLite opens the file, so no lock of SQLite's can be dropped by it.
         close(descriptor)
         do {
-            let connection = try Connection(path: path, mode: [.readWrite])
+            let connection = try withExtensions(Connection(path: path, mode: [.readWrite]))
             connection.setBusyTimeout(milliseconds: Int32(min(options.timeout * 1000, Double(Int32.max))))
             return (connection, true)
         } catch let error as SQLiteError {
@@ -466,7 +539,19 @@ public struct Migrator {
         }
     }
 
-    private func sqlite<T>(_ body: () throws -> T) throws -> T {
+    /// `connection` with `--load-extension`'s extensions loaded.
+    func withExtensions(_ connection: Connection) throws -> Connection {
+        for path in options.extensions {
+            do {
+                try connection.loadExtension(path: path)
+            } catch let error as SQLiteError {
+                throw StewardError(.badInput, "cannot load the SQLite extension \(path): \(error.message)")
+            }
+        }
+        return connection
+    }
+
+    func sqlite<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SQLiteError {
@@ -497,16 +582,18 @@ public struct Migrator {
     }
 
     private func report(
-        set: MigrationSet, mode: String, created: Bool, from: Int32, to: Int32,
-        applied: [MigrateReport.AppliedMigration], pending: [Migration], fts: [MigrateReport.FTSRebuild],
-        foreignKeys: MigrateReport.ForeignKeys?, stopwatch: Stopwatch
+        source: Source, mode: String, created: Bool, from: Int32, to: Int32,
+        applied: [MigrateReport.AppliedMigration], pending: [DialectMigration], ledger: MigrateReport.Ledger?,
+        fts: [MigrateReport.FTSRebuild], foreignKeys: MigrateReport.ForeignKeys?, notes: [String], stopwatch: Stopwatch
     ) -> MigrateReport {
         MigrateReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
-            database: options.databasePath, migrations: set.directory, mode: mode, created: created,
-            fromVersion: from, toVersion: to, newestVersion: set.newestVersion, applied: applied,
-            pending: pending.map { .init(version: $0.version, file: $0.fileName) },
-            ignoredFiles: set.ignoredFiles, ftsRebuilt: fts, foreignKeys: foreignKeys,
+            database: options.databasePath, migrations: source.set.directory, mode: mode, created: created,
+            dialect: source.set.dialect.rawValue, dialectReason: source.detection.reason,
+            userVersionRule: LedgerPlan.rule(for: source.set.migrations).rawValue, ledger: ledger,
+            fromVersion: from, toVersion: to, newestVersion: source.newestUserVersion, applied: applied,
+            pending: pending.map { .init(version: $0.version.integer, versionText: $0.ledgerVersion, file: $0.fileName) },
+            ignoredFiles: source.set.ignoredFiles, ftsRebuilt: fts, foreignKeys: foreignKeys, notes: notes,
             totalSeconds: stopwatch.roundedSeconds)
     }
 

@@ -1,0 +1,141 @@
+import Dispatch
+import Foundation
+import StewardCore
+
+/// A command run over many databases: the list, its shard, a bounded pool of jobs, one
+/// result line per database as it finishes (text, or NDJSON with `--json`), a summary
+/// last, and the exit status of them all (`FleetSummary.exitCode(of:)`).
+struct FleetRun {
+    /// What one database's run produced.
+    struct Item: Sendable {
+        let outcome: String
+        let exitCode: Int32
+        /// The NDJSON line.
+        let json: String
+        /// The text after the path on the database's line.
+        let detail: String
+        /// Why the database failed, for the summary.
+        let message: String?
+    }
+
+    let command: String
+    let fleet: FleetOptions
+    let json: Bool
+    let quiet: Bool
+
+    func run(
+        on terminal: Terminal,
+        _ work: @escaping @Sendable (_ path: String, _ cancellation: Cancellation) throws -> Item
+    ) throws -> Int32 {
+        let start = DispatchTime.now()
+        let given = try fleet.givenPaths()
+        let list = DatabaseList(paths: given)
+        let selected = list.selection(fleet.shard)
+        let tally = FleetTally()
+        let live = terminal.isErrorInteractive && !quiet
+        let output = Output(terminal: terminal, live: live, total: selected.count, start: start)
+        let command = self.command
+        let json = self.json
+        let failFast = fleet.failFast
+
+        let interrupted = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
+            JobPool.run(
+                count: selected.count, width: fleet.jobs,
+                shouldStart: { !cancellation.isCancelled && !(failFast && tally.hasFailures) },
+                job: { index in
+                    let path = selected[index]
+                    let item = Self.item(for: path, command: command, cancellation: cancellation, work)
+                    tally.record(database: path, outcome: item.outcome, exitCode: item.exitCode, message: item.message)
+                    output.emit(json ? item.json : Self.line(path: path, item: item), tally: tally)
+                })
+            return cancellation.isCancelled
+        }
+        let summary = tally.summary(
+            command: command, listed: given.count, duplicates: list.duplicateCount, shard: fleet.shard,
+            selected: selected.count, interrupted: interrupted, totalSeconds: (Self.seconds(since: start) * 1000).rounded() / 1000)
+        terminal.print(json ? try FleetEnvelope<FleetSummary>.compact(summary) : Self.render(summary))
+        return summary.exitCode
+    }
+
+    /// Runs one database, turning a thrown error into its failure line.
+    private static func item(
+        for path: String, command: String, cancellation: Cancellation,
+        _ work: (String, Cancellation) throws -> Item
+    ) -> Item {
+        let kind: String
+        let message: String
+        let status: Int32
+        do {
+            return try work(path, cancellation)
+        } catch let error as StewardError {
+            (kind, message, status) = (error.kind.rawValue, error.message, ExitCode.for(error.kind))
+        } catch {
+            (kind, message, status) = (StewardError.Kind.internal.rawValue, "\(error)", ExitCode.software)
+        }
+        let line = FleetFailureLine(command: command, path: path, database: path, error: .init(kind: kind, message: message), exitCode: status)
+        let json = (try? FleetEnvelope<FleetFailureLine>.compact(line))
+            ?? "{\"kind\":\"database\",\"status\":\"error\",\"exitCode\":\(status)}"
+        return Item(outcome: "failed", exitCode: status, json: json, detail: message, message: message)
+    }
+
+    /// `ok     migrated   /srv/a/app.db  1 → 3 …` or `error  exit 65    /srv/b/app.db  …`.
+    static func line(path: String, item: Item) -> String {
+        let status = item.exitCode == 0 ? "ok" : "FAIL"
+        let outcome = item.exitCode == 0 ? item.outcome : "exit \(item.exitCode)"
+        return "\(status.padding(toLength: 5, withPad: " ", startingAt: 0))"
+            + "\(outcome.padding(toLength: 14, withPad: " ", startingAt: 0))\(path)  \(item.detail)"
+    }
+
+    static func render(_ summary: FleetSummary) -> String {
+        var lines: [String] = []
+        var databases = "\(summary.listed) listed"
+        if summary.duplicates > 0 { databases += ", \(summary.duplicates) duplicate\(summary.duplicates == 1 ? "" : "s") skipped" }
+        if let shard = summary.shard { databases += ", shard \(shard): \(summary.selected)" }
+        lines.append("Databases   \(databases)")
+        let outcomes = summary.outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        lines.append("Result      \(summary.succeeded) succeeded, \(summary.failed) failed"
+                     + (outcomes.isEmpty ? "" : " (\(outcomes))")
+                     + (summary.notStarted > 0 ? ", \(summary.notStarted) not started" : ""))
+        if !summary.exitCodes.isEmpty {
+            let codes = summary.exitCodes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            lines.append("Failures    by exit status: \(codes)")
+        }
+        lines.append("Exit status \(summary.exitCode)")
+        lines.append("Time        \(ReportOutput.seconds(summary.totalSeconds))")
+        return lines.joined(separator: "\n")
+    }
+
+    static func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+
+    /// Writes result lines from the jobs one at a time, and on a terminal keeps a live
+    /// line on stderr (done/total, failed, rate, time left) below them.
+    private final class Output: @unchecked Sendable {
+        private let lock = NSLock()
+        private let terminal: Terminal
+        private let live: Bool
+        private let total: Int
+        private let start: DispatchTime
+
+        init(terminal: Terminal, live: Bool, total: Int, start: DispatchTime) {
+            self.terminal = terminal
+            self.live = live
+            self.total = total
+            self.start = start
+        }
+
+        func emit(_ line: String, tally: FleetTally) {
+            lock.lock()
+            defer { lock.unlock() }
+            if live { terminal.progress("\r\u{1B}[2K") }
+            terminal.print(line)
+            guard live else { return }
+            let (done, failed) = tally.counts
+            let elapsed = FleetRun.seconds(since: start)
+            let rate = elapsed > 0 ? Double(done) / elapsed : 0
+            let left = rate > 0 ? Double(total - done) / rate : 0
+            terminal.progress(String(format: "%d/%d done, %d failed, %.1f/s, %.0f s left", done, total, failed, rate, left))
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The databases of a fleet run: the paths in the order given, each file once.
+///
+/// Two spellings of one file (a symbolic link, a hard link, `./a.db` and `a.db`) are one
+/// database: identity is the device and inode that `stat` finds, following links. A path
+/// that cannot be stat'ed (missing, unreadable directory) keeps its place, identified by
+/// its absolute spelling, so that its own run reports why.
+public struct DatabaseList: Sendable {
+    /// Distinct databases, first spelling kept, in the order given.
+    public let paths: [String]
+    /// How many paths were dropped as a second spelling of an earlier one.
+    public let duplicateCount: Int
+
+    public init(paths given: [String]) {
+        var seenFiles = Set<FileIdentity>()
+        var seenNames = Set<String>()
+        var kept: [String] = []
+        var duplicates = 0
+        for path in given {
+            var info = stat()
+            let isNew: Bool
+            if stat(path, &info) == 0 {
+                isNew = seenFiles.insert(FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted
+            } else {
+                isNew = seenNames.insert(Self.absolute(path)).inserted
+            }
+            if isNew { kept.append(path) } else { duplicates += 1 }
+        }
+        paths = kept
+        duplicateCount = duplicates
+    }
+
+    /// The databases of shard `shard`, with their position in `paths`: the i-th database
+    /// (from 0) belongs to shard (i mod N) + 1, so the N shards cover the list exactly once
+    /// and every host that reads the same list agrees without talking to the others.
+    public func selection(_ shard: Shard?) -> [String] {
+        guard let shard else { return paths }
+        return paths.enumerated().compactMap { index, path in
+            index % shard.count == shard.index - 1 ? path : nil
+        }
+    }
+
+    /// Paths from a `--dbs-from` file: one a line (a trailing `\r` is part of the name, as
+    /// the shell would see it), or NUL-separated (`find -print0`). Empty entries are skipped.
+    public static func parse(_ bytes: [UInt8], nullSeparated: Bool) -> [String] {
+        let separator: UInt8 = nullSeparated ? 0 : UInt8(ascii: "\n")
+        return bytes.split(separator: separator, omittingEmptySubsequences: true).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
+    /// Reads a `--dbs-from` list; `-` is standard input.
+    public static func read(from source: String, nullSeparated: Bool) throws -> [String] {
+        let data: Data
+        if source == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard FileManager.default.fileExists(atPath: source) else {
+                throw StewardError(.notFound, "the database list \(source) does not exist")
+            }
+            guard let contents = FileManager.default.contents(atPath: source) else {
+                throw StewardError(.notFound, "cannot read the database list \(source)")
+            }
+            data = contents
+        }
+        let paths = parse([UInt8](data), nullSeparated: nullSeparated)
+        if !nullSeparated, paths.contains(where: { $0.utf8.contains(0) }) {
+            throw StewardError(.badInput, "the database list \(source) contains a NUL byte; use --null for NUL-separated names")
+        }
+        return paths
+    }
+
+    /// `path` made absolute against the current directory, without resolving links: the
+    /// spelling a user would recognise.
+    public static func absolute(_ path: String) -> String {
+        let joined = path.hasPrefix("/") ? path : Paths.join(FileManager.default.currentDirectoryPath, path)
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    private struct FileIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+}

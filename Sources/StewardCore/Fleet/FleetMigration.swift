@@ -1,0 +1,110 @@
+import Foundation
+
+/// One database's migration in a fleet run: current databases are found by a read-only
+/// look at `user_version` and left alone; with a backup directory, the others get a
+/// verified bundle (what `steward backup` makes) before their first change.
+public struct FleetMigration {
+    /// The rollback point taken before the migration.
+    public struct Bundle: Codable, Sendable {
+        public let path: String
+        public let sha256: String
+        public let sizeBytes: Int64
+        /// The `user_version` in the bundle: the version the database is rolled back to.
+        public let userVersion: Int32
+    }
+
+    public struct Result: Sendable {
+        /// `migrated`, `created`, `current` (nothing to apply), `pending` (`--status` with
+        /// migrations to apply) or `would-migrate` (`--dry-run`).
+        public let outcome: String
+        public let report: MigrateReport
+        public let bundle: Bundle?
+        /// The drift check's finding; nil when it did not run (current databases,
+        /// `--status`, `--dry-run`, no check asked for).
+        public let schema: SchemaDriftCheck.Comparison?
+    }
+
+    let options: Migrator.Options
+    let backupDirectory: String?
+    let backupThreads: Int
+    let cancellation: Cancellation
+    let drift: SchemaDriftCheck?
+    let allowDrift: Bool
+
+    public init(
+        options: Migrator.Options, backupDirectory: String?, backupThreads: Int, drift: SchemaDriftCheck?,
+        allowDrift: Bool, cancellation: Cancellation
+    ) {
+        self.options = options
+        self.backupDirectory = backupDirectory
+        self.backupThreads = backupThreads
+        self.drift = drift
+        self.allowDrift = allowDrift
+        self.cancellation = cancellation
+    }
+
+    public func run() throws -> Result {
+        if options.statusOnly {
+            let report = try Migrator(options: options, cancellation: cancellation).run()
+            return Result(outcome: report.pending.isEmpty ? "current" : "pending", report: report, bundle: nil, schema: nil)
+        }
+        if options.dryRun {
+            let report = try Migrator(options: options, cancellation: cancellation).run()
+            return Result(outcome: report.applied.isEmpty ? "current" : "would-migrate", report: report, bundle: nil, schema: nil)
+        }
+        let exists = FileProbe.exists(options.databasePath)
+        var schema: SchemaDriftCheck.Comparison?
+        if exists {
+            // A read-only look costs one open and one pragma; a database it cannot read
+            // (a hot journal that the writer will roll back, say) goes the full way, which
+            // gives the real answer.
+            var look = options
+            look.statusOnly = true
+            let status = try? Migrator(options: look, cancellation: cancellation).run()
+            if let status, status.pending.isEmpty {
+                return Result(outcome: "current", report: status, bundle: nil, schema: nil)
+            }
+            if let drift {
+                schema = try check(drift, version: status?.fromVersion)
+            }
+        }
+        var bundle: Bundle?
+        if let backupDirectory, exists {
+            bundle = try backUp(into: backupDirectory)
+        }
+        let report = try Migrator(options: options, cancellation: cancellation).run()
+        let outcome = report.created ? "created" : report.applied.isEmpty ? "current" : "migrated"
+        return Result(outcome: outcome, report: report, bundle: bundle, schema: schema)
+    }
+
+    /// Refuses (65) a database whose schema is not what the set makes at its version,
+    /// unless drift is allowed; then the difference is reported.
+    private func check(_ drift: SchemaDriftCheck, version: Int32?) throws -> SchemaDriftCheck.Comparison {
+        guard let version else {
+            return .init(status: "skipped", version: 0, differences: [], reason: "the version could not be read before migrating")
+        }
+        let comparison = drift.compare(databaseAt: options.databasePath, version: version, cancellation: cancellation)
+        if comparison.status == "drift" && !allowDrift {
+            throw StewardError(
+                .badInput,
+                "\(options.databasePath): schema drift, not migrated: the schema differs from what the migration set makes "
+                    + "at version \(version): \(comparison.differences.joined(separator: "; ")) (--allow-drift migrates anyway)")
+        }
+        return comparison
+    }
+
+    private func backUp(into directory: String) throws -> Bundle {
+        var backup = BackupMaker.Options(databasePath: options.databasePath, outputDirectory: directory)
+        backup.nameTag = try PathTag.of(options.databasePath)
+        backup.timeout = options.timeout
+        backup.threads = backupThreads
+        do {
+            let report = try BackupMaker(options: backup, cancellation: cancellation).run()
+            return Bundle(path: report.bundle.path, sha256: report.bundle.sha256, sizeBytes: report.bundle.sizeBytes,
+                          userVersion: report.source.userVersion)
+        } catch let error as StewardError {
+            if error.kind == .interrupted { throw error }
+            throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// `steward report`: the per-database NDJSON lines of fleet runs (the shards of one run,
+/// or runs one after another) summarised. When a database has more than one line, the
+/// last one read counts: a re-run that finished what a first run left is the state.
+public struct FleetReport: Codable, Sendable {
+    public var command = "report"
+    public let files: [String]
+    /// Database lines read, all files together.
+    public let lines: Int
+    /// Distinct databases (by path as listed).
+    public let databases: Int
+    /// Databases with more than one line; the last counts.
+    public let repeated: Int
+    public let succeeded: Int
+    public let failed: Int
+    public let outcomes: [String: Int]
+    /// Failed databases per exit status.
+    public let exitCodes: [String: Int]
+    public let failures: [FleetSummary.Failure]
+    /// Summaries (`kind` `summary`) read: one per shard or run.
+    public let summaries: Int
+    /// Databases that summaries counted as not started (`--fail-fast`, a signal).
+    public let notStarted: Int
+    /// The fleet's exit status by the rule of a fleet run (steward(1)).
+    public let exitCode: Int32
+
+    /// Reads the NDJSON of `files` (`-` is standard input).
+    public static func read(_ files: [String]) throws -> FleetReport {
+        var latest: [String: (outcome: String, exitCode: Int32, message: String?)] = [:]
+        var order: [String] = []
+        var lines = 0, repeated = Set<String>(), summaries = 0, notStarted = 0
+        for file in files {
+            let data: Data
+            if file == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                guard FileManager.default.fileExists(atPath: file) else {
+                    throw StewardError(.notFound, "\(file): no such file")
+                }
+                guard let contents = FileManager.default.contents(atPath: file) else {
+                    throw StewardError(.notFound, "\(file): cannot be read")
+                }
+                data = contents
+            }
+            for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+                if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { continue }
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+                    throw StewardError(.badInput, "\(file):\(number + 1): not a JSON object")
+                }
+                switch object["kind"] as? String {
+                case "database":
+                    guard let path = (object["path"] as? String) ?? (object["database"] as? String),
+                          let exitCode = (object["exitCode"] as? NSNumber)?.int32Value
+                    else {
+                        throw StewardError(.badInput, "\(file):\(number + 1): a database line without path or exitCode")
+                    }
+                    lines += 1
+                    let outcome = object["outcome"] as? String ?? (exitCode == 0 ? "ok" : "failed")
+                    let message = (object["error"] as? [String: Any])?["message"] as? String
+                        ?? (exitCode == 0 ? nil : (object["failedChecks"] as? [String]).map { "failed: " + $0.joined(separator: ", ") })
+                    if latest[path] == nil { order.append(path) } else { repeated.insert(path) }
+                    latest[path] = (outcome, exitCode, message)
+                case "summary":
+                    summaries += 1
+                    notStarted += (object["notStarted"] as? NSNumber)?.intValue ?? 0
+                default:
+                    throw StewardError(.badInput, "\(file):\(number + 1): not a line of a fleet run (kind is neither database nor summary)")
+                }
+            }
+        }
+        var outcomes: [String: Int] = [:]
+        var failures: [FleetSummary.Failure] = []
+        var codes: [String: Int] = [:]
+        for path in order {
+            guard let result = latest[path] else { continue }
+            outcomes[result.outcome, default: 0] += 1
+            if result.exitCode != 0 {
+                failures.append(.init(database: path, exitCode: result.exitCode, message: result.message ?? result.outcome))
+                codes[String(result.exitCode), default: 0] += 1
+            }
+        }
+        return FleetReport(
+            files: files, lines: lines, databases: order.count, repeated: repeated.count,
+            succeeded: order.count - failures.count, failed: failures.count, outcomes: outcomes, exitCodes: codes,
+            failures: failures, summaries: summaries, notStarted: notStarted,
+            exitCode: FleetSummary.exitCode(of: failures.map(\.exitCode)))
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Runs `count` jobs on at most `width` threads, in order of index, each index once.
+///
+/// Threads take the next index under a lock, so no job runs twice and memory does not
+/// depend on `count`. `shouldStart` is asked before each job: once it says no (fail-fast,
+/// a signal), jobs not yet started are skipped and the pool drains.
+public enum JobPool {
+    /// Stack of each worker thread: SQLite parses a migration's nested expressions
+    /// recursively, and Foundation's default for secondary threads is small.
+    static let stackSize = 8 << 20
+
+    /// Returns how many jobs were started.
+    @discardableResult
+    public static func run(
+        count: Int, width: Int,
+        shouldStart: @escaping @Sendable () -> Bool,
+        job: @escaping @Sendable (Int) -> Void
+    ) -> Int {
+        let state = State()
+        let workers = max(1, min(width, count))
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            group.enter()
+            let thread = Thread {
+                while let index = state.next(below: count, shouldStart) {
+                    job(index)
+                }
+                group.leave()
+            }
+            thread.stackSize = stackSize
+            thread.start()
+        }
+        group.wait()
+        return state.started
+    }
+
+    private final class State: @unchecked Sendable {
+        private let lock = NSLock()
+        private var nextIndex = 0
+
+        var started: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return nextIndex
+        }
+
+        func next(below count: Int, _ shouldStart: () -> Bool) -> Int? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard nextIndex < count, shouldStart() else { return nil }
+            defer { nextIndex += 1 }
+            return nextIndex
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import SQLiteKit
+
+/// The schema of `main` in a form two databases can be compared by, object by object:
+/// tables with their columns and constraints, indexes, triggers and views, their SQL
+/// normalised so that whitespace, comments, keyword case and identifier quoting do not
+/// count. Rows are never read. Ledger tables of every runner are left out: they record
+/// history, not schema.
+public struct SchemaFingerprint: Sendable, Equatable {
+    struct Column: Sendable, Equatable {
+        let type: String
+        let notNull: Bool
+        let defaultValue: String?
+        let primaryKeyPosition: Int
+        let hidden: Int
+    }
+
+    struct Table: Sendable, Equatable {
+        let name: String
+        let columns: [String: Column]
+        let columnOrder: [String]
+        let sql: String
+    }
+
+    var tables: [String: Table] = [:]
+    /// Indexes, triggers and views by lower-cased name, with their normalised SQL.
+    var indexes: [String: String] = [:]
+    var triggers: [String: String] = [:]
+    var views: [String: String] = [:]
+
+    public init(reading connection: Connection) throws {
+        let ledgers = Set(Dialect.allCases.compactMap { $0.ledgerTable?.lowercased() })
+        var entries: [(type: String, name: String, sql: String?)] = []
+        try connection.forEachRow(sql: "SELECT type, name, sql FROM main.sqlite_schema ORDER BY type, name") { row in
+            entries.append((row.text(at: 0) ?? "", row.text(at: 1) ?? "", row.text(at: 2)))
+        }
+        for entry in entries {
+            let key = entry.name.lowercased()
+            guard !key.hasPrefix("sqlite_"), !ledgers.contains(key) else { continue }
+            switch entry.type {
+            case "table":
+                var columns: [String: Column] = [:]
+                var order: [String] = []
+                try connection.forEachRow(
+                    sql: "SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?1, 'main')",
+                    bindings: [.text(entry.name)]
+                ) { row in
+                    let name = (row.text(at: 0) ?? "").lowercased()
+                    order.append(name)
+                    columns[name] = Column(
+                        type: (row.text(at: 1) ?? "").uppercased(), notNull: row.int64(at: 2) != 0,
+                        defaultValue: row.text(at: 3).map(Self.normalise), primaryKeyPosition: row.int(at: 4),
+                        hidden: row.int(at: 5))
+                }
+                tables[key] = Table(name: entry.name, columns: columns, columnOrder: order,
+                                    sql: Self.normalise(entry.sql ?? ""))
+            case "index":
+                // Automatic indexes (UNIQUE, PRIMARY KEY) have no SQL; their table's
+                // definition already says what they index.
+                if let sql = entry.sql { indexes[key] = Self.normalise(sql) }
+            case "trigger":
+                triggers[key] = Self.normalise(entry.sql ?? "")
+            case "view":
+                views[key] = Self.normalise(entry.sql ?? "")
+            default:
+                break
+            }
+        }
+    }
+
+    /// No table, index, trigger or view (ledger tables aside).
+    public var isEmpty: Bool { tables.isEmpty && indexes.isEmpty && triggers.isEmpty && views.isEmpty }
+
+    /// SQL as tokens: words and quoted names lower-cased and unquoted, strings kept, all
+    /// separated by one space; comments and whitespace gone.
+    static func normalise(_ sql: String) -> String {
+        SQLScanner.tokens(of: sql).map { token in
+            switch token.kind {
+            case .word, .quotedIdentifier: token.text.lowercased()
+            case .string: "'" + token.text.replacingOccurrences(of: "'", with: "''") + "'"
+            case .number, .symbol: token.text
+            }
+        }.joined(separator: " ")
+    }
+
+    /// The differences of `self` (the database) against `expected` (the set applied up to
+    /// the baseline), object by object: "index ticket_status missing", "table ticket:
+    /// column email extra". Empty when the schemas are equal.
+    public func differences(from expected: SchemaFingerprint) -> [String] {
+        var result: [String] = []
+        for name in Set(expected.tables.keys).union(tables.keys).sorted() {
+            switch (tables[name], expected.tables[name]) {
+            case (nil, let wanted?): result.append("table \(wanted.name) missing")
+            case (let actual?, nil): result.append("table \(actual.name) extra")
+            case (let actual?, let wanted?):
+                for column in wanted.columnOrder where actual.columns[column] == nil {
+                    result.append("table \(actual.name): column \(column) missing")
+                }
+                for column in actual.columnOrder where wanted.columns[column] == nil {
+                    result.append("table \(actual.name): column \(column) extra")
+                }
+                for column in wanted.columnOrder {
+                    if let have = actual.columns[column], let want = wanted.columns[column], have != want {
+                        result.append("table \(actual.name): column \(column) differs")
+                    }
+                }
+                if actual.columns == wanted.columns, actual.columnOrder != wanted.columnOrder {
+                    result.append("table \(actual.name): columns in another order")
+                } else if actual.columns == wanted.columns, actual.sql != wanted.sql {
+                    result.append("table \(actual.name): constraints differ")
+                }
+            case (nil, nil): break
+            }
+        }
+        for (kind, mine, theirs) in [("index", indexes, expected.indexes), ("trigger", triggers, expected.triggers),
+                                     ("view", views, expected.views)] {
+            for name in Set(mine.keys).union(theirs.keys).sorted() {
+                switch (mine[name], theirs[name]) {
+                case (nil, _?): result.append("\(kind) \(name) missing")
+                case (_?, nil): result.append("\(kind) \(name) extra")
+                case (let have?, let want?) where have != want: result.append("\(kind) \(name) differs")
+                default: break
+                }
+            }
+        }
+        return result
+    }
+}

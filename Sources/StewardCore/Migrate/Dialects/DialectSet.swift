@@ -1,0 +1,164 @@
+import Foundation
+
+/// A migration directory read in one runner's layout: the migrations in the order the runner
+/// runs them, the files it leaves out, and the refusals (65) for what Steward cannot run the
+/// way that runner would.
+public struct DialectSet: Sendable {
+    public let directory: String
+    public let dialect: Dialect
+    public let migrations: [DialectMigration]
+    /// Files and folders that are not migrations of this layout (`.down.sql`, a README, a
+    /// drizzle `.sql` file its journal does not list, with the reason).
+    public let ignoredFiles: [String]
+
+    /// Why the layout was chosen, for the report.
+    public struct Detection: Sendable, Equatable {
+        public let dialect: Dialect
+        public let reason: String
+    }
+
+    // MARK: - Detection
+
+    /// Picks the layout of `directory`, in the order the issue fixes: a drizzle journal,
+    /// diesel folders, Flyway names, goose markers, dbmate markers, then the ledger table the
+    /// database already has (sqlx, golang-migrate), otherwise Steward's own.
+    public static func detect(directory: String, ledgers: Set<Dialect>) -> Detection {
+        // Only the last steps need the database; `ledgers` is what it has.
+        (try? detect(directory: directory, ledgers: { ledgers })) ?? Detection(dialect: .steward, reason: "")
+    }
+
+    /// As `detect(directory:ledgers:)`, reading the database's ledger tables only when the
+    /// files decide nothing.
+    public static func detect(directory: String, ledgers: () throws -> Set<Dialect>) throws -> Detection {
+        if Paths.exists(Paths.join(Paths.join(directory, "meta"), "_journal.json")) {
+            return Detection(dialect: .drizzle, reason: "meta/_journal.json")
+        }
+        let entries = (try? Paths.names(in: directory).sorted()) ?? []
+        if let folder = entries.first(where: { !$0.hasPrefix(".") && isDirectory(Paths.join(directory, $0))
+            && Paths.exists(Paths.join(Paths.join(directory, $0), "up.sql")) }) {
+            return Detection(dialect: .diesel, reason: "folder \(folder) holds up.sql")
+        }
+        if let name = entries.first(where: { flywayPrefix($0) != nil }) {
+            return Detection(dialect: .flyway, reason: "Flyway file name \(name)")
+        }
+        let sqlFiles = entries.filter { $0.hasSuffix(".sql") && !$0.hasPrefix(".") }
+        var dbmateFile: String?
+        for name in sqlFiles {
+            guard let data = Paths.contents(of: Paths.join(directory, name)) else { continue }
+            let lines = UpSection.lines(String(decoding: data, as: UTF8.self))
+            if lines.contains(where: { UpSection.gooseAnnotation($0) != nil }) {
+                return Detection(dialect: .goose, reason: "goose annotations in \(name)")
+            }
+            if dbmateFile == nil, lines.contains(where: { UpSection.dbmateDirective($0, "up") }) {
+                dbmateFile = name
+            }
+        }
+        if let dbmateFile {
+            return Detection(dialect: .dbmate, reason: "dbmate directives in \(dbmateFile)")
+        }
+        let present = try ledgers()
+        for dialect in [Dialect.sqlx, .golangMigrate] where present.contains(dialect) {
+            return Detection(dialect: dialect, reason: "the database has \(dialect.rawValue)'s ledger table \(dialect.ledgerTable ?? "")")
+        }
+        return Detection(dialect: .steward, reason: "no other runner's layout or ledger")
+    }
+
+    // MARK: - Reading
+
+    init(directory: String, dialect: Dialect, migrations: [DialectMigration], ignoredFiles: [String]) {
+        self.directory = directory
+        self.dialect = dialect
+        self.migrations = migrations
+        self.ignoredFiles = ignoredFiles
+    }
+
+    /// Reads `directory` in `dialect`'s layout.
+    ///
+    /// - Throws: `.notFound` when the directory does not exist; `.badInput` naming the file
+    ///   for a versioned file that is not SQL (code migrations stay refused in every
+    ///   layout), a duplicate or malformed version, text that is not UTF-8, a refused
+    ///   marker, or no migration at all.
+    public init(directory: String, dialect: Dialect) throws {
+        guard Paths.exists(directory) else {
+            throw StewardError(.notFound, "\(directory): no such migrations directory")
+        }
+        guard Paths.isDirectory(directory) else {
+            throw StewardError(.badInput, "\(directory) is not a directory of migrations")
+        }
+        let names: [String]
+        do {
+            names = try Paths.names(in: directory).sorted()
+        } catch {
+            throw StewardError(.notFound, "cannot read the migrations directory \(directory): \(error.localizedDescription)")
+        }
+        self.directory = directory
+        self.dialect = dialect
+        try Self.refuseCode(names, in: directory)
+
+        var reader = Reader(directory: directory)
+        switch dialect {
+        case .steward, .golangMigrate, .sqlx, .goose, .dbmate: try reader.readNumbered(names, dialect: dialect)
+        case .diesel: try reader.readDiesel(names)
+        case .drizzle: try reader.readDrizzle(names)
+        case .flyway: try reader.readFlyway(names)
+        }
+        if dialect != .drizzle {
+            reader.migrations.sort { $0.version < $1.version }
+        }
+        var seen: [VersionKey: String] = [:]
+        for migration in reader.migrations {
+            if let other = seen[migration.version] {
+                throw StewardError(
+                    .badInput,
+                    "\(Paths.join(directory, migration.fileName)): version \(migration.version) is also used by \(other)")
+            }
+            seen[migration.version] = migration.fileName
+        }
+        guard !reader.migrations.isEmpty else {
+            let found = reader.ignored.isEmpty ? "it is empty" : "found instead: \(reader.ignored.prefix(5).joined(separator: ", "))"
+            throw StewardError(.badInput, "no migrations found in \(directory) for the \(dialect.rawValue) layout (\(found))")
+        }
+        self.migrations = reader.migrations
+        self.ignoredFiles = reader.ignored
+    }
+
+    /// Versioned files that are not SQL (`0216__x.js`, `20240101_x.go`, `V3__x.java`) hold
+    /// code that moves data between SQL steps: running the SQL around them without them can
+    /// destroy data with every statement succeeding.
+    static func refuseCode(_ names: [String], in directory: String) throws {
+        let code = names.filter { name in
+            guard !name.hasPrefix("."), !name.hasSuffix(".sql"), !isDirectory(Paths.join(directory, name)) else {
+                return false
+            }
+            return looksVersioned(name)
+        }
+        guard code.isEmpty else {
+            throw StewardError(
+                .badInput,
+                "\(directory) holds versioned migrations that are not SQL (\(code.joined(separator: ", "))); Steward runs only SQL and will not run the files around them without them")
+        }
+    }
+
+    /// `^[0-9]+[_.-]` or `^[VUR][0-9._]*__`.
+    static func looksVersioned(_ name: String) -> Bool {
+        let digits = name.prefix { $0.isASCII && $0.isNumber }
+        if !digits.isEmpty, let next = name.dropFirst(digits.count).first, "_.-".contains(next) { return true }
+        guard let first = name.first, "VUR".contains(first) else { return false }
+        return name.dropFirst().prefix { $0.isASCII && ($0.isNumber || $0 == "." || $0 == "_") }.contains("__")
+    }
+
+    /// The kind and version text of a Flyway file name: `V1_1__x.sql` → ("V", "1_1").
+    static func flywayPrefix(_ name: String) -> (kind: Character, version: String, description: String)? {
+        guard name.hasSuffix(".sql"), let kind = name.first, "VUR".contains(kind),
+              let separator = name.range(of: "__") else { return nil }
+        let version = String(name[name.index(after: name.startIndex)..<separator.lowerBound])
+        guard version.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "_") }) else { return nil }
+        guard kind == "R" ? version.isEmpty : !version.isEmpty else { return nil }
+        let description = String(name[separator.upperBound...].dropLast(".sql".count))
+        return (kind, version, description)
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        Paths.isDirectory(path)
+    }
+}

@@ -1,0 +1,66 @@
+import ArchiveKit
+import SQLiteKit
+
+/// drizzle's `__drizzle_migrations(id, hash, created_at)`. Table, read and insert as
+/// drizzle-team/drizzle-orm drizzle-orm/src/sqlite-core/dialect.ts (`migrate`) writes them:
+/// drizzle reads only the newest `created_at` and runs every journal entry whose `when` is
+/// later, inserting the file's hash and the entry's `when`. The hash is the SHA-256 (hex) of
+/// the file's text with CRLF read as LF (drizzle-orm/src/migrator.ts, `readMigrationFiles`;
+/// older releases hashed the text as it was, which is accepted too).
+struct DrizzleLedger: MigrationLedger {
+    var dialect: Dialect { .drizzle }
+
+    func create(on connection: Connection) throws {
+        try connection.execute(sql: """
+            CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (
+            \t\t\t\tid SERIAL PRIMARY KEY,
+            \t\t\t\thash text NOT NULL,
+            \t\t\t\tcreated_at numeric
+            \t\t\t)
+            """)
+    }
+
+    static func hash(_ bytes: [UInt8]) throws -> String {
+        do {
+            return try SHA256Hasher.hex(of: LineEndings.unix(bytes))
+        } catch {
+            throw StewardError(.internal, "libcrypto could not compute a SHA-256: \(error)")
+        }
+    }
+
+    func read(on connection: Connection, migrations: [DialectMigration]) throws -> LedgerReading {
+        var reading = LedgerReading()
+        var hashes: [Int64: [String]] = [:]
+        var newest: Int64?
+        try connection.forEachRow(sql: "SELECT hash, created_at FROM \"__drizzle_migrations\"") { row in
+            let when = row.int64(at: 1)
+            reading.rows += 1
+            hashes[when, default: []].append(row.text(at: 0) ?? "")
+            newest = max(newest ?? when, when)
+        }
+        guard let newest else { return reading }
+        for migration in migrations {
+            guard let when = migration.journalWhen, when <= newest else { continue }
+            reading.applied.insert(migration.version)
+            guard let recorded = hashes[when] else { continue }
+            let current = try Self.hash(migration.bytes)
+            let asWritten = try SHA256Hasher.hex(of: migration.bytes)
+            if !recorded.contains(current), !recorded.contains(asWritten) {
+                let windows = try SHA256Hasher.hex(of: LineEndings.windows(migration.bytes))
+                reading.changed.append(.init(file: migration.fileName, lineEndingsOnly: recorded.contains(windows)))
+            }
+        }
+        let known = Set(migrations.compactMap(\.journalWhen))
+        reading.unknown = hashes.keys.filter { !known.contains($0) }.sorted().map { "created_at \($0)" }
+        return reading
+    }
+
+    func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
+        guard let when = migration.journalWhen else {
+            throw StewardError(.internal, "\(migration.fileName): no journal entry")
+        }
+        try connection.execute(
+            sql: "INSERT INTO \"__drizzle_migrations\" (\"hash\", \"created_at\") VALUES(?, ?)",
+            bindings: [.text(try Self.hash(migration.bytes)), .integer(when)])
+    }
+}

@@ -1,0 +1,82 @@
+import SQLiteKit
+
+/// Flyway's `flyway_schema_history`. Table and index as flyway-core
+/// internal/database/sqlite/SQLiteDatabase.java (`getRawCreateScript`) creates them, the row
+/// as internal/database/base/Database.java (`getInsertStatement`) and
+/// internal/schemahistory/JdbcTableSchemaHistory.java (`doAddAppliedMigration`) write it:
+/// the next rank, the version with `_` read as `.`, the description, type `SQL`, the file
+/// name, the CRC32 checksum (`CRC32.flyway`), `installed_by` empty (SQLiteDatabase's
+/// current user), the execution time in milliseconds and success 1.
+struct FlywayLedger: MigrationLedger {
+    var dialect: Dialect { .flyway }
+
+    func create(on connection: Connection) throws {
+        guard try !exists(on: connection) else { return }
+        try connection.execute(sql: """
+            CREATE TABLE "main"."flyway_schema_history" (
+                "installed_rank" INT NOT NULL PRIMARY KEY,
+                "version" VARCHAR(50),
+                "description" VARCHAR(200) NOT NULL,
+                "type" VARCHAR(20) NOT NULL,
+                "script" VARCHAR(1000) NOT NULL,
+                "checksum" INT,
+                "installed_by" VARCHAR(100) NOT NULL,
+                "installed_on" TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f','now')),
+                "execution_time" INT NOT NULL,
+                "success" BOOLEAN NOT NULL
+            );
+            CREATE INDEX "main"."flyway_schema_history_s_idx" ON "flyway_schema_history" ("success");
+            """)
+    }
+
+    func read(on connection: Connection, migrations: [DialectMigration]) throws -> LedgerReading {
+        var reading = LedgerReading()
+        let byVersion = Dictionary(migrations.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
+        var baseline: VersionKey?
+        try connection.forEachRow(sql: """
+            SELECT "version", "type", "checksum", "success" FROM "flyway_schema_history" ORDER BY "installed_rank"
+            """) { row in
+            guard let text = row.text(at: 0), let version = VersionKey(text, dotted: true) else { return }
+            let type = row.text(at: 1) ?? ""
+            if row.int64(at: 3) == 0 {
+                reading.dirty = reading.dirty ?? """
+                    flyway_schema_history records version \(text) as failed: an earlier run stopped part way \
+                    through it. Check the schema by hand, then run 'flyway repair' to remove the failed entry
+                    """
+                return
+            }
+            reading.rows += 1
+            if type == "BASELINE" {
+                baseline = version
+                return
+            }
+            guard let migration = byVersion[version] else {
+                reading.unknown.append(text)
+                return
+            }
+            reading.applied.insert(migration.version)
+            if !row.isNull(at: 2), row.int64(at: 2) != Int64(CRC32.flyway(migration.bytes)) {
+                reading.changed.append(.init(file: migration.fileName, lineEndingsOnly: false))
+            }
+        }
+        // Flyway ignores the migrations at or below a baseline.
+        if let baseline {
+            for migration in migrations where migration.version <= baseline {
+                reading.applied.insert(migration.version)
+            }
+        }
+        return reading
+    }
+
+    func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
+        let rank = try connection.integer(sql: "SELECT coalesce(max(\"installed_rank\"), 0) + 1 FROM \"flyway_schema_history\"")
+        try connection.execute(
+            sql: """
+                INSERT INTO "main"."flyway_schema_history" ("installed_rank", "version", "description", "type", \
+                "script", "checksum", "installed_by", "execution_time", "success") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            bindings: [.integer(rank), .text(migration.ledgerVersion), .text(migration.description), .text("SQL"),
+                       .text(migration.fileName), .integer(Int64(CRC32.flyway(migration.bytes))), .text(""),
+                       .integer(Int64((executionSeconds * 1000).rounded())), .integer(1)])
+    }
+}

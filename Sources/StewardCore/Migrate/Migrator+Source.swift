@@ -1,0 +1,104 @@
+import Foundation
+import SQLiteKit
+
+extension Migrator {
+    /// The set as a run sees it: its layout, its migrations with their scripts, and the
+    /// ledger of its runner.
+    struct Source {
+        let detection: DialectSet.Detection
+        let set: DialectSet
+        /// One script per migration, in the set's order.
+        let scripts: [MigrationScript]
+        let ledger: (any MigrationLedger)?
+
+        func script(for migration: DialectMigration) -> MigrationScript? {
+            scripts.first { $0.migration.fileName == migration.fileName }
+        }
+
+        /// `user_version` once every migration is applied.
+        var newestUserVersion: Int32 {
+            LedgerPlan.userVersion(for: set.migrations, rule: LedgerPlan.rule(for: set.migrations))
+        }
+    }
+
+    /// Reads the set in the layout `--dialect` names or detection picks. Steward's own
+    /// layout is read by `MigrationSet`, whose refusals (section markers, code files) stand
+    /// when that layout is forced.
+    func loadSource() throws -> Source {
+        let directory = options.migrationsDirectory
+        let detection: DialectSet.Detection
+        if let dialect = options.dialect {
+            detection = .init(dialect: dialect, reason: "--dialect \(dialect.rawValue)")
+        } else {
+            detection = try DialectSet.detect(directory: directory, ledgers: ledgersOfExistingDatabase)
+        }
+        let set: DialectSet
+        if detection.dialect == .steward {
+            let steward = try MigrationSet(directory: directory)
+            set = DialectSet(
+                directory: steward.directory, dialect: .steward,
+                migrations: steward.migrations.map { migration in
+                    DialectMigration(
+                        version: VersionKey(Int64(migration.version)), ledgerVersion: String(migration.version),
+                        fileName: migration.fileName, path: migration.path, description: migration.fileName,
+                        bytes: Array(migration.sql.utf8), upSQL: migration.sql)
+                },
+                ignoredFiles: steward.ignoredFiles)
+        } else {
+            set = try DialectSet(directory: directory, dialect: detection.dialect)
+        }
+        if options.allowOutOfOrder, !set.dialect.canRecordOutOfOrder {
+            throw StewardError(
+                .usage,
+                "--allow-out-of-order cannot be used with \(set.dialect.rawValue): its ledger records only the newest applied migration, so \(set.dialect.rawValue) would never see one applied out of order")
+        }
+        let scripts = try set.migrations.map { migration in
+            try MigrationScript(Migration(
+                version: Int32(clamping: migration.version.integer ?? 0), fileName: migration.fileName,
+                path: migration.path, sql: migration.upSQL))
+        }
+        return Source(detection: detection, set: set, scripts: scripts, ledger: Ledgers.ledger(for: set.dialect))
+    }
+
+    /// The ledger tables of the database, when it exists, for detection.
+    private func ledgersOfExistingDatabase() throws -> Set<Dialect> {
+        guard FileProbe.exists(options.databasePath), (try? FileProbe(path: options.databasePath))?.size ?? 0 > 0 else {
+            return []
+        }
+        let connection = try openExisting(readOnly: true)
+        do {
+            return try Ledgers.present(on: connection)
+        } catch let error as SQLiteError {
+            throw Inspector.explain(error, path: options.databasePath)
+        }
+    }
+
+    /// What is applied and what runs, read on `connection` (inside the run's transaction
+    /// for a real run).
+    func plan(for source: Source, on connection: Connection) throws -> (LedgerPlan, ledgerExisted: Bool, rowsBefore: Int) {
+        let current = try sqlite { try connection.userVersion() }
+        var reading: LedgerReading?
+        if let ledger = source.ledger, try sqlite({ try ledger.exists(on: connection) }) {
+            reading = try sqlite { try ledger.read(on: connection, migrations: source.set.migrations) }
+        }
+        var planOptions = LedgerPlan.Options()
+        planOptions.target = options.targetVersion
+        planOptions.allowChanged = options.allowChanged
+        planOptions.allowOutOfOrder = options.allowOutOfOrder
+        planOptions.baseline = options.baseline
+        let plan = try LedgerPlan(set: source.set, reading: reading, userVersion: current, options: planOptions)
+        return (plan, reading != nil, reading?.rows ?? 0)
+    }
+
+    /// Notes for the report about what the plan accepted.
+    static func notes(for plan: LedgerPlan) -> [String] {
+        var notes: [String] = []
+        for change in plan.changed {
+            notes.append("\(change.file) changed since it was applied\(change.lineEndingsOnly ? " (line endings only)" : ""); accepted by --allow-changed")
+        }
+        for migration in plan.outOfOrder {
+            notes.append("\(migration.fileName) is older than the newest applied migration; applied out of order by --allow-out-of-order")
+        }
+        return notes
+    }
+}

@@ -1,0 +1,35 @@
+import Testing
+@testable import ArgumentKit
+
+/// A last argument that takes every remaining word (`steward report <file> ...`).
+@Suite struct RepeatingArgumentTests {
+    static let report = CommandConfiguration(
+        commandName: "report", abstract: "Summarise.",
+        arguments: [ArgumentDefinition("file", help: "Files.", isRepeating: true)],
+        options: [.flag("json", help: "JSON.")])
+    static let parser = CommandLineParser(root: CommandConfiguration(
+        commandName: "steward", abstract: "Test.", subcommands: [report]))
+
+    private func values(_ arguments: [String]) throws -> ParsedValues {
+        guard case .run(let values) = try Self.parser.parse(arguments) else {
+            throw CommandLineError(message: "not a run", usage: "", commandPath: "")
+        }
+        return values
+    }
+
+    @Test func everyRemainingWordIsKeptInOrderWithOptionsBetween() throws {
+        let parsed = try values(["report", "a.ndjson", "--json", "-", "b.ndjson", "--", "--c"])
+        #expect(parsed.arguments("file") == ["a.ndjson", "-", "b.ndjson", "--c"])
+        #expect(parsed.argument("file") == "a.ndjson")
+        #expect(parsed.flag("json"))
+    }
+
+    @Test func oneWordIsAListOfOneAndNoneIsMissing() throws {
+        #expect(try values(["report", "a"]).arguments("file") == ["a"])
+        #expect(throws: CommandLineError.self) { try Self.parser.parse(["report"]) }
+    }
+
+    @Test func usageShowsTheRepetition() {
+        #expect(HelpFormatter.usage(for: Self.report, path: ["steward", "report"]).contains("<file> ..."))
+    }
+}

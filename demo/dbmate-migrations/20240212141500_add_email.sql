@@ -1,0 +1,5 @@
+-- migrate:up
+ALTER TABLE customer ADD COLUMN email TEXT;
+
+-- migrate:down
+ALTER TABLE customer DROP COLUMN email;
