@@ -45,7 +45,12 @@ let package = Package(
         // Tests.
         .target(name: "TestSupport", dependencies: ["SQLiteKit", "ArchiveKit", "FileNames"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"]),
-        .testTarget(name: "ArchiveKitTests", dependencies: ["ArchiveKit", "TestSupport"]),
+        .testTarget(
+            name: "ArchiveKitTests",
+            dependencies: ["ArchiveKit", "TestSupport"],
+            // The age test vectors are read by path (Fixtures/age/README.md).
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
         .testTarget(name: "FileNamesTests", dependencies: ["FileNames"]),
         .testTarget(name: "StewardCoreTests", dependencies: ["StewardCore", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]),

@@ -7,7 +7,7 @@
 set -eu
 
 case "${1:-}" in
-    "") packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux" ;;
+    "") packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux age python3" ;;
     packaging) packages="binutils dpkg-dev lintian man-db zsh fish" ;;
     *) echo "Usage: install-deps.sh [packaging]" >&2; exit 64 ;;
 esac

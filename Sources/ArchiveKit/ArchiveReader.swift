@@ -70,6 +70,8 @@ public final class ArchiveReader {
     private let stream: DecompressedStream
     private let limits: Limits
     private let ownedDescriptor: Int32?
+    /// The age decryptor the archive is read through, when it is encrypted.
+    private let decryptingSource: DecryptingSource?
     private var current: Entry?
     private var isCurrentRead = false
     private var entryCount = 0
@@ -98,7 +100,19 @@ public final class ArchiveReader {
         try self.init(descriptor: fileDescriptor, owned: false, limits: limits)
     }
 
-    private init(descriptor: Int32, owned: Bool, limits: Limits) throws {
+    /// Reads the plaintext of an unlocked age file (`AgeDecryptor.unlock(with:)` done):
+    /// each chunk is authenticated before libarchive sees it, and the end of the archive
+    /// is accepted only once the decryptor has verified the final chunk and that nothing
+    /// follows it. A decryption failure is thrown as the `AgeError` itself.
+    public convenience init(decrypting decryptor: AgeDecryptor, limits: Limits = Limits()) throws {
+        try self.init(descriptor: -1, owned: false, source: DecryptingSource(decryptor: decryptor), limits: limits)
+    }
+
+    private convenience init(descriptor: Int32, owned: Bool, limits: Limits) throws {
+        try self.init(descriptor: descriptor, owned: owned, source: nil, limits: limits)
+    }
+
+    private init(descriptor: Int32, owned: Bool, source: DecryptingSource?, limits: Limits) throws {
         guard let raw = archive_read_new() else {
             if owned { close(descriptor) }
             throw ArchiveError.libarchive(operation: "archive_read_new", message: "out of memory")
@@ -112,16 +126,27 @@ public final class ArchiveReader {
         self.stream = DecompressedStream(archive: raw)
         self.limits = limits
         self.ownedDescriptor = owned ? descriptor : nil
+        self.decryptingSource = source
         // Everything else (other compressions, zip, cpio, …) stays switched off, so that
         // libarchive never parses a format the bundle cannot be. The zstd layer is read
         // as one raw stream, which the tar reader reads in turn (DecompressedStream).
         try check(archive_read_support_filter_zstd(raw), "enabling zstd", on: raw)
         try check(archive_read_support_format_raw(raw), "enabling the raw stream", on: raw)
-        try check(archive_read_open_fd(raw, descriptor, 1 << 20), "opening the archive", on: raw)
+        if let source {
+            let status = archive_read_open(raw, Unmanaged.passUnretained(source).toOpaque(), nil, { _, context, buffer in
+                guard let context, let buffer else { return -1 }
+                return Unmanaged<DecryptingSource>.fromOpaque(context).takeUnretainedValue().read(into: buffer)
+            }, nil)
+            if status != ARCHIVE_OK, let error = source.error { throw error }
+            try check(status, "opening the archive", on: raw)
+        } else {
+            try check(archive_read_open_fd(raw, descriptor, 1 << 20), "opening the archive", on: raw)
+        }
         var header: OpaquePointer?
-        guard archive_read_next_header(raw, &header) == ARCHIVE_OK else { throw Self.readFailure(of: raw) }
+        guard archive_read_next_header(raw, &header) == ARCHIVE_OK else { throw source?.error ?? Self.readFailure(of: raw) }
         try check(archive_read_support_format_tar(archive), "enabling tar")
         let opened = stream.open(archive)
+        if let error = source?.error { throw error }
         if let failure = stream.failure { throw failure }
         try check(opened, "opening the archive")
     }
@@ -164,6 +189,7 @@ public final class ArchiveReader {
         let status = archive_read_next_header(archive, &header)
         if status == ARCHIVE_EOF {
             try checkEndOfArchive()
+            try decryptingSource?.readToEnd()
             isAtEnd = true
             return nil
         }
@@ -324,7 +350,7 @@ public final class ArchiveReader {
             try stream.checkTrailer(after: end)
         } catch {
             isBroken = true
-            throw error
+            throw decryptingSource?.error ?? error
         }
     }
 
@@ -336,22 +362,63 @@ public final class ArchiveReader {
 
     /// libarchive's error on a read, as an input error, truncation or damage. libarchive
     /// has no code that tells a short stream from a damaged one, only its message. A
-    /// failure of the zstd layer reaches the tar reader only as a failed read, so the
-    /// zstd layer's own error comes first.
-    private func readFailure() -> ArchiveError {
-        stream.failure ?? Self.readFailure(of: archive)
+    /// failure of the decryptor or of the zstd layer reaches the tar reader only as a
+    /// failed read, so their own errors come first.
+    private func readFailure() -> Error {
+        if let error = decryptingSource?.error { return error }
+        return stream.failure ?? Self.readFailure(of: archive)
     }
 
     static func readFailure(of archive: OpaquePointer) -> ArchiveError {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
         let code = archive_errno(archive)
         if [EIO, EBADF, EISDIR, ENXIO, ENOMEM].contains(code) {
-            return .input(errno: code, message: message)
+            return ArchiveError.input(errno: code, message: message)
         }
         let lowered = message.lowercased()
         if lowered.contains("truncated") || lowered.contains("premature") || lowered.contains("unexpected end") {
-            return .truncated(message)
+            return ArchiveError.truncated(message)
         }
-        return .corrupt(message)
+        return ArchiveError.corrupt(message)
+    }
+}
+
+/// Hands libarchive the authenticated chunks of an age payload, and keeps the decryptor's
+/// error, which libarchive only knows as a failed read.
+final class DecryptingSource {
+    let decryptor: AgeDecryptor
+    var error: Error?
+
+    init(decryptor: AgeDecryptor) {
+        self.decryptor = decryptor
+    }
+
+    /// The next chunk for libarchive: its size, 0 at the verified end, -1 on failure.
+    func read(into buffer: UnsafeMutablePointer<UnsafeRawPointer?>) -> Int {
+        do {
+            // Only an entirely empty payload has an empty chunk; the call after it checks
+            // the end, and gives nil.
+            while let chunk = try decryptor.nextChunk() {
+                guard chunk.count > 0 else { continue }
+                buffer.pointee = chunk.baseAddress
+                return chunk.count
+            }
+            return 0
+        } catch {
+            self.error = error
+            return -1
+        }
+    }
+
+    /// Reads what libarchive left after the end of the archive, to the verified end of
+    /// the payload: a file cut after the archive's last block still lacks its final
+    /// chunk, and that must not pass.
+    func readToEnd() throws {
+        do {
+            while try decryptor.nextChunk() != nil {}
+        } catch {
+            self.error = error
+            throw error
+        }
     }
 }

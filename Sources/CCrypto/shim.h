@@ -1,7 +1,11 @@
 #ifndef STEWARD_CCRYPTO_SHIM_H
 #define STEWARD_CCRYPTO_SHIM_H
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/kdf.h>
+#include <openssl/rand.h>
 #include <openssl/sha.h>
 
 #endif

@@ -14,7 +14,9 @@ struct BackupCommand: StewardCommand {
             connection so that CHECK constraints count, foreign_key_check, user_version; with \
             --check-fts also FTS5's integrity-check), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
             which appears under its final name only when complete and synced. A bundle is never \
-            replaced; on any failure or signal, every temporary file is removed.
+            replaced; on any failure or signal, every temporary file is removed. With --recipient, \
+            --recipients-file or a passphrase, the whole bundle is encrypted in the age format \
+            (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it.
             """,
         options: [
             .option("db", value: "path", help: "The database to back up.", required: true),
@@ -26,6 +28,7 @@ struct BackupCommand: StewardCommand {
             .option("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
                     default: String(BackupMaker.defaultPagesPerStep)),
             .flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot."),
+        ] + KeyOptions.forEncryption + [
             CommonOptions.quiet,
             CommonOptions.json,
         ])
@@ -38,8 +41,9 @@ struct BackupCommand: StewardCommand {
         var options = BackupMaker.Options(databasePath: try values.required("db"), outputDirectory: try values.required("out"))
         if options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
         if options.outputDirectory.isEmpty { throw values.error("The value '' is invalid for '--out <dir>'") }
+        options.keys = try KeyOptions.parse(values, encrypting: true)
         if let name = values.value("name") {
-            if let problem = BackupMaker.problem(withBundleName: name) {
+            if let problem = BackupMaker.problem(withBundleName: name, encrypted: options.keys.encrypts) {
                 throw values.error("The value '\(name)' is invalid for '--name <file>': \(problem)")
             }
             options.bundleName = name
@@ -116,6 +120,9 @@ struct BackupCommand: StewardCommand {
         let checks = report.checks
         lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))")
         lines.append("            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)")
+        if let encryption = report.encryption {
+            lines.append("Encrypted   age (\(encryption.format)), to \(encryption.describedRecipients); the manifest is inside")
+        }
         lines.append("Source      \(ReportOutput.escaped(report.database)): user_version \(source.userVersion), application_id \(source.applicationID), "
                      + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
         lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(report.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "

@@ -11,6 +11,7 @@ public enum ExitCode {
     public static let cannotCreate: Int32 = 73
     public static let ioError: Int32 = 74
     public static let temporaryFailure: Int32 = 75
+    public static let noPermission: Int32 = 77
     public static let interrupted: Int32 = 130
 
     /// The status for a failed operation.
@@ -22,6 +23,7 @@ public enum ExitCode {
         case .cannotCreate: return cannotCreate
         case .inputOutput: return ioError
         case .busy: return temporaryFailure
+        case .noKey: return noPermission
         case .interrupted: return interrupted
         case .internal: return software
         }

@@ -15,13 +15,16 @@ struct InspectCommand: StewardCommand {
             (65). Row data is never printed. For a bundle (a file that \
             starts with zstd's magic bytes, whatever its name): the manifest, the entries, and \
             every SHA-256 verified by streaming through the bundle without extracting it; exit \
-            status 65 when the bundle is damaged, altered or not a valid bundle.
+            status 65 when the bundle is damaged, altered or not a valid bundle. An encrypted bundle \
+            (an age file) shows only its recipients' types unless --identity or a passphrase opens \
+            it; 77 when those given do not.
             """,
         arguments: [ArgumentDefinition("path", help: "The database file or bundle to inspect.")],
-        options: [CommonOptions.json])
+        options: KeyOptions.forDecryption + [CommonOptions.json])
 
     let path: String
     let json: Bool
+    let keys: BundleKeys
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         guard let path = values.argument("path"), !path.isEmpty else {
@@ -29,12 +32,19 @@ struct InspectCommand: StewardCommand {
         }
         self.path = path
         self.json = values.flag("json")
+        self.keys = try KeyOptions.parse(values, encrypting: false)
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
         if BundleInspector.isBundle(path: path) {
+            if BundleInspector.isEncrypted(path: path), !keys.canOpen {
+                let report = try BundleInspector().inspectEncrypted(path: path)
+                terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+                return ExitCode.success
+            }
+            let keys = self.keys
             let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
-                try BundleInspector().inspect(path: path, cancellation: cancellation)
+                try BundleInspector().inspect(path: path, keys: keys, cancellation: cancellation)
             }
             terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
             guard report.verification.passed else {
@@ -48,6 +58,16 @@ struct InspectCommand: StewardCommand {
         return ExitCode.success
     }
 
+    static func render(_ report: EncryptedBundleReport) -> String {
+        [
+            "Bundle     \(report.path)",
+            "Size       \(ReportOutput.bytes(report.sizeBytes))",
+            "Encrypted  age (\(report.encryption.format)), to \(report.encryption.describedRecipients)",
+            "           the manifest and the payload are inside the encryption; give --identity FILE, or",
+            "           --passphrase-file or --passphrase-env for a passphrase, to see and verify them",
+        ].joined(separator: "\n")
+    }
+
     static func render(_ report: BundleInspectReport) -> String {
         var lines: [String] = []
         let manifest = report.manifest
@@ -56,6 +76,9 @@ struct InspectCommand: StewardCommand {
         let checks = manifest.checks
         lines.append("Bundle     \(ReportOutput.escaped(report.path))")
         lines.append("Size       \(ReportOutput.bytes(report.sizeBytes))")
+        if let encryption = report.encryption {
+            lines.append("Encrypted  age (\(encryption.format)), to \(encryption.describedRecipients); decrypted and authenticated")
+        }
         lines.append("Format     \(ReportOutput.escaped(manifest.format)) version \(manifest.formatVersion), made \(ReportOutput.escaped(manifest.createdAt)) "
                      + "by Steward \(ReportOutput.escaped(manifest.stewardVersion)), SQLite \(ReportOutput.escaped(manifest.sqliteVersion))")
         lines.append("Source     \(ReportOutput.escaped(source.fileName)): user_version \(source.userVersion), application_id \(source.applicationID), "

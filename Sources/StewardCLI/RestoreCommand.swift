@@ -19,12 +19,16 @@ struct RestoreCommand: StewardCommand {
             integrity-check (rank 1, inside BEGIN...ROLLBACK) for every FTS5 table; then, once all \
             of these passed, a read-write probe on a disposable copy. Only when \
             every check passes is the staging directory renamed to <dir>. On any failure or signal \
-            nothing is left. Exit status 1 when a check fails, 65 for a bad bundle.
+            nothing is left. An encrypted bundle (age, from Steward or the age tool) is opened with \
+            --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \
+            authenticated before it is used. Exit status 1 when a check fails, 65 for a bad bundle \
+            (a damaged header or chunk included), 77 when no key given opens an encrypted bundle.
             """,
-        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst) to restore.")],
+        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore.")],
         options: [
             .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty.", required: true),
             .flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped."),
+        ] + KeyOptions.forDecryption + [
             CommonOptions.quiet,
             CommonOptions.json,
         ])
@@ -41,6 +45,7 @@ struct RestoreCommand: StewardCommand {
         if into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
         var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
         options.checksFTS = !values.flag("skip-fts-check")
+        options.keys = try KeyOptions.parse(values, encrypting: false)
         self.options = options
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
@@ -84,6 +89,9 @@ struct RestoreCommand: StewardCommand {
         let manifest = report.manifest
         let source = manifest.source
         lines.append("Bundle      \(ReportOutput.escaped(report.bundle))  \(ReportOutput.bytes(report.bundleSizeBytes))")
+        if let encryption = report.encryption {
+            lines.append("Encrypted   age, to \(encryption.describedRecipients); every chunk authenticated")
+        }
         lines.append("            made \(ReportOutput.escaped(manifest.createdAt)) by Steward \(ReportOutput.escaped(manifest.stewardVersion)) "
                      + "(SQLite \(ReportOutput.escaped(manifest.sqliteVersion))) from \(ReportOutput.escaped(source.fileName)): "
                      + "user_version \(source.userVersion), journal mode \(ReportOutput.escaped(source.journalMode))")

@@ -16,6 +16,8 @@ public struct StewardError: Error, LocalizedError, Equatable, Sendable, CustomSt
         case inputOutput = "io-error"
         /// The database stayed busy or locked past the timeout (exit 75).
         case busy = "busy"
+        /// No key given opens an encrypted bundle (exit 77).
+        case noKey = "no-key"
         /// SIGINT or SIGTERM arrived; partial output was removed (exit 130).
         case interrupted = "interrupted"
         /// A bug in Steward (exit 70).

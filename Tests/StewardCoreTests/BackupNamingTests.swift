@@ -35,4 +35,14 @@ import Testing
     func goodBundleNames(name: String) {
         #expect(BackupNaming.problem(withBundleName: name) == nil)
     }
+
+    /// An encrypted bundle ends in `.tar.zst.age`, a plain one never does.
+    @Test func encryptedNames() {
+        #expect(BackupNaming.defaultBundleName(database: "t.db", userVersion: 2, at: 0, encrypted: true) == "t-v2-19700101T000000Z.tar.zst.age")
+        #expect(BackupNaming.problem(withBundleName: "x.tar.zst.age", encrypted: true) == nil)
+        #expect(BackupNaming.problem(withBundleName: "x.tar.zst", encrypted: true) != nil)
+        #expect(BackupNaming.problem(withBundleName: ".tar.zst.age", encrypted: true) != nil)
+        #expect(BackupNaming.problem(withBundleName: ".x.tar.zst.age", encrypted: true) != nil)
+        #expect(BackupNaming.problem(withBundleName: "x.tar.zst.age") != nil)
+    }
 }

@@ -34,6 +34,8 @@ public struct BackupMaker {
         public var checksFTS = false
         /// zstd worker threads; the bundle's bytes do not depend on it.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        /// Recipients or a passphrase: the whole bundle is then encrypted (age).
+        public var keys = BundleKeys()
 
         public init(databasePath: String, outputDirectory: String) {
             self.databasePath = databasePath
@@ -70,9 +72,11 @@ public struct BackupMaker {
 
     public func run() throws -> BackupReport {
         let total = Stopwatch()
-        if let name = options.bundleName, let problem = BackupNaming.problem(withBundleName: name) {
+        if let name = options.bundleName, let problem = BackupNaming.problem(withBundleName: name, encrypted: options.keys.encrypts) {
             throw StewardError(.cannotCreate, "cannot use '\(name)' as the bundle name: \(problem)")
         }
+        // Read before the source is touched: a missing key file costs nothing.
+        let recipients = options.keys.encrypts ? try options.keys.recipientsForEncryption() : nil
         let directory = try OutputDirectory(path: options.outputDirectory)
         let sourceMode = try Self.checkSource(options.databasePath)
         if let name = options.bundleName { try Self.refuseExisting(directory.file(name)) }
@@ -96,7 +100,8 @@ public struct BackupMaker {
         ).take { source, pinnedAt in
             if options.bundleName == nil {
                 // The name carries the user_version of the snapshot itself.
-                bundleName = BackupNaming.defaultBundleName(database: options.databasePath, userVersion: source.userVersion, at: pinnedAt)
+                bundleName = BackupNaming.defaultBundleName(
+                    database: options.databasePath, userVersion: source.userVersion, at: pinnedAt, encrypted: recipients != nil)
                 try Self.refuseExisting(directory.file(bundleName))
             }
         }
@@ -107,6 +112,7 @@ public struct BackupMaker {
         let finalPath = directory.file(bundleName)
         var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
         builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
+        builder.recipients = recipients
         let payloadName = BundleManifest.payloadEntry(forDatabase: options.databasePath)
         let (verified, compression, framePath) = try checkAndCompress(
             copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
@@ -126,7 +132,7 @@ public struct BackupMaker {
             bundleName: bundleName, permissions: sourceMode & 0o666)
         progress(.published(path: finalPath))
 
-        return BackupReport(
+        var report = BackupReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             database: options.databasePath, createdAt: manifest.createdAt, source: manifest.source,
             snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
@@ -135,6 +141,8 @@ public struct BackupMaker {
                 compressionLevel: options.compressionLevel, threads: options.threads,
                 durationSeconds: bundleWatch.roundedSeconds),
             staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
+        report.encryption = recipients.map { BundleEncryption(recipients: $0) }
+        return report
     }
 
     /// Runs the checks and the hash on this thread and another, while a third compresses
@@ -231,8 +239,8 @@ public struct BackupMaker {
     // MARK: - Inputs
 
     /// Why `name` cannot be a bundle name (for `--name`), or nil when it can.
-    public static func problem(withBundleName name: String) -> String? {
-        BackupNaming.problem(withBundleName: name)
+    public static func problem(withBundleName name: String, encrypted: Bool = false) -> String? {
+        BackupNaming.problem(withBundleName: name, encrypted: encrypted)
     }
 
     /// Looks at the source with stat() only (opening it would be reading it as a plain

@@ -10,6 +10,8 @@ import Glibc
 /// time stamps, and which names `--name` may use.
 enum BackupNaming {
     static let bundleExtension = ".tar.zst"
+    /// An encrypted bundle is an age file of a bundle.
+    static let encryptedBundleExtension = ".tar.zst.age"
 
     /// The database file name without its directory and last extension, made into a
     /// valid entry name: `/srv/Tickets DB.sqlite` → `Tickets_DB`.
@@ -20,13 +22,20 @@ enum BackupNaming {
     }
 
     /// `<stem>-v<user_version>-<UTC time>.tar.zst`, such as `tickets-v2-20261130T041500Z.tar.zst`.
-    static func defaultBundleName(database: String, userVersion: Int32, at seconds: Int64) -> String {
-        "\(stem(of: database))-v\(userVersion)-\(compactTimestamp(seconds))\(bundleExtension)"
+    static func defaultBundleName(database: String, userVersion: Int32, at seconds: Int64, encrypted: Bool = false) -> String {
+        "\(stem(of: database))-v\(userVersion)-\(compactTimestamp(seconds))\(encrypted ? encryptedBundleExtension : bundleExtension)"
     }
 
     /// Why `name` cannot be a bundle name, or nil when it can: one file name, not hidden
-    /// (hidden names belong to temporaries), ending in `.tar.zst`.
-    static func problem(withBundleName name: String) -> String? {
+    /// (hidden names belong to temporaries), ending in `.tar.zst`, or `.tar.zst.age` when
+    /// the bundle is encrypted (a plain bundle never ends in `.age`).
+    static func problem(withBundleName name: String, encrypted: Bool = false) -> String? {
+        if encrypted {
+            if !name.hasSuffix(encryptedBundleExtension) || name == encryptedBundleExtension {
+                return "the name of an encrypted bundle must end in \(encryptedBundleExtension)"
+            }
+            return problem(withBundleName: String(name.dropLast(4)))
+        }
         if name.isEmpty { return "the name is empty" }
         if name.contains("/") { return "the name must be a file name, without '/'; the directory is --out" }
         if name.hasPrefix(".") { return "the name must not start with '.'" }

@@ -27,4 +27,6 @@ public struct BackupReport: Codable, Sendable {
     /// Temporaries of earlier, killed runs that this run removed from the directory.
     public let staleTemporariesRemoved: [String]
     public let totalSeconds: Double
+    /// The recipients' types when the bundle is encrypted (age); absent otherwise.
+    public var encryption: BundleEncryption? = nil
 }

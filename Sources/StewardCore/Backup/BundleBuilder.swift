@@ -27,6 +27,9 @@ struct BundleBuilder {
     let cancellation: Cancellation
     /// Test hook: the write that would take the bundle past this many bytes fails with ENOSPC.
     var failWritesAfterBytes: Int64? = nil
+    /// When set, the whole bundle stream is encrypted to these recipients (age) on its
+    /// way to the file: the manifest as much as the payload.
+    var recipients: [AgeRecipient]? = nil
 
     /// Starts compressing the payload frame: `payloadPath` as the entry `entryName` of
     /// `size` bytes, into `descriptor` (which stays the caller's), on a background thread.
@@ -59,16 +62,21 @@ struct BundleBuilder {
         }
         let sink = try Sink(descriptor: descriptor, failAfter: failWritesAfterBytes, cancellation: cancellation)
         do {
+            let encryptor = try recipients.map { recipients in try AgeEncryptor(recipients: recipients) { try sink.write($0) } }
+            let output: (UnsafeRawBufferPointer) throws -> Void = { buffer in
+                if let encryptor { try encryptor.write(buffer) } else { try sink.write(buffer) }
+            }
             var options = payload.options
             options.endsArchive = false
-            let writer = try ArchiveWriter(options: options) { try sink.write($0) }
+            let writer = try ArchiveWriter(options: options) { try output($0) }
             try writer.addFile(name: BundleManifest.manifestEntry, contents: try manifest.encoded())
             try writer.addFile(name: BundleManifest.checksumEntry, contents: manifest.checksumList())
             try writer.finish()
             let cancellation = self.cancellation
             _ = try FileStreaming.forEachBlock(of: payloadFramePath, isCancelled: { cancellation.isCancelled }) { block in
-                try sink.write(block)
+                try output(block)
             }
+            try encryptor?.finish()
         } catch {
             throw Self.explain(error, outputName: outputName, cancellation: cancellation)
         }

@@ -34,10 +34,20 @@ struct BundleReader {
         let entries: [BundleEntry]
         /// The payload files in the manifest's order, with the hash computed while reading.
         let files: [VerifiedFile]
+        /// What the age header said, for an encrypted bundle.
+        var encryption: BundleEncryption? = nil
+    }
+
+    /// The bundle opened, and decrypted when it is encrypted, before anything is read.
+    struct Opened {
+        let reader: ArchiveReader
+        let encryption: BundleEncryption?
     }
 
     let path: String
     let cancellation: Cancellation
+    /// What opens an encrypted bundle.
+    var keys = BundleKeys()
     /// Payload bytes read so far and in all, after every block.
     var progress: (Int64, Int64) -> Void = { _, _ in }
 
@@ -45,9 +55,10 @@ struct BundleReader {
     /// have been read and checked, before any payload; `open` gives the sink of each
     /// payload file. Structural problems throw `.badInput` (65); a hash that differs
     /// from the manifest's does not throw: it is in the outcome, for the caller to judge.
-    func read(onManifest: (BundleManifest) throws -> Void = { _ in },
+    func read(opened: Opened? = nil, onManifest: (BundleManifest) throws -> Void = { _ in },
               open: (BundleManifest.File) throws -> Sink) throws -> Outcome {
-        let reader = try openReader()
+        let opened = try opened ?? self.open()
+        let reader = opened.reader
         var entries: [BundleEntry] = []
         do {
             guard let first = try reader.nextEntry() else {
@@ -104,17 +115,25 @@ struct BundleReader {
                 return found
             }
             return Outcome(manifest: manifest, manifestBytes: manifestBytes, checksumListBytes: checksumList,
-                           entries: entries, files: files)
+                           entries: entries, files: files, encryption: opened.encryption)
         } catch let error as ArchiveError {
             throw explain(error)
+        } catch let error as AgeError {
+            throw BundleSource.explain(error, path: path)
         }
     }
 
-    private func openReader() throws -> ArchiveReader {
+    /// Opens the bundle; for an encrypted one, finds the key and checks the header (77
+    /// when no key opens it, 65 for a damaged header), so that a caller can do this
+    /// before it creates anything.
+    func open() throws -> Opened {
         do {
             // Two components at most (`data/NAME`), a handful of entries: a version 1 bundle
             // holds three.
-            return try ArchiveReader(path: path, limits: .init(maximumEntries: 16, maximumComponents: 2))
+            let (reader, encryption) = try BundleSource.open(path: path, keys: keys, limits: .init(maximumEntries: 16, maximumComponents: 2))
+            return Opened(reader: reader, encryption: encryption)
+        } catch let error as AgeError {
+            throw BundleSource.explain(error, path: path)
         } catch let error as ArchiveError {
             if case .input(let code, _) = error {
                 throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(code))")

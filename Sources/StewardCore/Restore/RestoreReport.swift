@@ -68,4 +68,6 @@ public struct RestoreReport: Codable, Sendable {
     /// From the header check to the end of the read-write probe.
     public let checkSeconds: Double
     public let totalSeconds: Double
+    /// What the age header of an encrypted bundle said; absent for a plain bundle.
+    public var encryption: BundleEncryption? = nil
 }

@@ -30,6 +30,8 @@ public struct Restorer {
         /// Whether FTS5's integrity-check runs on every FTS5 table (rank 1). On by
         /// default: damaged FTS5 pages pass `integrity_check`.
         public var checksFTS = true
+        /// What opens an encrypted bundle.
+        public var keys = BundleKeys()
 
         public init(bundlePath: String, intoDirectory: String) {
             self.bundlePath = bundlePath
@@ -62,6 +64,8 @@ public struct Restorer {
     public func run() throws -> RestoreReport {
         let total = Stopwatch()
         let bundleSize = try Self.checkBundle(options.bundlePath)
+        // An encrypted bundle's key and header first: without them, nothing is created.
+        let opened = try bundleReader().open()
         let target = try RestoreTarget(path: options.intoDirectory)
         let stale = target.removeStaleStaging()
         let staging = try target.createStaging()
@@ -70,7 +74,7 @@ public struct Restorer {
 
         // 1. Extract.
         let extractWatch = Stopwatch()
-        let (outcome, payload) = try extract(into: staging)
+        let (outcome, payload) = try extract(opened, into: staging)
         defer { payload.close() }
         let file = outcome.files[0]
         for file in outcome.files where !file.matches {
@@ -132,7 +136,7 @@ public struct Restorer {
         databaseSHA256: String, tables: [RestoreReport.Table], extractSeconds: Double, checkSeconds: Double, totalSeconds: Double
     ) -> RestoreReport {
         let failed = checks.filter { $0.status == .fail }.map(\.name)
-        return RestoreReport(
+        var report = RestoreReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             bundle: options.bundlePath, bundleSizeBytes: bundleSize, into: options.intoDirectory,
             database: Paths.join(options.intoDirectory, outcome.files[0].path), published: failed.isEmpty,
@@ -140,6 +144,8 @@ public struct Restorer {
             databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, fts5CheckSkipped: !options.checksFTS,
             tables: tables, staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkSeconds,
             totalSeconds: totalSeconds)
+        report.encryption = outcome.encryption
+        return report
     }
 
     /// A database file is exactly its pages: page size × page count from its own header,
@@ -170,8 +176,14 @@ public struct Restorer {
 
     // MARK: - Phases
 
-    private func extract(into staging: StagingDirectory) throws -> (BundleReader.Outcome, PayloadFile) {
+    private func bundleReader() -> BundleReader {
         var reader = BundleReader(path: options.bundlePath, cancellation: cancellation)
+        reader.keys = options.keys
+        return reader
+    }
+
+    private func extract(_ opened: BundleReader.Opened, into staging: StagingDirectory) throws -> (BundleReader.Outcome, PayloadFile) {
+        var reader = bundleReader()
         let throttle = Throttle()
         let progress = self.progress
         reader.progress = { done, total in
@@ -180,7 +192,7 @@ public struct Restorer {
         }
         var payload: PayloadFile?
         do {
-            let outcome = try reader.read { file in
+            let outcome = try reader.read(opened: opened) { file in
                 let descriptor = try staging.createFile(file.path)
                 let sink = PayloadFile(descriptor: descriptor, name: file.path, directory: staging.path)
                 payload = sink

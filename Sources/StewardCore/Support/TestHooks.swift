@@ -9,6 +9,13 @@ enum TestHooks {
     static var bundleWriteFailureAfterBytes: Int64? {
         ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_BUNDLE_ENOSPC_AFTER_BYTES"].flatMap { Int64($0) }
     }
+
+    /// `STEWARD_TEST_HOOK_SCRYPT_WORK_FACTOR=N`: a passphrase bundle uses scrypt with
+    /// log2 N = N instead of age's 18, so that tests do not spend a second and 256 MiB
+    /// on every passphrase.
+    static var scryptWorkFactor: Int? {
+        ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_SCRYPT_WORK_FACTOR"].flatMap { Int($0) }
+    }
 }
 
 extension TestHooks {

@@ -1,0 +1,60 @@
+import ArgumentKit
+import Foundation
+import StewardCore
+
+/// The options that name the keys of encrypted bundles (age): recipients and a passphrase
+/// for `backup`, identities and a passphrase for `restore` and `inspect`. A passphrase is
+/// never an argument: the command line is visible to every user of the machine.
+enum KeyOptions {
+    static let recipient = OptionDefinition.option(
+        "recipient", value: "age1…", help: "Encrypt the bundle to this age X25519 recipient (repeatable).", repeating: true)
+    static let recipientsFile = OptionDefinition.option(
+        "recipients-file", value: "file", help: "Encrypt to every age1… recipient in this file (repeatable).", repeating: true)
+    static let identity = OptionDefinition.option(
+        "identity", value: "file", help: "An age identity file (AGE-SECRET-KEY-1… lines) to open an encrypted bundle (repeatable).",
+        repeating: true)
+    static let passphraseFile = OptionDefinition.option(
+        "passphrase-file", value: "file", help: "Read the passphrase of an encrypted bundle from the first line of this file.")
+    static let passphraseEnvironment = OptionDefinition.option(
+        "passphrase-env", value: "name", help: "Read the passphrase of an encrypted bundle from this environment variable.")
+
+    static let forEncryption = [recipient, recipientsFile, passphraseFile, passphraseEnvironment]
+    static let forDecryption = [identity, passphraseFile, passphraseEnvironment]
+
+    /// The keys as given; usage errors for what can be judged without reading a file.
+    static func parse(_ values: ParsedValues, encrypting: Bool) throws(CommandLineError) -> BundleKeys {
+        var keys = BundleKeys()
+        if encrypting {
+            keys.recipients = values.values("recipient")
+            for text in keys.recipients {
+                if let problem = BundleKeys.problem(withRecipient: text) {
+                    throw values.error("The value '\(text)' is invalid for '--recipient <age1…>': \(problem)")
+                }
+            }
+            keys.recipientsFiles = values.values("recipients-file")
+            if keys.recipientsFiles.contains("") { throw values.error("The value '' is invalid for '--recipients-file <file>'") }
+        } else {
+            keys.identityFiles = values.values("identity")
+            if keys.identityFiles.contains("") { throw values.error("The value '' is invalid for '--identity <file>'") }
+        }
+        let file = values.value("passphrase-file"), variable = values.value("passphrase-env")
+        if file != nil, variable != nil {
+            throw values.error("'--passphrase-file' and '--passphrase-env' cannot be used together")
+        }
+        if let file {
+            if file.isEmpty { throw values.error("The value '' is invalid for '--passphrase-file <file>'") }
+            keys.passphrase = .file(file)
+        }
+        if let variable {
+            guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
+                throw values.error("The environment variable '\(variable)' given to '--passphrase-env <name>' is not set or empty")
+            }
+            keys.passphrase = .environment(variable)
+        }
+        if encrypting, keys.passphrase != nil, !keys.recipients.isEmpty || !keys.recipientsFiles.isEmpty {
+            throw values.error("A passphrase cannot be combined with '--recipient' or '--recipients-file': "
+                               + "an age file with a passphrase has no other recipient")
+        }
+        return keys
+    }
+}
