@@ -26,7 +26,8 @@ struct RestoreCommand: StewardCommand {
             """,
         arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore.")],
         options: [
-            .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty.", required: true),
+            .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty. Required unless --check-only."),
+            .flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published."),
             .flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped."),
         ] + KeyOptions.forDecryption + [
             CommonOptions.quiet,
@@ -41,9 +42,12 @@ struct RestoreCommand: StewardCommand {
         guard let bundle = values.argument("bundle"), !bundle.isEmpty else {
             throw values.error("Missing expected argument '<bundle>'")
         }
-        let into = try values.required("into")
-        if into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
+        let checkOnly = values.flag("check-only")
+        let into = values.value("into") ?? ""
+        if values.value("into") == nil && !checkOnly { _ = try values.required("into") }
+        if values.value("into") != nil && into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
         var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
+        options.checkOnly = checkOnly
         options.checksFTS = !values.flag("skip-fts-check")
         options.keys = try KeyOptions.parse(values, encrypting: false)
         self.options = options
@@ -60,6 +64,13 @@ struct RestoreCommand: StewardCommand {
             }.run()
         }
         terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
+        if report.checkOnly == true {
+            guard report.passed else {
+                terminal.diagnose("Error: the restore drill failed: \(report.failedChecks.joined(separator: ", ")) failed; nothing was published")
+                return ExitCode.checkFailed
+            }
+            return ExitCode.success
+        }
         guard report.published else {
             terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
             return ExitCode.checkFailed
@@ -126,7 +137,11 @@ struct RestoreCommand: StewardCommand {
         if !report.staleStagingRemoved.isEmpty {
             lines.append("Removed     staging directories of killed runs: \(report.staleStagingRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
         }
-        if report.published {
+        if report.checkOnly == true {
+            lines.append(report.passed
+                ? "Checked     every check passed; check only: the staging directory was removed, nothing was published"
+                : "Result      CHECK FAILED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was published")
+        } else if report.published {
             lines.append("Restored    \(ReportOutput.escaped(report.database))")
             lines.append("            extracted in \(ReportOutput.seconds(report.extractSeconds)), checked in \(ReportOutput.seconds(report.checkSeconds)), "
                          + "total \(ReportOutput.seconds(report.totalSeconds))")

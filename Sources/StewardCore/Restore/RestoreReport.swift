@@ -70,4 +70,10 @@ public struct RestoreReport: Codable, Sendable {
     public let totalSeconds: Double
     /// What the age header of an encrypted bundle said; absent for a plain bundle.
     public var encryption: BundleEncryption? = nil
+    /// True for `--check-only`: every check ran, nothing was (or was meant to be)
+    /// published; missing otherwise.
+    public var checkOnly: Bool? = nil
+
+    /// Whether every check passed: published, or in a drill, publishable.
+    public var passed: Bool { failedChecks.isEmpty }
 }

@@ -32,6 +32,10 @@ public struct Restorer {
         public var checksFTS = true
         /// What opens an encrypted bundle.
         public var keys = BundleKeys()
+        /// A restore drill: everything a restore does, then the staging directory is
+        /// removed and nothing is published. `intoDirectory` may then be empty: the
+        /// staging directory goes into a private workspace under the temporary directory.
+        public var checkOnly = false
 
         public init(bundlePath: String, intoDirectory: String) {
             self.bundlePath = bundlePath
@@ -66,7 +70,16 @@ public struct Restorer {
         let bundleSize = try Self.checkBundle(options.bundlePath)
         // An encrypted bundle's key and header first: without them, nothing is created.
         let opened = try bundleReader().open()
-        let target = try RestoreTarget(path: options.intoDirectory)
+        var drillWorkspace: TemporaryWorkspace?
+        defer { drillWorkspace?.remove() }
+        let target: RestoreTarget
+        if options.checkOnly && options.intoDirectory.isEmpty {
+            let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: "steward-check-")
+            drillWorkspace = workspace
+            target = try RestoreTarget(path: workspace.file("restored"))
+        } else {
+            target = try RestoreTarget(path: options.intoDirectory)
+        }
         let stale = target.removeStaleStaging()
         let staging = try target.createStaging()
         defer { staging.removeUnlessPublished() }
@@ -118,7 +131,7 @@ public struct Restorer {
 
         let published = !checks.contains { $0.status == .fail }
         let databaseSHA256 = journal.converted ? try Self.sha256(of: databasePath) : file.sha256
-        if published {
+        if published && !options.checkOnly {
             // Synced when it was extracted; again, for what a switch from WAL wrote.
             if journal.converted { try payload.sync() }
             try staging.sync()
@@ -139,12 +152,13 @@ public struct Restorer {
         var report = RestoreReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             bundle: options.bundlePath, bundleSizeBytes: bundleSize, into: options.intoDirectory,
-            database: Paths.join(options.intoDirectory, outcome.files[0].path), published: failed.isEmpty,
+            database: Paths.join(options.intoDirectory, outcome.files[0].path), published: failed.isEmpty && !options.checkOnly,
             manifest: outcome.manifest, files: outcome.files, walConverted: walConverted,
             databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, fts5CheckSkipped: !options.checksFTS,
             tables: tables, staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkSeconds,
             totalSeconds: totalSeconds)
         report.encryption = outcome.encryption
+        if options.checkOnly { report.checkOnly = true }
         return report
     }
 
