@@ -117,6 +117,7 @@ public struct BackupMaker {
         let (verified, compression, framePath) = try checkAndCompress(
             copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
             finalPath: finalPath)
+        let digests = try Self.contentDigests(of: copy.path, cancellation: cancellation)
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
         unlink(FileName.cString(copy.path))
@@ -126,7 +127,8 @@ public struct BackupMaker {
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             createdAt: BackupNaming.isoTimestamp(snapshot.pinnedAt), source: snapshot.source,
             snapshot: snapshot.snapshot, checks: verified.checks,
-            files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)])
+            files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)],
+            contentDigests: digests)
         let written = try writeAndPublish(
             manifest: manifest, compression: compression, framePath: framePath, builder: builder, directory: directory,
             bundleName: bundleName, permissions: sourceMode & 0o666)
@@ -180,6 +182,22 @@ public struct BackupMaker {
         }
         try checkCancellation()
         return (verified, compression, frame.path)
+    }
+
+    /// The logical digests of the checked copy, read-only and without locks (nothing
+    /// else uses the file any more).
+    static func contentDigests(of path: String, cancellation: Cancellation) throws -> ContentDigests {
+        do {
+            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&nolock=1"), mode: [.readOnly, .uri, .noFollow])
+            try connection.harden()
+            connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+            return try ContentDigests.compute(connection, cancellation: cancellation)
+        } catch let error as SQLiteError {
+            if error.isInterrupt || cancellation.isCancelled {
+                throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); no bundle was written")
+            }
+            throw StewardError(.checkFailed, "refusing to publish: the copy's content digests cannot be computed: \(error.message)")
+        }
     }
 
     /// Writes the bundle into a `.partial` temporary, syncs it and gives it its name.

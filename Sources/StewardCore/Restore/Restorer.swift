@@ -125,6 +125,11 @@ public struct Restorer {
             checksFTS: options.checksFTS
         ) { progress(.checked($0)) }.run()
         checks += results.checks
+        let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
+        checks.append(refusedBy.isEmpty
+            ? contentDigestCheck(databasePath, recorded: outcome.manifest.contentDigests)
+            : .init(name: "content_digest", status: .skipped, summary: "not run: \(refusedBy.joined(separator: ", ")) failed", durationSeconds: 0))
+        progress(.checked(checks[checks.count - 1]))
         checks.append(sideFiles(staging, payload: file.path))
         progress(.checked(checks[checks.count - 1]))
         try checkCancellation()
@@ -270,6 +275,36 @@ public struct Restorer {
         return (.init(name: "journal_mode", status: .pass,
                       summary: "WAL in the header of \(entry); switched to rollback journal (header bytes 18-19 = 1, 1)",
                       durationSeconds: watch.roundedSeconds), true)
+    }
+
+    /// The restored database's content digests against the manifest's: the same data,
+    /// table by table. Differences are named by table, never by row.
+    private func contentDigestCheck(_ path: String, recorded: ContentDigests?) -> RestoreReport.Check {
+        let watch = Stopwatch()
+        guard let recorded else {
+            return .init(name: "content_digest", status: .skipped,
+                         summary: "the manifest records no content digests (a bundle made before Steward recorded them)",
+                         durationSeconds: watch.roundedSeconds)
+        }
+        do {
+            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
+            try connection.harden()
+            let cancellation = self.cancellation
+            connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+            let found = try ContentDigests.compute(connection, cancellation: cancellation)
+            let differences = found.differences(from: recorded)
+            guard differences.isEmpty else {
+                return .init(name: "content_digest", status: .fail,
+                             summary: "\(differences.count) digest\(differences.count == 1 ? "" : "s") differ from the manifest's",
+                             durationSeconds: watch.roundedSeconds, details: differences)
+            }
+            return .init(name: "content_digest", status: .pass,
+                         summary: "schema and \(found.tables.count) table\(found.tables.count == 1 ? "" : "s") match the manifest's digests",
+                         durationSeconds: watch.roundedSeconds)
+        } catch {
+            return .init(name: "content_digest", status: .fail, summary: "cannot compute the digests: \(error)",
+                         durationSeconds: watch.roundedSeconds)
+        }
     }
 
     /// The staging directory holds the manifest, the checksum list and the database, and
