@@ -2,6 +2,10 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.
 struct BackupCommand: StewardCommand {
     static let configuration = CommandConfiguration(
@@ -16,11 +20,14 @@ struct BackupCommand: StewardCommand {
             which appears under its final name only when complete and synced. A bundle is never \
             replaced; on any failure or signal, every temporary file is removed. With --recipient, \
             --recipients-file or a passphrase, the whole bundle is encrypted in the age format \
-            (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it.
+            (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it. With --out -, the bundle \
+            (plain or encrypted) is written to standard output once the snapshot has passed its checks, \
+            the temporaries live under TMPDIR, and the report goes to standard error; a reader that \
+            goes away is exit status 74.
             """,
         options: [
             .option("db", value: "path", help: "The database to back up.", required: true),
-            .option("out", value: "dir", help: "The existing directory to write the bundle into.", required: true),
+            .option("out", value: "dir", help: "The existing directory to write the bundle into, or - for standard output (not a terminal; not with --json or --name).", required: true),
             .option("name", value: "file", help: "The bundle's file name (default: <db>-v<user_version>-<UTC time>.tar.zst)."),
             .option("level", value: "n", help: "The zstd compression level, 1 (fast) to 19 (small).",
                     default: String(BackupMaker.defaultCompressionLevel)),
@@ -41,6 +48,14 @@ struct BackupCommand: StewardCommand {
         var options = BackupMaker.Options(databasePath: try values.required("db"), outputDirectory: try values.required("out"))
         if options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
         if options.outputDirectory.isEmpty { throw values.error("The value '' is invalid for '--out <dir>'") }
+        if options.outputDirectory == "-" {
+            options.toStandardOutput = true
+            if values.flag("json") { throw values.error("--out - writes the bundle to standard output, so --json cannot go there too") }
+            if values.value("name") != nil { throw values.error("--out - has no file to name; --name cannot be used with it") }
+            if isatty(STDOUT_FILENO) == 1 {
+                throw values.error("refusing to write a bundle to a terminal: redirect or pipe standard output (--out -)")
+            }
+        }
         options.keys = try KeyOptions.parse(values, encrypting: true)
         if let name = values.value("name") {
             if let problem = BackupMaker.problem(withBundleName: name, encrypted: options.keys.encrypts) {
@@ -58,12 +73,21 @@ struct BackupCommand: StewardCommand {
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
+        if options.toStandardOutput {
+            // A reader that goes away must be a write error (EPIPE, 74), not a silent death.
+            signal(SIGPIPE, SIG_IGN)
+        }
         let live = terminal.isErrorInteractive && !quiet
         let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
             try BackupMaker(options: options, cancellation: cancellation) { event in
                 guard live else { return }
                 Self.draw(event, on: terminal)
             }.run()
+        }
+        if options.toStandardOutput {
+            // Standard output carries the bundle.
+            if !quiet { terminal.diagnose(Self.render(report)) }
+            return ExitCode.success
         }
         terminal.print(json ? try ReportOutput.json(report) : Self.render(report))
         return ExitCode.success

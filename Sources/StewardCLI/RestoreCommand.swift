@@ -2,6 +2,10 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
 /// and only then publish it.
 struct RestoreCommand: StewardCommand {
@@ -21,10 +25,11 @@ struct RestoreCommand: StewardCommand {
             every check passes is the staging directory renamed to <dir>. On any failure or signal \
             nothing is left. An encrypted bundle (age, from Steward or the age tool) is opened with \
             --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \
-            authenticated before it is used. Exit status 1 when a check fails, 65 for a bad bundle \
+            authenticated before it is used. With - as the bundle, it is read from standard input \
+            (spooled into a private directory under TMPDIR first), with the same checks, staging and publish. Exit status 1 when a check fails, 65 for a bad bundle \
             (a damaged header or chunk included), 77 when no key given opens an encrypted bundle.
             """,
-        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore.")],
+        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore; - reads it from standard input.")],
         options: [
             .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty. Required unless --check-only."),
             .flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published."),
@@ -41,6 +46,9 @@ struct RestoreCommand: StewardCommand {
     init(_ values: ParsedValues) throws(CommandLineError) {
         guard let bundle = values.argument("bundle"), !bundle.isEmpty else {
             throw values.error("Missing expected argument '<bundle>'")
+        }
+        if bundle == Restorer.standardInput && isatty(STDIN_FILENO) == 1 {
+            throw values.error("refusing to read a bundle from a terminal: pipe or redirect it into standard input (restore -)")
         }
         let checkOnly = values.flag("check-only")
         let into = values.value("into") ?? ""

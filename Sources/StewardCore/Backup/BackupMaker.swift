@@ -36,6 +36,10 @@ public struct BackupMaker {
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         /// Recipients or a passphrase: the whole bundle is then encrypted (age).
         public var keys = BundleKeys()
+        /// `--out -`: the bundle is written to standard output once the snapshot has
+        /// passed its checks; the temporaries go into a private workspace under TMPDIR,
+        /// and `outputDirectory` is not used.
+        public var toStandardOutput = false
 
         public init(databasePath: String, outputDirectory: String) {
             self.databasePath = databasePath
@@ -77,9 +81,10 @@ public struct BackupMaker {
         }
         // Read before the source is touched: a missing key file costs nothing.
         let recipients = options.keys.encrypts ? try options.keys.recipientsForEncryption() : nil
-        let directory = try OutputDirectory(path: options.outputDirectory)
+        let streams = options.toStandardOutput
+        let directory = try OutputDirectory(path: streams ? FileManager.default.temporaryDirectory.path : options.outputDirectory)
         let sourceMode = try Self.checkSource(options.databasePath)
-        if let name = options.bundleName { try Self.refuseExisting(directory.file(name)) }
+        if let name = options.bundleName, !streams { try Self.refuseExisting(directory.file(name)) }
 
         let stale = directory.removeStaleTemporaries()
         defer { directory.removeTemporaries() }
@@ -102,14 +107,14 @@ public struct BackupMaker {
                 // The name carries the user_version of the snapshot itself.
                 bundleName = BackupNaming.defaultBundleName(
                     database: options.databasePath, userVersion: source.userVersion, at: pinnedAt, encrypted: recipients != nil)
-                try Self.refuseExisting(directory.file(bundleName))
+                if !streams { try Self.refuseExisting(directory.file(bundleName)) }
             }
         }
         try checkCancellation()
 
         // 2. Checks and the SHA-256 of the copy, while its zstd frame is compressed.
         let bundleWatch = Stopwatch()
-        let finalPath = directory.file(bundleName)
+        let finalPath = streams ? Self.standardOutputName : directory.file(bundleName)
         var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
         builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
         builder.recipients = recipients
@@ -129,7 +134,9 @@ public struct BackupMaker {
             snapshot: snapshot.snapshot, checks: verified.checks,
             files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)],
             contentDigests: digests)
-        let written = try writeAndPublish(
+        let written = streams
+            ? try writeToStandardOutput(manifest: manifest, compression: compression, framePath: framePath, builder: builder)
+            : try writeAndPublish(
             manifest: manifest, compression: compression, framePath: framePath, builder: builder, directory: directory,
             bundleName: bundleName, permissions: sourceMode & 0o666)
         progress(.published(path: finalPath))
@@ -139,7 +146,7 @@ public struct BackupMaker {
             database: options.databasePath, createdAt: manifest.createdAt, source: manifest.source,
             snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
             bundle: .init(
-                path: finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
+                path: streams ? "-" : finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
                 compressionLevel: options.compressionLevel, threads: options.threads,
                 durationSeconds: bundleWatch.roundedSeconds),
             staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
@@ -198,6 +205,22 @@ public struct BackupMaker {
             }
             throw StewardError(.checkFailed, "refusing to publish: the copy's content digests cannot be computed: \(error.message)")
         }
+    }
+
+    static let standardOutputName = "standard output"
+
+    /// Writes the checked bundle to standard output. Nothing can be taken back from a
+    /// pipe: only a bundle whose snapshot passed every check starts to flow, and a reader
+    /// that goes away (EPIPE; SIGPIPE is ignored by the CLI) is 74.
+    private func writeToStandardOutput(
+        manifest: BundleManifest, compression: PayloadCompression, framePath: String, builder: BundleBuilder
+    ) throws -> BundleBuilder.Output {
+        try checkCancellation()
+        let written = try builder.write(
+            manifest: manifest, payload: compression, payloadFramePath: framePath, to: STDOUT_FILENO,
+            outputName: Self.standardOutputName)
+        unlink(FileName.cString(framePath))
+        return written
     }
 
     /// Writes the bundle into a `.partial` temporary, syncs it and gives it its name.

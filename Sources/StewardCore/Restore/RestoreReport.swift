@@ -38,7 +38,7 @@ public struct RestoreReport: Codable, Sendable {
     public let stewardVersion: String
     public let sqliteVersion: String
     /// The bundle path as given, and its size.
-    public let bundle: String
+    public internal(set) var bundle: String
     public let bundleSizeBytes: Int64
     /// `--into` as given.
     public let into: String

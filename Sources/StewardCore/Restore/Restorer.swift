@@ -65,7 +65,64 @@ public struct Restorer {
         self.progress = progress
     }
 
+    /// The bundle path that means standard input.
+    public static let standardInput = "-"
+
     public func run() throws -> RestoreReport {
+        guard options.bundlePath == Self.standardInput else { return try restore() }
+        // A pipe cannot be read twice or looked into first: the stream is spooled into a
+        // private workspace (0700) under TMPDIR, then restored like a file, with the same
+        // checks, staging and publish. The spooled copy goes with the workspace.
+        let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: "steward-stdin-")
+        defer { workspace.remove() }
+        let spooled = workspace.file("bundle")
+        try Self.spool(STDIN_FILENO, to: spooled, cancellation: cancellation)
+        var options = self.options
+        options.bundlePath = spooled
+        do {
+            var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restore()
+            report.bundle = Self.standardInput
+            return report
+        } catch let error as StewardError {
+            throw StewardError(error.kind, error.message.replacingOccurrences(of: spooled, with: "from standard input"))
+        }
+    }
+
+    /// Copies standard input to a new file; a read error is 74, an empty input 65.
+    static func spool(_ input: Int32, to path: String, cancellation: Cancellation) throws {
+        let output = open(FileName.cString(path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard output >= 0 else {
+            let code = errno
+            throw StewardError(SystemCall.outputKind(code), "cannot spool standard input under TMPDIR: \(SystemCall.message(code))")
+        }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total = 0
+        while true {
+            if cancellation.isCancelled {
+                throw StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal"); nothing was restored")
+            }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                let result = read(input, raw.baseAddress, raw.count)
+                return result < 0 ? -Int(errno) : result
+            }
+            if count == -Int(EINTR) { continue }
+            guard count >= 0 else {
+                throw StewardError(.inputOutput, "cannot read the bundle from standard input: \(SystemCall.message(Int32(-count)))")
+            }
+            if count == 0 { break }
+            total += count
+            let code = buffer.withUnsafeBytes { SystemCall.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            guard code == 0 else {
+                throw StewardError(.inputOutput, "cannot spool standard input under TMPDIR: \(SystemCall.message(code))")
+            }
+        }
+        guard total > 0 else {
+            throw StewardError(.badInput, "standard input was empty: no bundle to restore")
+        }
+    }
+
+    private func restore() throws -> RestoreReport {
         let total = Stopwatch()
         let bundleSize = try Self.checkBundle(options.bundlePath)
         // An encrypted bundle's key and header first: without them, nothing is created.
