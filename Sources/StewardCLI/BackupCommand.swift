@@ -34,6 +34,7 @@ struct BackupCommand: StewardCommand {
             .option("timeout", value: "seconds", help: "How long, in all, to wait for other connections' locks.", default: "30"),
             .option("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
                     default: String(BackupMaker.defaultPagesPerStep)),
+            .flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst."),
             .flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot."),
         ] + KeyOptions.forEncryption + [
             CommonOptions.quiet,
@@ -67,6 +68,12 @@ struct BackupCommand: StewardCommand {
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         options.pagesPerStep = Int32(try values.integer("pages-per-step", in: 1...1_000_000) ?? Int(BackupMaker.defaultPagesPerStep))
         options.checksFTS = values.flag("check-fts")
+        if values.flag("as-is") {
+            options.asIs = .integrityAndForeignKeys
+            if let name = options.bundleName, !name.contains(BackupMaker.asIsMarker) {
+                throw values.error("The value '\(name)' is invalid for '--name <file>': a bundle made with --as-is carries '\(BackupMaker.asIsMarker)' in its name")
+            }
+        }
         self.options = options
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
@@ -156,6 +163,9 @@ struct BackupCommand: StewardCommand {
                      + "user_version \(checks.userVersion) as in the source, journal mode \(checks.journalMode) "
                      + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
         lines.append("            ran: \(checksRun(checks))")
+        if let recorded = report.recordedFailures {
+            lines.append("As is       bundled with its failures recorded in the manifest: \(ReportOutput.escaped(recorded.summary))")
+        }
         for file in report.files {
             lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
             lines.append("            sha256 \(file.sha256)")

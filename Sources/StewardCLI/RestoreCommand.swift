@@ -32,6 +32,7 @@ struct RestoreCommand: StewardCommand {
         arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore; - reads it from standard input.")],
         options: [
             .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty. Required unless --check-only."),
+            .flag("accept-recorded-failures", help: "Publish a bundle made with backup --as-is when every failure found is one its manifest recorded."),
             .flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published."),
             .flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped."),
         ] + KeyOptions.forDecryption + [
@@ -56,6 +57,7 @@ struct RestoreCommand: StewardCommand {
         if values.value("into") != nil && into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
         var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
         options.checkOnly = checkOnly
+        options.acceptsRecordedFailures = values.flag("accept-recorded-failures")
         options.checksFTS = !values.flag("skip-fts-check")
         options.keys = try KeyOptions.parse(values, encrypting: false)
         self.options = options
@@ -81,6 +83,12 @@ struct RestoreCommand: StewardCommand {
         }
         guard report.published else {
             terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
+            if let recorded = report.manifest.recordedFailures {
+                terminal.diagnose(options.acceptsRecordedFailures
+                    ? "The bundle was made with --as-is, but not every failure found is one its manifest recorded (\(ReportOutput.escaped(recorded.summary)))"
+                    : "The bundle was made with --as-is; its manifest records: \(ReportOutput.escaped(recorded.summary)). "
+                        + "--accept-recorded-failures publishes it when every failure found is one of these")
+            }
             return ExitCode.checkFailed
         }
         return ExitCode.success
@@ -115,6 +123,9 @@ struct RestoreCommand: StewardCommand {
                      + "(SQLite \(ReportOutput.escaped(manifest.sqliteVersion))) from \(ReportOutput.escaped(source.fileName)): "
                      + "user_version \(source.userVersion), journal mode \(ReportOutput.escaped(source.journalMode))")
         lines.append("            checked at backup: \(BackupCommand.checksRun(manifest.checks))")
+        if let recorded = manifest.recordedFailures {
+            lines.append("As is       made with --as-is; failures recorded at backup: \(ReportOutput.escaped(recorded.summary))")
+        }
         for file in report.files {
             lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
             lines.append("            sha256 \(ReportOutput.escaped(file.sha256)) (matches the manifest)")
@@ -126,7 +137,7 @@ struct RestoreCommand: StewardCommand {
         lines.append("")
         lines.append("Checks")
         for check in report.checks {
-            let status = check.status == .fail ? "FAIL" : check.status == .skipped ? "skip" : check.status.rawValue
+            let status = check.status == .fail ? "FAIL" : check.status == .skipped ? "skip" : check.status == .accepted ? "known" : check.status.rawValue
             lines.append("  \(status.padding(toLength: 6, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 18, withPad: " ", startingAt: 0))"
                          + "\(ReportOutput.escaped(check.summary))  \(ReportOutput.seconds(check.durationSeconds))")
             for detail in check.details.prefix(10) where check.status == .fail {

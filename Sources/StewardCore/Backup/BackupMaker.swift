@@ -40,6 +40,11 @@ public struct BackupMaker {
         /// passed its checks; the temporaries go into a private workspace under TMPDIR,
         /// and `outputDirectory` is not used.
         public var toStandardOutput = false
+        /// `--as-is`: a copy that fails integrity or foreign-key checks is bundled anyway,
+        /// its failures recorded in the manifest and its name marked `-as-is`.
+        /// `.foreignKeys` (for `migrate --backup-dir`) accepts only foreign-key
+        /// violations, and records them only when there are some.
+        public var asIs: AsIs = .off
 
         public init(databasePath: String, outputDirectory: String) {
             self.databasePath = databasePath
@@ -47,6 +52,13 @@ public struct BackupMaker {
         }
     }
 
+    public enum AsIs: Sendable, Equatable {
+        case off
+        case foreignKeys
+        case integrityAndForeignKeys
+    }
+
+    public static let asIsMarker = BackupNaming.asIsMarker
     public static let defaultCompressionLevel = 1
     public static let defaultPagesPerStep: Int32 = 4096
 
@@ -106,7 +118,8 @@ public struct BackupMaker {
             if options.bundleName == nil {
                 // The name carries the user_version of the snapshot itself.
                 bundleName = BackupNaming.defaultBundleName(
-                    database: options.databasePath, userVersion: source.userVersion, at: pinnedAt, encrypted: recipients != nil)
+                    database: options.databasePath, userVersion: source.userVersion, at: pinnedAt, encrypted: recipients != nil,
+                    asIs: options.asIs == .integrityAndForeignKeys)
                 if !streams { try Self.refuseExisting(directory.file(bundleName)) }
             }
         }
@@ -133,7 +146,7 @@ public struct BackupMaker {
             createdAt: BackupNaming.isoTimestamp(snapshot.pinnedAt), source: snapshot.source,
             snapshot: snapshot.snapshot, checks: verified.checks,
             files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)],
-            contentDigests: digests)
+            contentDigests: digests, recordedFailures: verified.recorded)
         let written = streams
             ? try writeToStandardOutput(manifest: manifest, compression: compression, framePath: framePath, builder: builder)
             : try writeAndPublish(
@@ -151,6 +164,7 @@ public struct BackupMaker {
                 durationSeconds: bundleWatch.roundedSeconds),
             staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
         report.encryption = recipients.map { BundleEncryption(recipients: $0) }
+        report.recordedFailures = manifest.recordedFailures
         return report
     }
 
@@ -171,7 +185,8 @@ public struct BackupMaker {
                 progress: Self.throttled(progress))
             do {
                 verified = try SnapshotVerification(
-                    copyPath: copyPath, source: snapshot.source, cancellation: cancellation, checksFTS: options.checksFTS
+                    copyPath: copyPath, source: snapshot.source, cancellation: cancellation, checksFTS: options.checksFTS,
+                    asIs: options.asIs
                 ).run()
                 _ = try compression.wait()
             } catch {

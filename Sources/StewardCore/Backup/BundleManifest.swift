@@ -108,6 +108,9 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     /// format version 1: bundles made before they were recorded lack them, and `restore`
     /// then says it could not compare.
     public var contentDigests: ContentDigests? = nil
+    /// The failed checks of a database bundled as it is (`backup --as-is`); missing for a
+    /// bundle whose snapshot passed every check. Optional in format version 1.
+    public var recordedFailures: RecordedFailures? = nil
 
     /// The JSON of `manifest.json`: sorted keys, so that equal manifests are equal bytes.
     public func encoded() throws -> [UInt8] {

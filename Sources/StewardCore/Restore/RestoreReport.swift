@@ -5,7 +5,9 @@ public struct RestoreReport: Codable, Sendable {
     public struct Check: Codable, Sendable, Equatable {
         public enum Status: String, Codable, Sendable {
             /// `skipped`: not run, on request or because an earlier check refused the file.
-            case pass, fail, skipped
+            /// `accepted`: failed as the bundle's manifest recorded (`backup --as-is`), and
+            /// accepted by `--accept-recorded-failures`.
+            case pass, fail, skipped, accepted
         }
 
         public let name: String

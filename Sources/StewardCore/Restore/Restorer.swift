@@ -32,6 +32,10 @@ public struct Restorer {
         public var checksFTS = true
         /// What opens an encrypted bundle.
         public var keys = BundleKeys()
+        /// Publish a bundle made with `backup --as-is` when the only failed checks are
+        /// integrity, foreign-key and FTS5 checks, and every failure they find is one the
+        /// manifest recorded.
+        public var acceptsRecordedFailures = false
         /// A restore drill: everything a restore does, then the staging directory is
         /// removed and nothing is published. `intoDirectory` may then be empty: the
         /// staging directory goes into a private workspace under the temporary directory.
@@ -182,6 +186,9 @@ public struct Restorer {
             checksFTS: options.checksFTS
         ) { progress(.checked($0)) }.run()
         checks += results.checks
+        if let recorded = outcome.manifest.recordedFailures {
+            checks = try acceptRecordedFailures(checks, recorded: recorded, databasePath: databasePath)
+        }
         let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
         checks.append(refusedBy.isEmpty
             ? contentDigestCheck(databasePath, recorded: outcome.manifest.contentDigests)
@@ -332,6 +339,39 @@ public struct Restorer {
         return (.init(name: "journal_mode", status: .pass,
                       summary: "WAL in the header of \(entry); switched to rollback journal (header bytes 18-19 = 1, 1)",
                       durationSeconds: watch.roundedSeconds), true)
+    }
+
+    static let acceptableChecks: Set<String> = ["integrity_check", "foreign_key_check", "fts5_integrity"]
+
+    /// For a bundle with recorded failures: its failed integrity, foreign-key and FTS5
+    /// checks become `accepted` when `--accept-recorded-failures` was given, no other
+    /// check failed, and what the database shows now is covered by what was recorded.
+    private func acceptRecordedFailures(_ checks: [RestoreReport.Check], recorded: RecordedFailures, databasePath: String) throws -> [RestoreReport.Check] {
+        let failing = Set(checks.filter { $0.status == .fail }.map(\.name))
+        guard options.acceptsRecordedFailures, !failing.isEmpty, failing.isSubset(of: Self.acceptableChecks) else { return checks }
+        let found: RecordedFailures
+        do {
+            let cancellation = self.cancellation
+            let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
+            var fts5: [String] = []
+            if let check = checks.first(where: { $0.name == "fts5_integrity" && $0.status == .fail }) {
+                // Names only from the details; a detail naming no recorded table counts as another one.
+                for detail in check.details {
+                    fts5.append(recorded.fts5Tables.first { detail.contains($0) } ?? "(an FTS5 table not recorded)")
+                }
+            }
+            found = try RecordedFailures.find(connection, fts5Failures: Array(Set(fts5)))
+        } catch {
+            try checkCancellation()
+            return checks
+        }
+        guard recorded.covers(found) else { return checks }
+        return checks.map { check in
+            guard check.status == .fail else { return check }
+            return .init(name: check.name, status: .accepted,
+                         summary: "failed as the manifest recorded, accepted (--accept-recorded-failures): \(check.summary)",
+                         durationSeconds: check.durationSeconds, details: check.details)
+        }
     }
 
     /// The restored database's content digests against the manifest's: the same data,
