@@ -282,6 +282,21 @@ struct EncryptedBundleTests {
         #expect(!text.stdout.contains(Self.tableName))
     }
 
+    /// `age -a` output is not read (the armor is not implemented): refused with a clear
+    /// reason, not taken for a damaged database.
+    @Test func armoredAgeFileIsRefusedWithAReason() throws {
+        let (run, plain) = try backup([], name: "shop.tar.zst")
+        #expect(run.status == 0, "\(run.stderr)")
+        let armored = directory.file("armored.tar.zst.age")
+        #expect(try systemTool(["age", "-a", "-r", recipient, "-o", armored, plain]).status == 0)
+        for arguments in [["restore", armored, "--into", into, "--identity", keyFile], ["inspect", armored, "--identity", keyFile]] {
+            let refused = try StewardProcess.run(arguments)
+            #expect(refused.status == 65, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("ASCII-armored"))
+        }
+        try expectNothingWritten()
+    }
+
     @Test func usageErrors() throws {
         let cases: [[String]] = [
             ["backup", "--db", database, "--out", out, "--recipient", "age1notakey"],

@@ -16,7 +16,7 @@ public struct BundleInspector {
     /// does, or is an age file, as an encrypted bundle is. A file that cannot be read is
     /// not called a bundle: the database inspection then reports why it cannot be read.
     public static func isBundle(path: String) -> Bool {
-        if BundleSource.isEncrypted(path: path) { return true }
+        if BundleSource.isEncrypted(path: path) || BundleSource.isArmored(path: path) { return true }
         var info = stat()
         guard stat(FileName.cString(path), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
         let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)

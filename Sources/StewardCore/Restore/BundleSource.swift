@@ -15,24 +15,40 @@ enum BundleSource {
     /// What an age file starts with, whatever its version.
     static let ageIntro = Array("age-encryption.org/".utf8)
 
+    /// What `age -a` writes first: the ASCII armor, which Steward does not read.
+    static let armorIntro = Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)
+
     /// Whether the file starts like an age file.
     static func isEncrypted(path: String) -> Bool {
+        startsWith(path, ageIntro)
+    }
+
+    /// Whether the file is an ASCII-armored age file.
+    static func isArmored(path: String) -> Bool {
+        startsWith(path, armorIntro)
+    }
+
+    private static func startsWith(_ path: String, _ prefix: [UInt8]) -> Bool {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         // Read-only: close() has nothing to report that matters here.
         defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: ageIntro.count)
+        var bytes = [UInt8](repeating: 0, count: prefix.count)
         var filled = 0
         while filled < bytes.count {
             let count = bytes.withUnsafeMutableBytes { SystemCall.readSome(descriptor, UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
             if count <= 0 { break }
             filled += count
         }
-        return filled == bytes.count && bytes == ageIntro
+        return filled == bytes.count && bytes == prefix
     }
 
     /// The reader of the bundle's tar stream, decrypting it when it is encrypted.
     static func open(path: String, keys: BundleKeys, limits: ArchiveReader.Limits) throws -> (reader: ArchiveReader, encryption: BundleEncryption?) {
+        if isArmored(path: path) {
+            throw StewardError(.badInput, "refusing the bundle \(path): it is an ASCII-armored age file (age -a), which Steward does not read; "
+                               + "decrypt it with age -d, or encrypt the bundle without -a")
+        }
         guard isEncrypted(path: path) else {
             return (try ArchiveReader(path: path, limits: limits), nil)
         }
