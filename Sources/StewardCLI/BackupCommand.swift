@@ -20,7 +20,9 @@ struct BackupCommand: StewardCommand {
             which appears under its final name only when complete and synced. A bundle is never \
             replaced; on any failure or signal, every temporary file is removed. With --recipient, \
             --recipients-file or a passphrase, the whole bundle is encrypted in the age format \
-            (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it. With --out -, the bundle \
+            (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it. The manifest records a SHA-256 \
+            of each table's rows and of the schema (see inspect --digest). --as-is bundles a database that \
+            fails integrity or foreign-key checks, with the failures recorded. With --out -, the bundle \
             (plain or encrypted) is written to standard output once the snapshot has passed its checks, \
             the temporaries live under TMPDIR, and the report goes to standard error; a reader that \
             goes away is exit status 74.

@@ -21,12 +21,15 @@ struct RestoreCommand: StewardCommand {
             (read-write, query-only: CHECK constraints count), foreign_key_check, user_version, \
             application_id and page count against the manifest, every table read, FTS5's \
             integrity-check (rank 1, inside BEGIN...ROLLBACK) for every FTS5 table; then, once all \
-            of these passed, a read-write probe on a disposable copy. Only when \
+            of these passed, a read-write probe on a disposable copy, and the per-table content digests recomputed and \
+            compared with the manifest's. Only when \
             every check passes is the staging directory renamed to <dir>. On any failure or signal \
             nothing is left. An encrypted bundle (age, from Steward or the age tool) is opened with \
             --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \
             authenticated before it is used. With - as the bundle, it is read from standard input \
-            (spooled into a private directory under TMPDIR first), with the same checks, staging and publish. Exit status 1 when a check fails, 65 for a bad bundle \
+            (spooled into a private directory under TMPDIR first), with the same checks, staging and publish. --check-only runs all of it and publishes nothing (a restore \
+            drill; no --into needed). A bundle made with backup --as-is is published only with \
+            --accept-recorded-failures, and only when every failure found is one its manifest recorded. Exit status 1 when a check fails, 65 for a bad bundle \
             (a damaged header or chunk included), 77 when no key given opens an encrypted bundle.
             """,
         arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore; - reads it from standard input.")],
