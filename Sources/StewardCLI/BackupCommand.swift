@@ -28,23 +28,15 @@ struct BackupCommand: StewardCommand {
             goes away is exit status 74.
             """,
         options: [
-<<<<<<< HEAD
             .option("db", value: "path", help: "The database to back up; repeat it for several (see --dbs-from).", repeating: true),
-            .option("out", value: "dir", help: "The existing directory to write the bundle into.", required: true),
-=======
-            .option("db", value: "path", help: "The database to back up.", required: true),
-            .option("out", value: "dir", help: "The existing directory to write the bundle into, or - for standard output (not a terminal; not with --json or --name).", required: true),
->>>>>>> exports
+            .option("out", value: "dir", help: "The existing directory to write the bundle into, or - for standard output (not a terminal; not with --json or --name; one database only).", required: true),
             .option("name", value: "file", help: "The bundle's file name (default: <db>-v<user_version>-<UTC time>.tar.zst)."),
             .option("level", value: "n", help: "The zstd compression level, 1 (fast) to 19 (small).",
                     default: String(BackupMaker.defaultCompressionLevel)),
             .option("timeout", value: "seconds", help: "How long, in all, to wait for other connections' locks.", default: "30"),
             .option("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
                     default: String(BackupMaker.defaultPagesPerStep)),
-<<<<<<< HEAD
-=======
             .flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst."),
->>>>>>> exports
             .flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot."),
         ] + KeyOptions.forEncryption + [
             CommonOptions.quiet,
@@ -85,16 +77,13 @@ struct BackupCommand: StewardCommand {
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         options.pagesPerStep = Int32(try values.integer("pages-per-step", in: 1...1_000_000) ?? Int(BackupMaker.defaultPagesPerStep))
         options.checksFTS = values.flag("check-fts")
-<<<<<<< HEAD
         if let fleet, fleet.jobs > 1 { options.threads = 1 }
-=======
         if values.flag("as-is") {
             options.asIs = .integrityAndForeignKeys
             if let name = options.bundleName, !name.contains(BackupMaker.asIsMarker) {
                 throw values.error("The value '\(name)' is invalid for '--name <file>': a bundle made with --as-is carries '\(BackupMaker.asIsMarker)' in its name")
             }
         }
->>>>>>> exports
         self.options = options
         self.fleet = fleet
         self.json = values.flag("json")
@@ -102,14 +91,11 @@ struct BackupCommand: StewardCommand {
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
-<<<<<<< HEAD
         if let fleet { return try FleetRun(command: "backup", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
-=======
         if options.toStandardOutput {
             // A reader that goes away must be a write error (EPIPE, 74), not a silent death.
             signal(SIGPIPE, SIG_IGN)
         }
->>>>>>> exports
         let live = terminal.isErrorInteractive && !quiet
         let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
             try BackupMaker(options: options, cancellation: cancellation) { event in
