@@ -184,6 +184,32 @@ public final class Statement {
         }
     }
 
+    /// The column encoded as the sqlite3 shell's `.sha3sum` (`sha3_query`) encodes a
+    /// value, handed to `body` without copying: `N` for NULL; `I` or `F` and the 8 bytes
+    /// of the 64-bit integer or IEEE double, big-endian; `T<n>:` or `B<n>:` and the n
+    /// bytes of the text (as stored, UTF-8) or blob.
+    public func withHashEncoding(at index: Int, _ body: (UnsafeRawBufferPointer) -> Void) {
+        let column = Int32(index)
+        func tagged(_ tag: UInt8, _ bits: UInt64) {
+            var bytes = [UInt8](repeating: 0, count: 9)
+            bytes[0] = tag
+            for shift in 0..<8 { bytes[8 - shift] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(shift))) }
+            bytes.withUnsafeBytes(body)
+        }
+        func counted(_ tag: String, _ pointer: UnsafeRawPointer?) {
+            let count = Int(sqlite3_column_bytes(sqliteStatement, column))
+            Array("\(tag)\(count):".utf8).withUnsafeBytes(body)
+            if count > 0, let pointer { body(UnsafeRawBufferPointer(start: pointer, count: count)) }
+        }
+        switch sqlite3_column_type(sqliteStatement, column) {
+        case SQLITE_INTEGER: tagged(UInt8(ascii: "I"), UInt64(bitPattern: sqlite3_column_int64(sqliteStatement, column)))
+        case SQLITE_FLOAT: tagged(UInt8(ascii: "F"), sqlite3_column_double(sqliteStatement, column).bitPattern)
+        case SQLITE_TEXT: counted("T", UnsafeRawPointer(sqlite3_column_text(sqliteStatement, column)))
+        case SQLITE_BLOB: counted("B", sqlite3_column_blob(sqliteStatement, column))
+        default: [UInt8(ascii: "N")].withUnsafeBytes(body)
+        }
+    }
+
     /// Every remaining row as an array of values.
     public func allRows() throws -> [[SQLiteValue]] {
         var rows: [[SQLiteValue]] = []

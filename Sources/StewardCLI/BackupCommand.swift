@@ -2,6 +2,10 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.
 struct BackupCommand: StewardCommand {
     static let configuration = CommandConfiguration(
@@ -16,17 +20,23 @@ struct BackupCommand: StewardCommand {
             which appears under its final name only when complete and synced. A bundle is never \
             replaced; on any failure or signal, every temporary file is removed. With --recipient, \
             --recipients-file or a passphrase, the whole bundle is encrypted in the age format \
-            (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it.
+            (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it. The manifest records a SHA-256 \
+            of each table's rows and of the schema (see inspect --digest). --as-is bundles a database that \
+            fails integrity or foreign-key checks, with the failures recorded. With --out -, the bundle \
+            (plain or encrypted) is written to standard output once the snapshot has passed its checks, \
+            the temporaries live under TMPDIR, and the report goes to standard error; a reader that \
+            goes away is exit status 74.
             """,
         options: [
             .option("db", value: "path", help: "The database to back up; repeat it for several (see --dbs-from).", repeating: true),
-            .option("out", value: "dir", help: "The existing directory to write the bundle into.", required: true),
+            .option("out", value: "dir", help: "The existing directory to write the bundle into, or - for standard output (not a terminal; not with --json or --name; one database only).", required: true),
             .option("name", value: "file", help: "The bundle's file name (default: <db>-v<user_version>-<UTC time>.tar.zst)."),
             .option("level", value: "n", help: "The zstd compression level, 1 (fast) to 19 (small).",
                     default: String(BackupMaker.defaultCompressionLevel)),
             .option("timeout", value: "seconds", help: "How long, in all, to wait for other connections' locks.", default: "30"),
             .option("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
                     default: String(BackupMaker.defaultPagesPerStep)),
+            .flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst."),
             .flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot."),
         ] + KeyOptions.forEncryption + [
             CommonOptions.quiet,
@@ -47,6 +57,15 @@ struct BackupCommand: StewardCommand {
             throw values.error("'--name' names one bundle; with many databases each bundle is named <db>-<path hash>-v<user_version>-<UTC time>.tar.zst")
         }
         if options.outputDirectory.isEmpty { throw values.error("The value '' is invalid for '--out <dir>'") }
+        if options.outputDirectory == "-" {
+            options.toStandardOutput = true
+            if fleet != nil { throw values.error("--out - writes one bundle to standard output; with many databases give a directory") }
+            if values.flag("json") { throw values.error("--out - writes the bundle to standard output, so --json cannot go there too") }
+            if values.value("name") != nil { throw values.error("--out - has no file to name; --name cannot be used with it") }
+            if isatty(STDOUT_FILENO) == 1 {
+                throw values.error("refusing to write a bundle to a terminal: redirect or pipe standard output (--out -)")
+            }
+        }
         options.keys = try KeyOptions.parse(values, encrypting: true)
         if let name = values.value("name") {
             if let problem = BackupMaker.problem(withBundleName: name, encrypted: options.keys.encrypts) {
@@ -59,6 +78,12 @@ struct BackupCommand: StewardCommand {
         options.pagesPerStep = Int32(try values.integer("pages-per-step", in: 1...1_000_000) ?? Int(BackupMaker.defaultPagesPerStep))
         options.checksFTS = values.flag("check-fts")
         if let fleet, fleet.jobs > 1 { options.threads = 1 }
+        if values.flag("as-is") {
+            options.asIs = .integrityAndForeignKeys
+            if let name = options.bundleName, !name.contains(BackupMaker.asIsMarker) {
+                throw values.error("The value '\(name)' is invalid for '--name <file>': a bundle made with --as-is carries '\(BackupMaker.asIsMarker)' in its name")
+            }
+        }
         self.options = options
         self.fleet = fleet
         self.json = values.flag("json")
@@ -67,12 +92,21 @@ struct BackupCommand: StewardCommand {
 
     func run(on terminal: Terminal) throws -> Int32 {
         if let fleet { return try FleetRun(command: "backup", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
+        if options.toStandardOutput {
+            // A reader that goes away must be a write error (EPIPE, 74), not a silent death.
+            signal(SIGPIPE, SIG_IGN)
+        }
         let live = terminal.isErrorInteractive && !quiet
         let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
             try BackupMaker(options: options, cancellation: cancellation) { event in
                 guard live else { return }
                 Self.draw(event, on: terminal)
             }.run()
+        }
+        if options.toStandardOutput {
+            // Standard output carries the bundle.
+            if !quiet { terminal.diagnose(Self.render(report)) }
+            return ExitCode.success
         }
         terminal.print(json ? try ReportOutput.json(report, command: "backup", exitCode: ExitCode.success) : Self.render(report))
         return ExitCode.success
@@ -155,6 +189,9 @@ struct BackupCommand: StewardCommand {
                      + "user_version \(checks.userVersion) as in the source, journal mode \(checks.journalMode) "
                      + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
         lines.append("            ran: \(checksRun(checks))")
+        if let recorded = report.recordedFailures {
+            lines.append("As is       bundled with its failures recorded in the manifest: \(ReportOutput.escaped(recorded.summary))")
+        }
         for file in report.files {
             lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
             lines.append("            sha256 \(file.sha256)")

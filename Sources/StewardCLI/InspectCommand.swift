@@ -20,11 +20,14 @@ struct InspectCommand: StewardCommand {
             it; 77 when those given do not.
             """,
         arguments: [ArgumentDefinition("path", help: "The database file or bundle to inspect.")],
-        options: KeyOptions.forDecryption + [CommonOptions.json])
+        options: [
+            .flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle."),
+        ] + KeyOptions.forDecryption + [CommonOptions.json])
 
     let path: String
     let json: Bool
     let keys: BundleKeys
+    let digest: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         guard let path = values.argument("path"), !path.isEmpty else {
@@ -33,9 +36,18 @@ struct InspectCommand: StewardCommand {
         self.path = path
         self.json = values.flag("json")
         self.keys = try KeyOptions.parse(values, encrypting: false)
+        self.digest = values.flag("digest")
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
+        if digest {
+            let keys = self.keys
+            let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
+                try DigestInspector().inspect(path: path, keys: keys, cancellation: cancellation)
+            }
+            terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
+            return ExitCode.success
+        }
         if BundleInspector.isBundle(path: path) {
             if BundleInspector.isEncrypted(path: path), !keys.canOpen {
                 let report = try BundleInspector().inspectEncrypted(path: path)
@@ -57,6 +69,18 @@ struct InspectCommand: StewardCommand {
         let report = try Inspector().inspect(path: path)
         terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
         return ExitCode.success
+    }
+
+    static func render(_ report: DigestReport) -> String {
+        var lines = ["\(report.kind == "bundle" ? "Bundle " : "Database") \(ReportOutput.escaped(report.path))"]
+        guard let digests = report.contentDigests else {
+            lines.append("Digests  not recorded: the bundle was made before Steward recorded content digests")
+            return lines.joined(separator: "\n")
+        }
+        lines.append("Digests  \(ReportOutput.escaped(digests.algorithm))\(report.kind == "bundle" ? ", as recorded at backup" : "")")
+        lines.append("Schema   \(digests.schema)")
+        lines.append(ReportOutput.table(digests.tables.map { [ReportOutput.escaped($0.name), "\($0.rows) row\($0.rows == 1 ? "" : "s")", $0.sha256] }))
+        return lines.joined(separator: "\n")
     }
 
     static func render(_ report: EncryptedBundleReport) -> String {

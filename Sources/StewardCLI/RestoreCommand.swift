@@ -2,6 +2,10 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
 /// and only then publish it.
 struct RestoreCommand: StewardCommand {
@@ -17,16 +21,22 @@ struct RestoreCommand: StewardCommand {
             (read-write, query-only: CHECK constraints count), foreign_key_check, user_version, \
             application_id and page count against the manifest, every table read, FTS5's \
             integrity-check (rank 1, inside BEGIN...ROLLBACK) for every FTS5 table; then, once all \
-            of these passed, a read-write probe on a disposable copy. Only when \
+            of these passed, a read-write probe on a disposable copy, and the per-table content digests recomputed and \
+            compared with the manifest's. Only when \
             every check passes is the staging directory renamed to <dir>. On any failure or signal \
             nothing is left. An encrypted bundle (age, from Steward or the age tool) is opened with \
             --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \
-            authenticated before it is used. Exit status 1 when a check fails, 65 for a bad bundle \
+            authenticated before it is used. With - as the bundle, it is read from standard input \
+            (spooled into a private directory under TMPDIR first), with the same checks, staging and publish. --check-only runs all of it and publishes nothing (a restore \
+            drill; no --into needed). A bundle made with backup --as-is is published only with \
+            --accept-recorded-failures, and only when every failure found is one its manifest recorded. Exit status 1 when a check fails, 65 for a bad bundle \
             (a damaged header or chunk included), 77 when no key given opens an encrypted bundle.
             """,
-        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore.")],
+        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore; - reads it from standard input.")],
         options: [
-            .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty.", required: true),
+            .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty. Required unless --check-only."),
+            .flag("accept-recorded-failures", help: "Publish a bundle made with backup --as-is when every failure found is one its manifest recorded."),
+            .flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published."),
             .flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped."),
         ] + KeyOptions.forDecryption + [
             CommonOptions.quiet,
@@ -41,9 +51,16 @@ struct RestoreCommand: StewardCommand {
         guard let bundle = values.argument("bundle"), !bundle.isEmpty else {
             throw values.error("Missing expected argument '<bundle>'")
         }
-        let into = try values.required("into")
-        if into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
+        if bundle == Restorer.standardInput && isatty(STDIN_FILENO) == 1 {
+            throw values.error("refusing to read a bundle from a terminal: pipe or redirect it into standard input (restore -)")
+        }
+        let checkOnly = values.flag("check-only")
+        let into = values.value("into") ?? ""
+        if values.value("into") == nil && !checkOnly { _ = try values.required("into") }
+        if values.value("into") != nil && into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
         var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
+        options.checkOnly = checkOnly
+        options.acceptsRecordedFailures = values.flag("accept-recorded-failures")
         options.checksFTS = !values.flag("skip-fts-check")
         options.keys = try KeyOptions.parse(values, encrypting: false)
         self.options = options
@@ -59,10 +76,24 @@ struct RestoreCommand: StewardCommand {
                 Self.draw(event, on: terminal)
             }.run()
         }
-        let status = report.published ? ExitCode.success : ExitCode.checkFailed
+        let passed = report.checkOnly == true ? report.passed : report.published
+        let status = passed ? ExitCode.success : ExitCode.checkFailed
         terminal.print(json ? try ReportOutput.json(report, command: "restore", exitCode: status) : Self.render(report))
+        if report.checkOnly == true {
+            guard report.passed else {
+                terminal.diagnose("Error: the restore drill failed: \(report.failedChecks.joined(separator: ", ")) failed; nothing was published")
+                return ExitCode.checkFailed
+            }
+            return ExitCode.success
+        }
         guard report.published else {
             terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
+            if let recorded = report.manifest.recordedFailures {
+                terminal.diagnose(options.acceptsRecordedFailures
+                    ? "The bundle was made with --as-is, but not every failure found is one its manifest recorded (\(ReportOutput.escaped(recorded.summary)))"
+                    : "The bundle was made with --as-is; its manifest records: \(ReportOutput.escaped(recorded.summary)). "
+                        + "--accept-recorded-failures publishes it when every failure found is one of these")
+            }
             return ExitCode.checkFailed
         }
         return ExitCode.success
@@ -90,12 +121,15 @@ struct RestoreCommand: StewardCommand {
         let manifest = report.manifest
         let source = manifest.source
         lines.append("Bundle      \(ReportOutput.escaped(report.bundle))  \(ReportOutput.bytes(report.bundleSizeBytes))")
+        if let encryption = report.encryption {
+            lines.append("Encrypted   age, to \(encryption.describedRecipients); every chunk authenticated")
+        }
         lines.append("            made \(ReportOutput.escaped(manifest.createdAt)) by Steward \(ReportOutput.escaped(manifest.stewardVersion)) "
                      + "(SQLite \(ReportOutput.escaped(manifest.sqliteVersion))) from \(ReportOutput.escaped(source.fileName)): "
                      + "user_version \(source.userVersion), journal mode \(ReportOutput.escaped(source.journalMode))")
         lines.append("            checked at backup: \(BackupCommand.checksRun(manifest.checks))")
-        if let encryption = report.encryption {
-            lines.append("Encrypted   age, to \(encryption.describedRecipients); every chunk authenticated")
+        if let recorded = manifest.recordedFailures {
+            lines.append("As is       made with --as-is; failures recorded at backup: \(ReportOutput.escaped(recorded.summary))")
         }
         for file in report.files {
             lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
@@ -108,7 +142,7 @@ struct RestoreCommand: StewardCommand {
         lines.append("")
         lines.append("Checks")
         for check in report.checks {
-            let status = check.status == .fail ? "FAIL" : check.status == .skipped ? "skip" : check.status.rawValue
+            let status = check.status == .fail ? "FAIL" : check.status == .skipped ? "skip" : check.status == .accepted ? "known" : check.status.rawValue
             lines.append("  \(status.padding(toLength: 6, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 18, withPad: " ", startingAt: 0))"
                          + "\(ReportOutput.escaped(check.summary))  \(ReportOutput.seconds(check.durationSeconds))")
             for detail in check.details.prefix(10) where check.status == .fail {
@@ -127,7 +161,11 @@ struct RestoreCommand: StewardCommand {
         if !report.staleStagingRemoved.isEmpty {
             lines.append("Removed     staging directories of killed runs: \(report.staleStagingRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
         }
-        if report.published {
+        if report.checkOnly == true {
+            lines.append(report.passed
+                ? "Checked     every check passed; check only: the staging directory was removed, nothing was published"
+                : "Result      CHECK FAILED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was published")
+        } else if report.published {
             lines.append("Restored    \(ReportOutput.escaped(report.database))")
             lines.append("            extracted in \(ReportOutput.seconds(report.extractSeconds)), checked in \(ReportOutput.seconds(report.checkSeconds)), "
                          + "total \(ReportOutput.seconds(report.totalSeconds))")

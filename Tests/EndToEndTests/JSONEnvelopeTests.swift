@@ -60,6 +60,8 @@ struct JSONEnvelopeTests {
         try check(["backup", "--db", database, "--out", out, "--name", "b.tar.zst", "--json"], status: 0, outcome: "ok")
         let bundle = directory.file("out/b.tar.zst")
         try check(["inspect", bundle, "--json"], status: 0, outcome: "ok")
+        try check(["inspect", bundle, "--digest", "--json"], status: 0, outcome: "ok")
+        try check(["restore", bundle, "--check-only", "--json"], status: 0, outcome: "ok")
         try check(["restore", bundle, "--into", directory.file("restored"), "--json"], status: 0, outcome: "ok")
 
         // `report` reads a fleet run's lines (NDJSON, whose lines do not carry the envelope yet).

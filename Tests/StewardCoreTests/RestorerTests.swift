@@ -83,7 +83,7 @@ func makeIndexedDatabase(at path: String) throws {
         #expect(report.failedChecks.isEmpty)
         #expect(report.checks.map(\.name) == ["sha256", "header", "payload_size", "journal_mode", "integrity_check", "foreign_key_check",
                                               "user_version", "application_id", "page_count", "tables", "fts5_integrity",
-                                              "read_write_probe", "side_files"])
+                                              "read_write_probe", "content_digest", "side_files"])
         #expect(report.checks.allSatisfy { $0.status == .pass })
         #expect(Set(events.checkNames) == Set(report.checks.map(\.name)))
         #expect(report.database == into + "/data/tickets.sqlite")

@@ -39,6 +39,15 @@ public struct BackupMaker {
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         /// Recipients or a passphrase: the whole bundle is then encrypted (age).
         public var keys = BundleKeys()
+        /// `--out -`: the bundle is written to standard output once the snapshot has
+        /// passed its checks; the temporaries go into a private workspace under TMPDIR,
+        /// and `outputDirectory` is not used.
+        public var toStandardOutput = false
+        /// `--as-is`: a copy that fails integrity or foreign-key checks is bundled anyway,
+        /// its failures recorded in the manifest and its name marked `-as-is`.
+        /// `.foreignKeys` (for `migrate --backup-dir`) accepts only foreign-key
+        /// violations, and records them only when there are some.
+        public var asIs: AsIs = .off
 
         public init(databasePath: String, outputDirectory: String) {
             self.databasePath = databasePath
@@ -46,6 +55,13 @@ public struct BackupMaker {
         }
     }
 
+    public enum AsIs: Sendable, Equatable {
+        case off
+        case foreignKeys
+        case integrityAndForeignKeys
+    }
+
+    public static let asIsMarker = BackupNaming.asIsMarker
     public static let defaultCompressionLevel = 1
     public static let defaultPagesPerStep: Int32 = 4096
 
@@ -80,9 +96,10 @@ public struct BackupMaker {
         }
         // Read before the source is touched: a missing key file costs nothing.
         let recipients = options.keys.encrypts ? try options.keys.recipientsForEncryption() : nil
-        let directory = try OutputDirectory(path: options.outputDirectory)
+        let streams = options.toStandardOutput
+        let directory = try OutputDirectory(path: streams ? FileManager.default.temporaryDirectory.path : options.outputDirectory)
         let sourceMode = try Self.checkSource(options.databasePath)
-        if let name = options.bundleName { try Self.refuseExisting(directory.file(name)) }
+        if let name = options.bundleName, !streams { try Self.refuseExisting(directory.file(name)) }
 
         let stale = directory.removeStaleTemporaries()
         defer { directory.removeTemporaries() }
@@ -105,15 +122,15 @@ public struct BackupMaker {
                 // The name carries the user_version of the snapshot itself.
                 bundleName = BackupNaming.defaultBundleName(
                     database: options.databasePath, tag: options.nameTag, userVersion: source.userVersion, at: pinnedAt,
-                    encrypted: recipients != nil)
-                try Self.refuseExisting(directory.file(bundleName))
+                    encrypted: recipients != nil, asIs: options.asIs == .integrityAndForeignKeys)
+                if !streams { try Self.refuseExisting(directory.file(bundleName)) }
             }
         }
         try checkCancellation()
 
         // 2. Checks and the SHA-256 of the copy, while its zstd frame is compressed.
         let bundleWatch = Stopwatch()
-        let finalPath = directory.file(bundleName)
+        let finalPath = streams ? Self.standardOutputName : directory.file(bundleName)
         var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
         builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
         builder.recipients = recipients
@@ -121,6 +138,7 @@ public struct BackupMaker {
         let (verified, compression, framePath) = try checkAndCompress(
             copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
             finalPath: finalPath)
+        let digests = try Self.contentDigests(of: copy.path, cancellation: cancellation)
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
         unlink(FileName.cString(copy.path))
@@ -130,8 +148,11 @@ public struct BackupMaker {
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             createdAt: BackupNaming.isoTimestamp(snapshot.pinnedAt), source: snapshot.source,
             snapshot: snapshot.snapshot, checks: verified.checks,
-            files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)])
-        let written = try writeAndPublish(
+            files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)],
+            contentDigests: digests, recordedFailures: verified.recorded)
+        let written = streams
+            ? try writeToStandardOutput(manifest: manifest, compression: compression, framePath: framePath, builder: builder)
+            : try writeAndPublish(
             manifest: manifest, compression: compression, framePath: framePath, builder: builder, directory: directory,
             bundleName: bundleName, permissions: sourceMode & 0o666)
         progress(.published(path: finalPath))
@@ -141,11 +162,12 @@ public struct BackupMaker {
             database: options.databasePath, createdAt: manifest.createdAt, source: manifest.source,
             snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
             bundle: .init(
-                path: finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
+                path: streams ? "-" : finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
                 compressionLevel: options.compressionLevel, threads: options.threads,
                 durationSeconds: bundleWatch.roundedSeconds),
             staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
         report.encryption = recipients.map { BundleEncryption(recipients: $0) }
+        report.recordedFailures = manifest.recordedFailures
         return report
     }
 
@@ -166,7 +188,8 @@ public struct BackupMaker {
                 progress: Self.throttled(progress))
             do {
                 verified = try SnapshotVerification(
-                    copyPath: copyPath, source: snapshot.source, cancellation: cancellation, checksFTS: options.checksFTS
+                    copyPath: copyPath, source: snapshot.source, cancellation: cancellation, checksFTS: options.checksFTS,
+                    asIs: options.asIs
                 ).run()
                 _ = try compression.wait()
             } catch {
@@ -184,6 +207,38 @@ public struct BackupMaker {
         }
         try checkCancellation()
         return (verified, compression, frame.path)
+    }
+
+    /// The logical digests of the checked copy, read-only and without locks (nothing
+    /// else uses the file any more).
+    static func contentDigests(of path: String, cancellation: Cancellation) throws -> ContentDigests {
+        do {
+            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&nolock=1"), mode: [.readOnly, .uri, .noFollow])
+            try connection.harden()
+            connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+            return try ContentDigests.compute(connection, cancellation: cancellation)
+        } catch let error as SQLiteError {
+            if error.isInterrupt || cancellation.isCancelled {
+                throw StewardError.interrupted(by: cancellation, "; no bundle was written")
+            }
+            throw StewardError(.checkFailed, "refusing to publish: the copy's content digests cannot be computed: \(error.message)")
+        }
+    }
+
+    static let standardOutputName = "standard output"
+
+    /// Writes the checked bundle to standard output. Nothing can be taken back from a
+    /// pipe: only a bundle whose snapshot passed every check starts to flow, and a reader
+    /// that goes away (EPIPE; SIGPIPE is ignored by the CLI) is 74.
+    private func writeToStandardOutput(
+        manifest: BundleManifest, compression: PayloadCompression, framePath: String, builder: BundleBuilder
+    ) throws -> BundleBuilder.Output {
+        try checkCancellation()
+        let written = try builder.write(
+            manifest: manifest, payload: compression, payloadFramePath: framePath, to: STDOUT_FILENO,
+            outputName: Self.standardOutputName)
+        unlink(FileName.cString(framePath))
+        return written
     }
 
     /// Writes the bundle into a `.partial` temporary, syncs it and gives it its name.

@@ -22,17 +22,21 @@ enum BackupNaming {
     }
 
     /// `<stem>-v<user_version>-<UTC time>.tar.zst`, such as `tickets-v2-20261130T041500Z.tar.zst`;
-    /// with a tag, `<stem>-<tag>-v<user_version>-<UTC time>.tar.zst`; `.tar.zst.age` when encrypted.
+    /// with a tag, `<stem>-<tag>-v<user_version>-<UTC time>.tar.zst`; `-as-is` before the extension
+    /// for a bundle made with --as-is; `.tar.zst.age` when encrypted.
     static func defaultBundleName(
-        database: String, tag: String? = nil, userVersion: Int32, at seconds: Int64, encrypted: Bool = false
+        database: String, tag: String? = nil, userVersion: Int32, at seconds: Int64, encrypted: Bool = false, asIs: Bool = false
     ) -> String {
         let tagged = tag.map { "-\(ArchiveEntryName.component(from: $0))" } ?? ""
-        return "\(stem(of: database))\(tagged)-v\(userVersion)-\(compactTimestamp(seconds))\(encrypted ? encryptedBundleExtension : bundleExtension)"
+        return "\(stem(of: database))\(tagged)-v\(userVersion)-\(compactTimestamp(seconds))\(asIs ? asIsMarker : "")\(encrypted ? encryptedBundleExtension : bundleExtension)"
     }
 
     /// Why `name` cannot be a bundle name, or nil when it can: one file name, not hidden
     /// (hidden names belong to temporaries), ending in `.tar.zst`, or `.tar.zst.age` when
     /// the bundle is encrypted (a plain bundle never ends in `.age`).
+    /// What the name of a bundle made with `--as-is` carries.
+    static let asIsMarker = "-as-is"
+
     static func problem(withBundleName name: String, encrypted: Bool = false) -> String? {
         if encrypted {
             if !name.hasSuffix(encryptedBundleExtension) || name == encryptedBundleExtension {

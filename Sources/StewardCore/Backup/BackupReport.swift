@@ -29,4 +29,6 @@ public struct BackupReport: Codable, Sendable {
     public let totalSeconds: Double
     /// The recipients' types when the bundle is encrypted (age); absent otherwise.
     public var encryption: BundleEncryption? = nil
+    /// `--as-is`: the failed checks recorded in the manifest.
+    public var recordedFailures: RecordedFailures? = nil
 }

@@ -89,6 +89,10 @@ struct BundleBuilder {
         case is Sink.Cancelled:
             return StewardError.interrupted(by: cancellation, "; no bundle was written")
         case let failure as Sink.Failure:
+            if failure.code == EPIPE {
+                return StewardError(.inputOutput, "cannot write \(outputName): the reader went away (broken pipe) before the bundle was complete; "
+                                    + "what it received is not a bundle")
+            }
             let kind: StewardError.Kind = failure.code == ENOSPC || failure.code == EDQUOT ? .inputOutput : SystemCall.outputKind(failure.code)
             return StewardError(kind, "cannot write \(outputName): \(SystemCall.message(failure.code))")
         case let error as ArchiveError:

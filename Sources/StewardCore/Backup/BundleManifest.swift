@@ -104,6 +104,13 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     public let snapshot: Snapshot
     public let checks: Checks
     public let files: [File]
+    /// Per-table logical SHA-256 digests and the schema's (`ContentDigests`). Optional in
+    /// format version 1: bundles made before they were recorded lack them, and `restore`
+    /// then says it could not compare.
+    public var contentDigests: ContentDigests? = nil
+    /// The failed checks of a database bundled as it is (`backup --as-is`); missing for a
+    /// bundle whose snapshot passed every check. Optional in format version 1.
+    public var recordedFailures: RecordedFailures? = nil
 
     /// The JSON of `manifest.json`: sorted keys, so that equal manifests are equal bytes.
     public func encoded() throws -> [UInt8] {

@@ -12,6 +12,8 @@ struct SnapshotVerification {
     struct Result {
         let checks: BundleManifest.Checks
         let digest: BackgroundFileDigest.Digest
+        /// With `asIs`: the failures accepted into the bundle (nil otherwise).
+        let recorded: RecordedFailures?
     }
 
     let copyPath: String
@@ -19,6 +21,8 @@ struct SnapshotVerification {
     let cancellation: Cancellation
     /// Whether FTS5's integrity-check runs (it takes about 15 s per GiB of index).
     var checksFTS = false
+    /// Which failed checks are recorded instead of refusing the copy.
+    var asIs: BackupMaker.AsIs = .off
 
     /// Throws `.checkFailed` (exit 1) when any check fails: such a copy is never bundled.
     func run() throws -> Result {
@@ -47,13 +51,15 @@ struct SnapshotVerification {
         }
 
         var problems: [String] = []
-        if findings.integrity != ["ok"] {
+        let recordsIntegrity = asIs == .integrityAndForeignKeys
+        let recordsForeignKeys = asIs != .off
+        if findings.integrity != ["ok"] && !recordsIntegrity {
             problems.append("integrity_check: \(findings.integrity.joined(separator: "; "))")
         }
-        if let fts = findings.fts5, !fts.problems.isEmpty {
+        if let fts = findings.fts5, !fts.problems.isEmpty, !recordsIntegrity {
             problems.append("FTS5 integrity-check: \(fts.problems.joined(separator: "; "))")
         }
-        if !findings.violations.isEmpty {
+        if !findings.violations.isEmpty && !recordsForeignKeys {
             problems.append("foreign_key_check: \(Self.summary(of: findings.violations))")
         }
         if findings.userVersion != source.userVersion {
@@ -66,15 +72,17 @@ struct SnapshotVerification {
         guard problems.isEmpty else {
             throw StewardError(.checkFailed, "refusing to publish: the copy fails its checks: \(problems.joined(separator: "; "))")
         }
+        var recorded = findings.recorded
+        if asIs == .foreignKeys, recorded?.isEmpty == true { recorded = nil }
         return Result(
             checks: .init(
-                integrityCheck: "ok", foreignKeyViolations: 0, userVersion: findings.userVersion,
+                integrityCheck: findings.integrity == ["ok"] ? "ok" : "failed (recorded)", foreignKeyViolations: findings.violations.count, userVersion: findings.userVersion,
                 userVersionMatchesSource: true, journalMode: findings.journalMode,
                 writeVersion: Int(header?.writeVersion ?? 0), readVersion: Int(header?.readVersion ?? 0),
                 durationSeconds: watch.roundedSeconds,
                 checksRun: ["integrity_check", "foreign_key_check", "user_version", "journal_mode"] + (checksFTS ? ["fts5_integrity"] : []),
                 fts5Tables: findings.fts5?.tables),
-            digest: digest)
+            digest: digest, recorded: recorded)
     }
 
     private struct Findings {
@@ -83,6 +91,7 @@ struct SnapshotVerification {
         let userVersion: Int32
         let journalMode: String
         let fts5: FTS5IntegrityCheck.Outcome?
+        let recorded: RecordedFailures?
     }
 
     private func check() throws -> Findings {
@@ -107,9 +116,14 @@ struct SnapshotVerification {
             writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             fts5 = try FTS5IntegrityCheck(connection: writer).run()
         }
+        var recorded: RecordedFailures?
+        if asIs != .off {
+            let failedFTS = (fts5?.tables ?? []).filter { table in fts5?.problems.contains { $0.contains(table) } == true }
+            recorded = try RecordedFailures.find(connection, fts5Failures: failedFTS)
+        }
         return Findings(
             integrity: integrity, violations: violations, userVersion: try connection.userVersion(),
-            journalMode: try connection.journalMode(), fts5: fts5)
+            journalMode: try connection.journalMode(), fts5: fts5, recorded: recorded)
     }
 
     /// `ticket → customer: 3` per pair of tables; never the rows.

@@ -5,7 +5,9 @@ public struct RestoreReport: Codable, Sendable {
     public struct Check: Codable, Sendable, Equatable {
         public enum Status: String, Codable, Sendable {
             /// `skipped`: not run, on request or because an earlier check refused the file.
-            case pass, fail, skipped
+            /// `accepted`: failed as the bundle's manifest recorded (`backup --as-is`), and
+            /// accepted by `--accept-recorded-failures`.
+            case pass, fail, skipped, accepted
         }
 
         public let name: String
@@ -38,7 +40,7 @@ public struct RestoreReport: Codable, Sendable {
     public let stewardVersion: String
     public let sqliteVersion: String
     /// The bundle path as given, and its size.
-    public let bundle: String
+    public internal(set) var bundle: String
     public let bundleSizeBytes: Int64
     /// `--into` as given.
     public let into: String
@@ -70,4 +72,10 @@ public struct RestoreReport: Codable, Sendable {
     public let totalSeconds: Double
     /// What the age header of an encrypted bundle said; absent for a plain bundle.
     public var encryption: BundleEncryption? = nil
+    /// True for `--check-only`: every check ran, nothing was (or was meant to be)
+    /// published; missing otherwise.
+    public var checkOnly: Bool? = nil
+
+    /// Whether every check passed: published, or in a drill, publishable.
+    public var passed: Bool { failedChecks.isEmpty }
 }

@@ -32,6 +32,14 @@ public struct Restorer {
         public var checksFTS = true
         /// What opens an encrypted bundle.
         public var keys = BundleKeys()
+        /// Publish a bundle made with `backup --as-is` when the only failed checks are
+        /// integrity, foreign-key and FTS5 checks, and every failure they find is one the
+        /// manifest recorded.
+        public var acceptsRecordedFailures = false
+        /// A restore drill: everything a restore does, then the staging directory is
+        /// removed and nothing is published. `intoDirectory` may then be empty: the
+        /// staging directory goes into a private workspace under the temporary directory.
+        public var checkOnly = false
 
         public init(bundlePath: String, intoDirectory: String) {
             self.bundlePath = bundlePath
@@ -61,12 +69,78 @@ public struct Restorer {
         self.progress = progress
     }
 
+    /// The bundle path that means standard input.
+    public static let standardInput = "-"
+
     public func run() throws -> RestoreReport {
+        guard options.bundlePath == Self.standardInput else { return try restore() }
+        // A pipe cannot be read twice or looked into first: the stream is spooled into a
+        // private workspace (0700) under TMPDIR, then restored like a file, with the same
+        // checks, staging and publish. The spooled copy goes with the workspace.
+        let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: "steward-stdin-")
+        defer { workspace.remove() }
+        let spooled = workspace.file("bundle")
+        try Self.spool(STDIN_FILENO, to: spooled, cancellation: cancellation)
+        var options = self.options
+        options.bundlePath = spooled
+        do {
+            var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restore()
+            report.bundle = Self.standardInput
+            return report
+        } catch let error as StewardError {
+            throw StewardError(error.kind, error.message.replacingOccurrences(of: spooled, with: "from standard input"))
+        }
+    }
+
+    /// Copies standard input to a new file; a read error is 74, an empty input 65.
+    static func spool(_ input: Int32, to path: String, cancellation: Cancellation) throws {
+        let output = open(FileName.cString(path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard output >= 0 else {
+            let code = errno
+            throw StewardError(SystemCall.outputKind(code), "cannot spool standard input under TMPDIR: \(SystemCall.message(code))")
+        }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total = 0
+        while true {
+            if cancellation.isCancelled {
+                throw StewardError.interrupted(by: cancellation, "; nothing was restored")
+            }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                let result = read(input, raw.baseAddress, raw.count)
+                return result < 0 ? -Int(errno) : result
+            }
+            if count == -Int(EINTR) { continue }
+            guard count >= 0 else {
+                throw StewardError(.inputOutput, "cannot read the bundle from standard input: \(SystemCall.message(Int32(-count)))")
+            }
+            if count == 0 { break }
+            total += count
+            let code = buffer.withUnsafeBytes { SystemCall.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            guard code == 0 else {
+                throw StewardError(.inputOutput, "cannot spool standard input under TMPDIR: \(SystemCall.message(code))")
+            }
+        }
+        guard total > 0 else {
+            throw StewardError(.badInput, "standard input was empty: no bundle to restore")
+        }
+    }
+
+    private func restore() throws -> RestoreReport {
         let total = Stopwatch()
         let bundleSize = try Self.checkBundle(options.bundlePath)
         // An encrypted bundle's key and header first: without them, nothing is created.
         let opened = try bundleReader().open()
-        let target = try RestoreTarget(path: options.intoDirectory)
+        var drillWorkspace: TemporaryWorkspace?
+        defer { drillWorkspace?.remove() }
+        let target: RestoreTarget
+        if options.checkOnly && options.intoDirectory.isEmpty {
+            let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: "steward-check-")
+            drillWorkspace = workspace
+            target = try RestoreTarget(path: workspace.file("restored"))
+        } else {
+            target = try RestoreTarget(path: options.intoDirectory)
+        }
         let stale = target.removeStaleStaging()
         let staging = try target.createStaging()
         defer { staging.removeUnlessPublished() }
@@ -112,13 +186,21 @@ public struct Restorer {
             checksFTS: options.checksFTS
         ) { progress(.checked($0)) }.run()
         checks += results.checks
+        if let recorded = outcome.manifest.recordedFailures {
+            checks = try acceptRecordedFailures(checks, recorded: recorded, databasePath: databasePath)
+        }
+        let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
+        checks.append(refusedBy.isEmpty
+            ? contentDigestCheck(databasePath, recorded: outcome.manifest.contentDigests)
+            : .init(name: "content_digest", status: .skipped, summary: "not run: \(refusedBy.joined(separator: ", ")) failed", durationSeconds: 0))
+        progress(.checked(checks[checks.count - 1]))
         checks.append(sideFiles(staging, payload: file.path))
         progress(.checked(checks[checks.count - 1]))
         try checkCancellation()
 
         let published = !checks.contains { $0.status == .fail }
         let databaseSHA256 = journal.converted ? try Self.sha256(of: databasePath) : file.sha256
-        if published {
+        if published && !options.checkOnly {
             // Synced when it was extracted; again, for what a switch from WAL wrote.
             if journal.converted { try payload.sync() }
             try staging.sync()
@@ -139,12 +221,13 @@ public struct Restorer {
         var report = RestoreReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             bundle: options.bundlePath, bundleSizeBytes: bundleSize, into: options.intoDirectory,
-            database: Paths.join(options.intoDirectory, outcome.files[0].path), published: failed.isEmpty,
+            database: Paths.join(options.intoDirectory, outcome.files[0].path), published: failed.isEmpty && !options.checkOnly,
             manifest: outcome.manifest, files: outcome.files, walConverted: walConverted,
             databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, fts5CheckSkipped: !options.checksFTS,
             tables: tables, staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkSeconds,
             totalSeconds: totalSeconds)
         report.encryption = outcome.encryption
+        if options.checkOnly { report.checkOnly = true }
         return report
     }
 
@@ -256,6 +339,69 @@ public struct Restorer {
         return (.init(name: "journal_mode", status: .pass,
                       summary: "WAL in the header of \(entry); switched to rollback journal (header bytes 18-19 = 1, 1)",
                       durationSeconds: watch.roundedSeconds), true)
+    }
+
+    static let acceptableChecks: Set<String> = ["integrity_check", "foreign_key_check", "fts5_integrity"]
+
+    /// For a bundle with recorded failures: its failed integrity, foreign-key and FTS5
+    /// checks become `accepted` when `--accept-recorded-failures` was given, no other
+    /// check failed, and what the database shows now is covered by what was recorded.
+    private func acceptRecordedFailures(_ checks: [RestoreReport.Check], recorded: RecordedFailures, databasePath: String) throws -> [RestoreReport.Check] {
+        let failing = Set(checks.filter { $0.status == .fail }.map(\.name))
+        guard options.acceptsRecordedFailures, !failing.isEmpty, failing.isSubset(of: Self.acceptableChecks) else { return checks }
+        let found: RecordedFailures
+        do {
+            let cancellation = self.cancellation
+            let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
+            var fts5: [String] = []
+            if let check = checks.first(where: { $0.name == "fts5_integrity" && $0.status == .fail }) {
+                // Names only from the details; a detail naming no recorded table counts as another one.
+                for detail in check.details {
+                    fts5.append(recorded.fts5Tables.first { detail.contains($0) } ?? "(an FTS5 table not recorded)")
+                }
+            }
+            found = try RecordedFailures.find(connection, fts5Failures: Array(Set(fts5)))
+        } catch {
+            try checkCancellation()
+            return checks
+        }
+        guard recorded.covers(found) else { return checks }
+        return checks.map { check in
+            guard check.status == .fail else { return check }
+            return .init(name: check.name, status: .accepted,
+                         summary: "failed as the manifest recorded, accepted (--accept-recorded-failures): \(check.summary)",
+                         durationSeconds: check.durationSeconds, details: check.details)
+        }
+    }
+
+    /// The restored database's content digests against the manifest's: the same data,
+    /// table by table. Differences are named by table, never by row.
+    private func contentDigestCheck(_ path: String, recorded: ContentDigests?) -> RestoreReport.Check {
+        let watch = Stopwatch()
+        guard let recorded else {
+            return .init(name: "content_digest", status: .skipped,
+                         summary: "the manifest records no content digests (a bundle made before Steward recorded them)",
+                         durationSeconds: watch.roundedSeconds)
+        }
+        do {
+            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
+            try connection.harden()
+            let cancellation = self.cancellation
+            connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+            let found = try ContentDigests.compute(connection, cancellation: cancellation)
+            let differences = found.differences(from: recorded)
+            guard differences.isEmpty else {
+                return .init(name: "content_digest", status: .fail,
+                             summary: "\(differences.count) digest\(differences.count == 1 ? "" : "s") differ from the manifest's",
+                             durationSeconds: watch.roundedSeconds, details: differences)
+            }
+            return .init(name: "content_digest", status: .pass,
+                         summary: "schema and \(found.tables.count) table\(found.tables.count == 1 ? "" : "s") match the manifest's digests",
+                         durationSeconds: watch.roundedSeconds)
+        } catch {
+            return .init(name: "content_digest", status: .fail, summary: "cannot compute the digests: \(error)",
+                         durationSeconds: watch.roundedSeconds)
+        }
     }
 
     /// The staging directory holds the manifest, the checksum list and the database, and

@@ -1,0 +1,128 @@
+import Foundation
+import SQLiteKit
+import Testing
+import TestSupport
+
+/// Content digests (issue 13): `inspect --digest`, the manifest's `contentDigests`, and
+/// `restore`'s comparison, checked against an independent implementation in Python
+/// (scripts/content-digest.py: Python's sqlite3 and hashlib).
+@Suite struct ContentDigestTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    static var python: String? {
+        ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Every storage class, negative and large integers, -0.0 and NaN-free reals, empty text
+    /// and blobs, text that is not valid UTF-8, a WITHOUT ROWID table, an FTS5 table (its
+    /// shadow tables skipped), an AUTOINCREMENT table (sqlite_sequence skipped).
+    func makeFixture(_ name: String, pageSize: Int = 4096) throws -> String {
+        let path = directory.file(name)
+        let connection = try Connection(path: path)
+        try connection.execute(sql: """
+            PRAGMA page_size = \(pageSize);
+            CREATE TABLE customer(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, balance REAL, photo BLOB, note);
+            INSERT INTO customer(name, balance, photo, note) VALUES
+              ('Ada', 12.5, x'00ff10', NULL), ('Café 客户', -0.0, x'', ''), (NULL, 1e300, NULL, 9223372036854775807),
+              ('', -2.25, zeroblob(3000), -9223372036854775808), (CAST(x'ff00fe' AS TEXT), 0.1, x'0102', 42);
+            CREATE TABLE setting(key TEXT PRIMARY KEY, value, rank INTEGER) WITHOUT ROWID;
+            INSERT INTO setting VALUES ('zeta', 1, 3), ('alpha', 'x', 1), ('mid', NULL, 2);
+            CREATE TABLE "odd ""x"" name"(rowid_like INTEGER, payload);
+            INSERT INTO "odd ""x"" name"(rowid, rowid_like, payload) VALUES (10, 1, 'b'), (5, 2, 'a');
+            CREATE VIRTUAL TABLE doc USING fts5(title, body);
+            INSERT INTO doc VALUES ('hello', 'world'), ('printer', 'on fire');
+            CREATE INDEX customer_name ON customer(name);
+            """)
+        for index in 0..<300 {
+            try connection.execute(sql: "INSERT INTO customer(name, balance, photo) VALUES (?, ?, ?)",
+                                   bindings: [.text("customer \(index)"), .real(Double(index) / 7),
+                                              .blob((0..<200).map { UInt8(truncatingIfNeeded: $0 * 31 + index) })])
+        }
+        return path
+    }
+
+    func stewardDigests(_ path: String) throws -> [String: Any] {
+        let run = try StewardProcess.run(["inspect", "--digest", path, "--json"])
+        try #require(run.status == 0, "\(run.stderr)")
+        return try #require(try run.json()["contentDigests"] as? [String: Any])
+    }
+
+    func pythonDigests(_ path: String) throws -> [String: Any] {
+        let python = try #require(Self.python)
+        let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/content-digest.py").path
+        let run = try systemTool([python, script, path])
+        try #require(run.status == 0, "\(run.output)")
+        let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    /// The comparable part: schema, and name/rows/sha256 per table.
+    func essence(_ digests: [String: Any]) -> String {
+        let tables = (digests["tables"] as? [[String: Any]] ?? []).map { table in
+            "\(table["name"] ?? "")|\(table["rows"] ?? "")|\(table["sha256"] ?? "")"
+        }
+        return "\(digests["schema"] ?? "")\n" + tables.joined(separator: "\n")
+    }
+
+    @Test(.enabled(if: ContentDigestTests.python != nil, "needs python3 (scripts/install-deps.sh installs it)"))
+    func stewardAgreesWithAnIndependentImplementation() throws {
+        let path = try makeFixture("fixture.db")
+        let mine = try stewardDigests(path)
+        let theirs = try pythonDigests(path)
+        #expect(essence(mine) == essence(theirs))
+        #expect(mine["algorithm"] as? String == "sha256-sha3sum-v1")
+        let names = (mine["tables"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names == ["customer", "doc", "odd \"x\" name", "setting"], "no sqlite_% and no FTS5 shadow tables")
+
+        // The example database of the other tests too (FTS5 with external content, triggers).
+        let example = directory.file("example.db")
+        _ = try Fixtures.makeExampleDatabase(at: example)
+        #expect(essence(try stewardDigests(example)) == essence(try pythonDigests(example)))
+    }
+
+    @Test func digestsSurviveVacuumAndPageSizeAndSeeOneChangedValue() throws {
+        let path = try makeFixture("fixture.db")
+        let before = essence(try stewardDigests(path))
+        let original = try #require(FileManager.default.contents(atPath: path))
+
+        let connection = try Connection(path: path)
+        try connection.execute(sql: "DELETE FROM customer WHERE id > 200; PRAGMA page_size = 1024; VACUUM;")
+        let shrunk = essence(try stewardDigests(path))
+        try original.write(to: URL(fileURLWithPath: path))
+
+        let other = try makeFixture("other.db", pageSize: 65536)
+        try Connection(path: other).execute(sql: "VACUUM")
+        #expect(try #require(FileManager.default.contents(atPath: other)) != original, "different files")
+        #expect(essence(try stewardDigests(other)) == before, "same data, other page size, vacuumed: same digests")
+        #expect(shrunk != before)
+
+        try Connection(path: other).execute(sql: "UPDATE customer SET balance = 12.75 WHERE id = 1")
+        let changed = try stewardDigests(other)
+        let beforeTables = try #require(try stewardDigests(path)["tables"] as? [[String: Any]])
+        let changedTables = try #require(changed["tables"] as? [[String: Any]])
+        for (a, b) in zip(beforeTables, changedTables) {
+            #expect((a["sha256"] as? String == b["sha256"] as? String) == (a["name"] as? String != "customer"))
+        }
+    }
+
+    @Test func backupRecordsTheDigestsAndRestoreComparesThem() throws {
+        let path = try makeFixture("fixture.db")
+        let out = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let backup = try StewardProcess.run(["backup", "--db", path, "--out", out, "--name", "f.tar.zst", "--quiet"])
+        try #require(backup.status == 0, "\(backup.stderr)")
+        let bundle = out + "/f.tar.zst"
+        #expect(essence(try stewardDigests(bundle)) == essence(try stewardDigests(path)), "the manifest's digests are the database's")
+
+        let restore = try StewardProcess.run(["restore", bundle, "--into", directory.file("restored"), "--json"])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        let checks = try #require(try restore.json()["checks"] as? [[String: Any]])
+        let check = try #require(checks.first { $0["name"] as? String == "content_digest" })
+        #expect(check["status"] as? String == "pass")
+        #expect(!restore.allOutput.contains("Café"), "no row data")
+    }
+}
