@@ -188,6 +188,20 @@ import TestSupport
         #expect(try Self.userVersion(path) == 1)
     }
 
+    @Test func aJournalKeptByPersistModeIsRemovedSoThatOnlyTheNewFileIsLeft() throws {
+        let path = try makeDatabase("app.db")
+        let (bundle, _) = try migrateWithBackup(path)
+        let connection = try Connection(path: path)
+        #expect(try connection.setJournalMode("persist") == "persist")
+        try connection.execute(sql: "INSERT INTO ticket(title, body) VALUES ('persisted', 'x')")
+        #expect(FileManager.default.fileExists(atPath: path + "-journal"))
+        let run = try StewardProcess.run(["restore", bundle, "--replace", path, "--discard-replaced"])
+        #expect(run.status == 0, "\(run.allOutput)")
+        #expect(run.stdout.contains("-journal (not hot"), "\(run.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+        #expect(try Self.userVersion(path) == 1)
+    }
+
     @Test(arguments: ["locked", "resolved", "linked", "renamed", "synced"])
     func aProcessKilledAtEveryStepLeavesTheOldOrTheNewDatabaseWhole(step: String) throws {
         let path = try makeDatabase("app.db")

@@ -106,7 +106,8 @@ struct DatabaseReplacement {
                     throw StewardError(.busy, "cannot take \(path) out of WAL mode: journal mode stayed \(mode)")
                 }
                 resolved.append("-wal (checkpointed into the replaced database, then removed)")
-            } else if before != "delete" && before != "truncate" && before != "persist" {
+            } else if before != "delete" {
+                // From `persist` or `truncate`, SQLite deletes the journal file it kept.
                 _ = try retrying(waits) { try connection.setJournalMode("delete") }
             }
             try retrying(waits) { try connection.execute(sql: "BEGIN EXCLUSIVE") }
@@ -121,13 +122,18 @@ struct DatabaseReplacement {
         TestHooks.replaceStep("locked")
 
         // 2. Nothing beside PATH may be replayed or rolled back into the new file.
-        for suffix in ["-wal", "-journal"] where Paths.exists(path + suffix) {
-            if try isEmptyFile(path + suffix) {
-                unlink(FileName.cString(path + suffix))
-                resolved.append("\(suffix) (empty, removed)")
-            } else {
-                throw StewardError(.badInput, "cannot replace \(path): its \(suffix) is still there under the exclusive lock; nothing was replaced")
+        if Paths.exists(path + "-wal") {
+            guard try isEmptyFile(path + "-wal") else {
+                throw StewardError(.badInput, "cannot replace \(path): its -wal is still there under the exclusive lock; nothing was replaced")
             }
+            unlink(FileName.cString(path + "-wal"))
+            resolved.append("-wal (empty, removed)")
+        }
+        if Paths.exists(path + "-journal") {
+            // Taking the lock rolled a hot journal back; what is left is not hot (an
+            // application in `persist` or `truncate` mode keeps its journal file).
+            unlink(FileName.cString(path + "-journal"))
+            resolved.append("-journal (not hot, kept by a persist or truncate mode; removed)")
         }
         if Paths.exists(path + "-shm") {
             unlink(FileName.cString(path + "-shm"))
