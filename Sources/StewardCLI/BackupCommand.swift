@@ -197,7 +197,8 @@ struct BackupCommand: StewardCommand {
             lines.append("            sha256 \(file.sha256)")
         }
         lines.append("Bundling    \(ReportOutput.seconds(report.bundle.durationSeconds)) (checks, hash, zstd level \(report.bundle.compressionLevel) "
-                     + "with \(report.bundle.threads) thread\(report.bundle.threads == 1 ? "" : "s"), sync, rename)")
+                     + "with \(report.bundle.threads) thread\(report.bundle.threads == 1 ? "" : "s"), "
+                     + (report.bundle.path == "-" ? "written to standard output)" : "sync, rename)"))
         if !report.staleTemporariesRemoved.isEmpty {
             lines.append("Removed     stale temporaries of killed runs: \(report.staleTemporariesRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
         }

@@ -33,7 +33,11 @@ extension MigrateCommand {
         case "pending": text = "version \(report.fromVersion), \(report.pending.count) pending"
         default: text = "\(report.fromVersion) → \(report.toVersion) in \(ReportOutput.seconds(report.totalSeconds))"
         }
-        if let bundle = result.bundle { text += ", backup \(bundle.path)" }
+        if let bundle = result.bundle {
+            text += ", backup \(bundle.path)"
+            if let recorded = bundle.recordedFailures { text += " (records \(recorded.summary))" }
+            text += ", rollback: \(ReportOutput.escaped(bundle.rollbackCommand))"
+        }
         if let schema = result.schema, schema.status != "match" {
             text += schema.status == "drift"
                 ? ", schema drift allowed: \(schema.differences.joined(separator: "; "))"
@@ -68,7 +72,11 @@ extension MigrateCommand {
         } else {
             var text = Self.render(result.report)
             if let bundle = result.bundle {
-                text += "\nBackup      \(bundle.path) (user_version \(bundle.userVersion), sha256 \(bundle.sha256))"
+                text += "\nBackup      \(ReportOutput.escaped(bundle.path)) (user_version \(bundle.userVersion), sha256 \(bundle.sha256))"
+                if let recorded = bundle.recordedFailures {
+                    text += "\n            records what was already there: \(recorded.summary)"
+                }
+                text += "\nRollback    \(ReportOutput.escaped(bundle.rollbackCommand))"
             } else {
                 text += "\nBackup      none: nothing was changed"
             }
@@ -80,6 +88,20 @@ extension MigrateCommand {
             terminal.print(text)
         }
         return ExitCode.success
+    }
+
+    /// The single-database report with `schema` added when the drift check ran.
+    struct WithSchema: Encodable {
+        let report: MigrateReport
+        let schema: SchemaDriftCheck.Comparison?
+
+        private enum Keys: String, CodingKey { case schema }
+
+        func encode(to encoder: any Encoder) throws {
+            try report.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encodeIfPresent(schema, forKey: .schema)
+        }
     }
 
     /// The single-database report with `backup` added (null when no bundle was needed).

@@ -29,8 +29,8 @@ struct MigrateCommand: StewardCommand {
             .flag("status", help: "Show the current version and the pending migrations; change nothing."),
             .flag("create", help: "Create the database when it does not exist."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
-            .option("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated."),
-            .flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked in runs over many databases and with --backup-dir), and report the difference."),
+            .option("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated. Foreign-key violations already there are recorded in the bundle, not refused; the report prints the command that rolls each database back (restore --replace)."),
+            .flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked before every migration of a set in Steward's own layout, except with --baseline), and report the difference."),
             CommonOptions.quiet,
             CommonOptions.json,
         ] + FleetOptions.definitions)
@@ -118,10 +118,30 @@ struct MigrateCommand: StewardCommand {
                 }
             }
         }
-        let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
-            try Migrator(options: options, cancellation: cancellation, progress: progress).run()
+        let options = self.options
+        let allowDrift = self.allowDrift
+        let drift = FleetMigration.singleRunDriftCheck(options)
+        let (report, schema) = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
+            // Drift is refused before anything is changed, as in runs over many databases.
+            let schema = try FleetMigration(
+                options: options, backupDirectory: nil, backupThreads: 1, drift: drift, allowDrift: allowDrift,
+                cancellation: cancellation
+            ).driftBeforeMigrating()
+            return (try Migrator(options: options, cancellation: cancellation, progress: progress).run(), schema)
         }
-        terminal.print(json ? try ReportOutput.json(report, command: "migrate", exitCode: ExitCode.success) : Self.render(report))
+        if json {
+            terminal.print(try ReportOutput.json(WithSchema(report: report, schema: schema), command: "migrate", exitCode: ExitCode.success))
+        } else {
+            var text = Self.render(report)
+            // A match is the normal case and stays quiet; a drift allowed or a check skipped is said.
+            if let schema, schema.status != "match" {
+                var line = "\nSchema      \(schema.status)"
+                if !schema.differences.isEmpty { line += ": " + schema.differences.joined(separator: "; ") }
+                if let reason = schema.reason { line += ": " + reason }
+                text += line
+            }
+            terminal.print(text)
+        }
         return ExitCode.success
     }
 

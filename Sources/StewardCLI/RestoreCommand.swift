@@ -29,12 +29,21 @@ struct RestoreCommand: StewardCommand {
             authenticated before it is used. With - as the bundle, it is read from standard input \
             (spooled into a private directory under TMPDIR first), with the same checks, staging and publish. --check-only runs all of it and publishes nothing (a restore \
             drill; no --into needed). A bundle made with backup --as-is is published only with \
-            --accept-recorded-failures, and only when every failure found is one its manifest recorded. Exit status 1 when a check fails, 65 for a bad bundle \
+            --accept-recorded-failures, and only when every failure found is one its manifest recorded. \
+            --replace PATH rolls a database back in place: once every check passed, the database at PATH \
+            is replaced atomically while no other connection holds a lock on it (waiting at most \
+            --timeout seconds, then 75, nothing changed); its -wal is checkpointed and a hot -journal \
+            rolled back first, and the replaced database is kept under a printed name. An idle \
+            connection in rollback-journal mode holds no lock and cannot be seen. Exit status 1 when a check fails, 65 for a bad bundle \
             (a damaged header or chunk included), 77 when no key given opens an encrypted bundle.
             """,
         arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore; - reads it from standard input.")],
         options: [
-            .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty. Required unless --check-only."),
+            .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty. Required unless --check-only or --replace."),
+            .option("replace", value: "path", help: "Replace the database at <path> with the restored one, atomically, once every check passed."),
+            .option("keep-replaced", value: "dir", help: "With --replace: keep the replaced database in <dir> (same file system; default: beside <path>)."),
+            .flag("discard-replaced", help: "With --replace: do not keep the replaced database."),
+            .option("timeout", value: "seconds", help: "With --replace: how long, in all, to wait for other connections' locks on <path>.", default: "30"),
             .flag("accept-recorded-failures", help: "Publish a bundle made with backup --as-is when every failure found is one its manifest recorded."),
             .flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published."),
             .flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped."),
@@ -56,10 +65,28 @@ struct RestoreCommand: StewardCommand {
         }
         let checkOnly = values.flag("check-only")
         let into = values.value("into") ?? ""
-        if values.value("into") == nil && !checkOnly { _ = try values.required("into") }
+        let replace = values.value("replace")
+        if let replace {
+            if replace.isEmpty { throw values.error("The value '' is invalid for '--replace <path>'") }
+            if values.value("into") != nil { throw values.error("--replace puts the database back at <path>; --into cannot be used with it") }
+            if checkOnly { throw values.error("--check-only publishes nothing; --replace cannot be used with it") }
+            if values.flag("discard-replaced") && values.value("keep-replaced") != nil {
+                throw values.error("--keep-replaced and --discard-replaced cannot be used together")
+            }
+        } else if values.value("keep-replaced") != nil || values.flag("discard-replaced") || values.isPresent("timeout") {
+            throw values.error("--keep-replaced, --discard-replaced and --timeout go with --replace")
+        }
+        if values.value("into") == nil && !checkOnly && replace == nil { _ = try values.required("into") }
         if values.value("into") != nil && into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
         var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
         options.checkOnly = checkOnly
+        options.replacePath = replace
+        if let keep = values.value("keep-replaced") {
+            if keep.isEmpty { throw values.error("The value '' is invalid for '--keep-replaced <dir>'") }
+            options.keepReplacedDirectory = keep
+        }
+        options.discardsReplaced = values.flag("discard-replaced")
+        options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         options.acceptsRecordedFailures = values.flag("accept-recorded-failures")
         options.checksFTS = !values.flag("skip-fts-check")
         options.keys = try KeyOptions.parse(values, encrypting: false)
@@ -87,7 +114,7 @@ struct RestoreCommand: StewardCommand {
             return ExitCode.success
         }
         guard report.published else {
-            terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
+            terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.replacement == nil && options.replacePath != nil ? options.replacePath ?? "" : report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
             if let recorded = report.manifest.recordedFailures {
                 terminal.diagnose(options.acceptsRecordedFailures
                     ? "The bundle was made with --as-is, but not every failure found is one its manifest recorded (\(ReportOutput.escaped(recorded.summary)))"
@@ -165,12 +192,20 @@ struct RestoreCommand: StewardCommand {
             lines.append(report.passed
                 ? "Checked     every check passed; check only: the staging directory was removed, nothing was published"
                 : "Result      CHECK FAILED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was published")
+        } else if report.published, let replacement = report.replacement {
+            lines.append("Replaced    \(ReportOutput.escaped(replacement.path)) (it was in \(ReportOutput.escaped(replacement.journalModeBefore)) mode; "
+                         + "waited \(ReportOutput.seconds(replacement.lockWaitSeconds)) for locks)")
+            for side in replacement.sideFilesResolved {
+                lines.append("            resolved \(ReportOutput.escaped(side))")
+            }
+            lines.append(replacement.replacedKeptAs.map { "Kept        the replaced database as \(ReportOutput.escaped($0))" }
+                         ?? "Kept        nothing: the replaced database was discarded (--discard-replaced)")
         } else if report.published {
             lines.append("Restored    \(ReportOutput.escaped(report.database))")
             lines.append("            extracted in \(ReportOutput.seconds(report.extractSeconds)), checked in \(ReportOutput.seconds(report.checkSeconds)), "
                          + "total \(ReportOutput.seconds(report.totalSeconds))")
         } else {
-            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(ReportOutput.escaped(report.into))")
+            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(ReportOutput.escaped(report.into.isEmpty ? report.database : report.into))")
         }
         return lines.joined(separator: "\n")
     }

@@ -333,6 +333,28 @@ import TestSupport
         #expect(try Self.userVersion(column) == 2)
     }
 
+    @Test func aPlainOneDatabaseMigrateRefusesDriftTooAndAllowDriftSaysWhatItMigrated() throws {
+        let column = try makeDatabase("column.db", version: 1)
+        try Connection(path: column).execute(sql: "ALTER TABLE ticket ADD COLUMN email TEXT")
+        let before = try Data(contentsOf: URL(fileURLWithPath: column))
+        let run = try StewardProcess.run(["migrate", "--migrations", migrations, "--db", column])
+        #expect(run.status == 65, "\(run.allOutput)")
+        #expect(run.stderr.contains("schema drift, not migrated"), "\(run.stderr)")
+        #expect(run.stderr.contains("table ticket: column email extra"), "\(run.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: column)) == before)
+
+        let allowed = try StewardProcess.run(["migrate", "--migrations", migrations, "--db", column, "--allow-drift"])
+        #expect(allowed.status == 0, "\(allowed.allOutput)")
+        #expect(allowed.stdout.contains("Schema      drift: table ticket: column email extra"), "\(allowed.stdout)")
+        #expect(try Self.userVersion(column) == 2)
+
+        // A database that matches migrates as before; its JSON report has the check's finding.
+        let plain = try makeDatabase("plain.db", version: 1)
+        let json = try StewardProcess.run(["migrate", "--migrations", migrations, "--db", plain, "--json"])
+        #expect(json.status == 0, "\(json.allOutput)")
+        #expect((try json.json()["schema"] as? [String: Any])?["status"] as? String == "match")
+    }
+
     @Test func theDriftCheckIsSkippedWithAReasonWhenTheSetCannotSayWhatTheVersionLooksLike() throws {
         // user_version 0 with a schema the set does not know: version 0 of the set is empty.
         let set = directory.file("set")

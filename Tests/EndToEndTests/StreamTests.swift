@@ -67,6 +67,15 @@ import TestSupport
         #expect(try directory.contents(of: "tmp") == [])
     }
 
+    @Test func nothingFlowsWhenTheSnapshotFailsItsChecks() throws {
+        try systemTool(["sqlite3", database, "PRAGMA foreign_keys = OFF; CREATE TABLE parent(id INTEGER PRIMARY KEY); "
+                        + "CREATE TABLE child(parent_id REFERENCES parent(id)); INSERT INTO child VALUES (7);"])
+        let run = try pipeline("'\(steward)' backup --db tickets.sqlite --out - --quiet > out.bin")
+        #expect(run.statuses == [1], "\(run.output)")
+        #expect(FileManager.default.contents(atPath: directory.file("out.bin"))?.isEmpty == true, "not one byte of a bundle")
+        #expect(try directory.contents(of: "tmp") == [])
+    }
+
     @Test func usageErrors() throws {
         let json = try StewardProcess.run(["backup", "--db", database, "--out", "-", "--json"])
         #expect(json.status == 64)

@@ -11,6 +11,21 @@ public struct FleetMigration {
         public let sizeBytes: Int64
         /// The `user_version` in the bundle: the version the database is rolled back to.
         public let userVersion: Int32
+        /// Foreign-key violations that were already in the database (migrate tolerates
+        /// them), recorded in the manifest as `backup --as-is` records them; nil when none.
+        public let recordedFailures: RecordedFailures?
+        /// The one command that rolls the database back to this bundle, absolute paths,
+        /// quoted for a POSIX shell.
+        public let rollbackCommand: String
+
+        /// `steward restore BUNDLE --replace DB`, with `--accept-recorded-failures` when
+        /// the bundle records foreign-key violations (restore refuses it otherwise).
+        static func rollbackCommand(bundle: String, database: String, recordsFailures: Bool) -> String {
+            var words = ["steward", "restore", ShellQuoting.quoted(DatabaseList.absolute(bundle)),
+                         "--replace", ShellQuoting.quoted(DatabaseList.absolute(database))]
+            if recordsFailures { words.append("--accept-recorded-failures") }
+            return words.joined(separator: " ")
+        }
     }
 
     public struct Result: Sendable {
@@ -77,6 +92,31 @@ public struct FleetMigration {
         return Result(outcome: outcome, report: report, bundle: bundle, schema: schema)
     }
 
+    /// The drift check for `migrate` on one database without `--backup-dir`: only for a
+    /// set in Steward's own layout (elsewhere `user_version` does not count applied
+    /// migrations; the ledger checks cover those), and not when adopting with
+    /// `--baseline` (the schema is then, by definition, ahead of `user_version`). Nil
+    /// when it does not apply or the set cannot be read (the migration reports why).
+    public static func singleRunDriftCheck(_ options: Migrator.Options) -> SchemaDriftCheck? {
+        guard !options.statusOnly, !options.dryRun, options.baseline == nil else { return nil }
+        let detected = try? DialectSet.detect(directory: options.migrationsDirectory) {
+            MigrationExpectation.ledgers(of: options.databasePath)
+        }
+        guard (options.dialect ?? detected?.dialect) == .steward else { return nil }
+        return try? SchemaDriftCheck(migrationsDirectory: options.migrationsDirectory)
+    }
+
+    /// The drift check alone, before a plain one-database migration: nil when the
+    /// database does not exist yet or has nothing pending; 65 on drift unless allowed.
+    public func driftBeforeMigrating() throws -> SchemaDriftCheck.Comparison? {
+        guard let drift, FileProbe.exists(options.databasePath) else { return nil }
+        var look = options
+        look.statusOnly = true
+        let status = try? Migrator(options: look, cancellation: cancellation).run()
+        if let status, status.pending.isEmpty { return nil }
+        return try check(drift, version: status?.fromVersion)
+    }
+
     /// Refuses (65) a database whose schema is not what the set makes at its version,
     /// unless drift is allowed; then the difference is reported.
     private func check(_ drift: SchemaDriftCheck, version: Int32?) throws -> SchemaDriftCheck.Comparison {
@@ -98,10 +138,17 @@ public struct FleetMigration {
         backup.nameTag = try PathTag.of(options.databasePath)
         backup.timeout = options.timeout
         backup.threads = backupThreads
+        // Foreign-key violations that were already there do not block the rollback point
+        // (migrate tolerates them); they are recorded in its manifest. Integrity failures
+        // still block it.
+        backup.asIs = .foreignKeys
         do {
             let report = try BackupMaker(options: backup, cancellation: cancellation).run()
             return Bundle(path: report.bundle.path, sha256: report.bundle.sha256, sizeBytes: report.bundle.sizeBytes,
-                          userVersion: report.source.userVersion)
+                          userVersion: report.source.userVersion, recordedFailures: report.recordedFailures,
+                          rollbackCommand: Bundle.rollbackCommand(
+                            bundle: report.bundle.path, database: options.databasePath,
+                            recordsFailures: report.recordedFailures != nil))
         } catch let error as StewardError {
             if error.kind == .interrupted { throw error }
             throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)")

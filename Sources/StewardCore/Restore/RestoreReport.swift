@@ -42,10 +42,10 @@ public struct RestoreReport: Codable, Sendable {
     /// The bundle path as given, and its size.
     public internal(set) var bundle: String
     public let bundleSizeBytes: Int64
-    /// `--into` as given.
-    public let into: String
-    /// Where the database is once published: `<into>/data/<name>`.
-    public let database: String
+    /// `--into` as given (empty with `--replace`).
+    public internal(set) var into: String
+    /// Where the database is once published: `<into>/data/<name>`, or the `--replace` path.
+    public internal(set) var database: String
     /// Whether the directory was published; false when a check failed.
     public let published: Bool
     public let manifest: BundleManifest
@@ -75,6 +75,23 @@ public struct RestoreReport: Codable, Sendable {
     /// True for `--check-only`: every check ran, nothing was (or was meant to be)
     /// published; missing otherwise.
     public var checkOnly: Bool? = nil
+
+    /// What `--replace PATH` did; missing otherwise.
+    public var replacement: Replacement? = nil
+
+    /// `restore --replace`: the database at `path` was replaced by the restored one.
+    public struct Replacement: Codable, Sendable {
+        public let path: String
+        /// Where the replaced database is kept (hard-linked before the rename); nil with
+        /// `--discard-replaced`.
+        public let replacedKeptAs: String?
+        /// The replaced database's journal mode when it was found (`wal` is checkpointed
+        /// and switched to `delete` first).
+        public let journalModeBefore: String
+        /// The side files resolved before the rename.
+        public let sideFilesResolved: [String]
+        public let lockWaitSeconds: Double
+    }
 
     /// Whether every check passed: published, or in a drill, publishable.
     public var passed: Bool { failedChecks.isEmpty }

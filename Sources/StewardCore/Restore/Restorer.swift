@@ -40,6 +40,15 @@ public struct Restorer {
         /// removed and nothing is published. `intoDirectory` may then be empty: the
         /// staging directory goes into a private workspace under the temporary directory.
         public var checkOnly = false
+        /// `--replace PATH`: after every check passed, the restored database takes the
+        /// place of the database at PATH (`DatabaseReplacement`); `intoDirectory` is unused.
+        public var replacePath: String?
+        /// Where the replaced database is kept (default: beside PATH), unless
+        /// `discardsReplaced`.
+        public var keepReplacedDirectory: String?
+        public var discardsReplaced = false
+        /// How long `--replace` waits, in all, for other connections' locks on PATH.
+        public var timeout: Double = 30
 
         public init(bundlePath: String, intoDirectory: String) {
             self.bundlePath = bundlePath
@@ -73,7 +82,7 @@ public struct Restorer {
     public static let standardInput = "-"
 
     public func run() throws -> RestoreReport {
-        guard options.bundlePath == Self.standardInput else { return try restore() }
+        guard options.bundlePath == Self.standardInput else { return try restoreOrReplace() }
         // A pipe cannot be read twice or looked into first: the stream is spooled into a
         // private workspace (0700) under TMPDIR, then restored like a file, with the same
         // checks, staging and publish. The spooled copy goes with the workspace.
@@ -84,7 +93,7 @@ public struct Restorer {
         var options = self.options
         options.bundlePath = spooled
         do {
-            var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restore()
+            var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restoreOrReplace()
             report.bundle = Self.standardInput
             return report
         } catch let error as StewardError {
@@ -124,6 +133,40 @@ public struct Restorer {
         guard total > 0 else {
             throw StewardError(.badInput, "standard input was empty: no bundle to restore")
         }
+    }
+
+    private func restoreOrReplace() throws -> RestoreReport {
+        guard let path = options.replacePath else { return try restore() }
+        let kept = DatabaseReplacement.keptPath(
+            for: path, keepDirectory: options.keepReplacedDirectory, discard: options.discardsReplaced,
+            at: Int64(Date().timeIntervalSince1970))
+        try DatabaseReplacement.checkTarget(path, keptPath: kept)
+        // The restore is staged beside PATH, on its file system, so that the swap is one
+        // rename; a killed run's workspace is removed by the next run in that directory.
+        let parent = Paths.directoryOrCurrent(of: path)
+        _ = TemporaryWorkspace.removeStale(in: parent, prefix: ".") { $0.contains(DatabaseReplacement.workspaceMarker) }
+        var visible = ""
+        for character in Paths.fileName(of: path) {
+            guard visible.utf8.count + character.utf8.count <= 64 else { break }
+            visible.append(character)
+        }
+        let workspace = try TemporaryWorkspace(in: parent, prefix: ".\(visible)\(DatabaseReplacement.workspaceMarker)")
+        defer { workspace.remove() }
+        var options = self.options
+        options.replacePath = nil
+        options.intoDirectory = workspace.file("restored")
+        var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restore()
+        let restored = report.database
+        report.into = ""
+        report.database = path
+        guard report.published else { return report }
+        let outcome = try DatabaseReplacement(path: path, keptPath: kept, timeout: self.options.timeout, cancellation: cancellation)
+            .run(newDatabase: restored)
+        report.replacement = RestoreReport.Replacement(
+            path: path, replacedKeptAs: kept, journalModeBefore: outcome.journalModeBefore,
+            sideFilesResolved: outcome.resolved, lockWaitSeconds: outcome.lockWaitSeconds)
+        progress(.published(path: path))
+        return report
     }
 
     private func restore() throws -> RestoreReport {

@@ -31,6 +31,9 @@ public struct ContentDigests: Codable, Sendable, Equatable {
     public let schema: String
     /// In name order (byte order of the UTF-8 names).
     public let tables: [Table]
+    /// FTS5 tables that could not be read through their module here (a tokenizer this
+    /// SQLite lacks, say); missing when there are none.
+    public var unreadable: [String]? = nil
 
     public static let algorithmName = "sha256-sha3sum-v1"
 
@@ -40,14 +43,25 @@ public struct ContentDigests: Codable, Sendable, Equatable {
             let schemaHash = try SHA256Hasher()
             try hashRows(of: "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name", connection, into: schemaHash)
             var tables: [Table] = []
-            for (name, withoutRowID) in try digestedTables(connection) {
+            var unreadable: [String] = []
+            for (name, withoutRowID, isVirtual) in try digestedTables(connection) {
                 if let cancellation, cancellation.isCancelled { throw StewardError.interrupted(by: cancellation) }
                 let hasher = try SHA256Hasher()
-                let order = try withoutRowID ? primaryKeyOrder(name, connection) : rowIDName(name, connection)
-                let rows = try hashRows(of: "SELECT * FROM main.\(Connection.quote(identifier: name)) ORDER BY \(order)", connection, into: hasher)
+                let rows: Int64
+                do {
+                    let order = try withoutRowID ? primaryKeyOrder(name, connection) : rowIDName(name, connection)
+                    rows = try hashRows(of: "SELECT * FROM main.\(Connection.quote(identifier: name)) ORDER BY \(order)", connection, into: hasher)
+                } catch let error as SQLiteError where isVirtual && !error.isInterrupt {
+                    // Its data is still in the payload and in the file hash; only this
+                    // digest is missing, and the manifest says so.
+                    unreadable.append(name)
+                    continue
+                }
                 tables.append(Table(name: name, rows: rows, sha256: try hasher.finalize()))
             }
-            return ContentDigests(schema: try schemaHash.finalize(), tables: tables)
+            var digests = ContentDigests(schema: try schemaHash.finalize(), tables: tables)
+            if !unreadable.isEmpty { digests.unreadable = unreadable }
+            return digests
         }
     }
 
@@ -57,6 +71,9 @@ public struct ContentDigests: Codable, Sendable, Equatable {
         let theirs = Dictionary(other.tables.map { ($0.name, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         var names = Set(mine.keys).union(theirs.keys).filter { mine[$0] != theirs[$0] }.sorted()
         if schema != other.schema { names.insert("(schema)", at: 0) }
+        // A table one side could not read is not a difference of data.
+        let unread = Set((unreadable ?? []) + (other.unreadable ?? []))
+        names.removeAll { unread.contains($0) }
         return names
     }
 
@@ -75,17 +92,17 @@ public struct ContentDigests: Codable, Sendable, Equatable {
     }
 
     /// The tables that get a digest, in name order, and whether each is WITHOUT ROWID.
-    static func digestedTables(_ connection: Connection) throws -> [(String, Bool)] {
-        var result: [(String, Bool)] = []
+    static func digestedTables(_ connection: Connection) throws -> [(String, Bool, Bool)] {
+        var result: [(String, Bool, Bool)] = []
         try connection.forEachRow(sql: "SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main'") { row in
             let name = row.text(at: 0) ?? ""
             let type = row.text(at: 1) ?? ""
             guard !name.lowercased().hasPrefix("sqlite_") else { return }
             switch type {
-            case "table": result.append((name, row.int(at: 2) != 0))
+            case "table": result.append((name, row.int(at: 2) != 0, false))
             case "virtual":
                 let sql = try connection.scalar(sql: "SELECT sql FROM sqlite_schema WHERE name = ?", bindings: [.text(name)])
-                if case .text(let text)? = sql, FTS5Definition(name: name, sql: text) != nil { result.append((name, false)) }
+                if case .text(let text)? = sql, FTS5Definition(name: name, sql: text) != nil { result.append((name, false, true)) }
             default: break
             }
         }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Faults the end-to-end tests inject where the real fault cannot be made (a full disk
 /// where the test may not mount a small file system). Read from the environment only
 /// here; nothing else in Steward looks at these variables.
@@ -23,5 +27,15 @@ extension TestHooks {
     /// available, instead of `MemAvailable` from /proc/meminfo.
     static var availableMemoryBytes: Int64? {
         ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_MEM_AVAILABLE_BYTES"].flatMap { Int64($0) }
+    }
+}
+
+extension TestHooks {
+    /// `STEWARD_TEST_HOOK_REPLACE_KILL_AT=STEP`: `restore --replace` kills itself with
+    /// SIGKILL right after STEP (see `DatabaseReplacement.steps`), as a crash or a power
+    /// cut would stop it there.
+    static func replaceStep(_ step: String) {
+        guard ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_REPLACE_KILL_AT"] == step else { return }
+        kill(getpid(), SIGKILL)
     }
 }

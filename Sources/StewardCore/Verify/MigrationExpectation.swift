@@ -52,7 +52,7 @@ struct MigrationExpectation: Sendable {
 
     /// The ledger tables of the database, read-only; none when it cannot be read (the
     /// checks report why).
-    private static func ledgers(of path: String?) -> Set<Dialect> {
+    static func ledgers(of path: String?) -> Set<Dialect> {
         guard let path, let probe = try? FileProbe(path: path), probe.size > 0,
               let header = try? DatabaseHeader(bytes: probe.headerBytes),
               let connection = try? FileProbe.openReadOnly(path: path, header: header)

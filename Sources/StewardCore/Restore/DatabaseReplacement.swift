@@ -1,0 +1,196 @@
+import Foundation
+import FileNames
+import SQLiteKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `restore --replace PATH`: puts a restored (and fully checked) database file in the place
+/// of the database at PATH, for a rollback in place.
+///
+/// The steps, each of which a crash may interrupt without leaving PATH anything but the
+/// old or the new database, whole:
+/// 1. `locked`: a connection to PATH takes SQLite's locks as SQLite does, waiting at most
+///    the timeout. Taking them rolls a hot `-journal` back into the old database first.
+///    A database in WAL mode is checkpointed (TRUNCATE) and switched to rollback-journal
+///    mode, which SQLite allows only when no other connection has it open, and which
+///    removes its `-wal`; then `BEGIN EXCLUSIVE` holds the exclusive lock until the end.
+/// 2. `resolved`: no `-wal` and no `-journal` is left beside PATH (a stale `-shm`, only an
+///    index of a WAL that is gone, is removed), so none is replayed or rolled back into
+///    the new file;
+/// 3. `linked`: the old database is hard-linked to its kept name (not with
+///    `--discard-replaced`), and that directory synced;
+/// 4. `renamed`: the new file is renamed over PATH, one rename(2);
+/// 5. `synced`: PATH's directory is synced; the lock is released by closing.
+///
+/// The limit: an idle connection in rollback-journal mode holds no lock, so it cannot be
+/// seen; it would go on using the replaced file.
+struct DatabaseReplacement {
+    /// The steps, in order, as `STEWARD_TEST_HOOK_REPLACE_KILL_AT` names them.
+    static let steps = ["locked", "resolved", "linked", "renamed", "synced"]
+    static let workspaceMarker = ".steward-replace-"
+
+    let path: String
+    let keptPath: String?
+    let timeout: Double
+    let cancellation: Cancellation
+
+    /// Where the replaced database is kept: `<PATH>.replaced-<UTC time>` beside it, or the
+    /// same name in `keepDirectory`; nil with `discard`.
+    static func keptPath(for path: String, keepDirectory: String?, discard: Bool, at seconds: Int64) -> String? {
+        guard !discard else { return nil }
+        let name = "\(Paths.fileName(of: path)).replaced-\(BackupNaming.compactTimestamp(seconds))"
+        return Paths.join(keepDirectory ?? Paths.directoryOrCurrent(of: path), name)
+    }
+
+    /// Everything that can be checked before the restore starts: PATH is a regular file
+    /// (not a link), the kept name is free and on PATH's file system (a hard link cannot
+    /// cross file systems).
+    static func checkTarget(_ path: String, keptPath: String?) throws {
+        var info = stat()
+        guard lstat(FileName.cString(path), &info) == 0 else {
+            let code = errno
+            throw StewardError(.notFound, "cannot replace \(path): \(SystemCall.message(code))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StewardError(.cannotCreate, "cannot replace \(path): it is not a regular file (a symbolic link is not followed)")
+        }
+        guard let keptPath else { return }
+        var kept = stat()
+        if lstat(FileName.cString(keptPath), &kept) == 0 {
+            throw StewardError(.cannotCreate, "cannot keep the replaced database as \(keptPath): it exists")
+        }
+        var directory = stat()
+        let keptDirectory = Paths.directoryOrCurrent(of: keptPath)
+        guard stat(FileName.cString(keptDirectory), &directory) == 0, (directory.st_mode & S_IFMT) == S_IFDIR else {
+            throw StewardError(.cannotCreate, "cannot keep the replaced database in \(keptDirectory): not a directory")
+        }
+        guard directory.st_dev == info.st_dev else {
+            throw StewardError(.cannotCreate, "cannot keep the replaced database in \(keptDirectory): it is on another file system than \(path) (the replaced database is hard-linked, never copied)")
+        }
+    }
+
+    /// What was done, for the report.
+    struct Outcome {
+        var journalModeBefore: String
+        var resolved: [String]
+        var lockWaitSeconds: Double
+    }
+
+    /// Replaces PATH with `newDatabase` (on the same file system, synced).
+    func run(newDatabase: String) throws -> Outcome {
+        let waits = LockWaits(timeout: timeout, cancellation: cancellation)
+        let connection: Connection
+        do {
+            connection = try Connection(path: FileProbe.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+            try connection.harden()
+        } catch {
+            throw StewardError(.badInput, "cannot open \(path) to replace it: \(error)")
+        }
+        connection.setBusyHandler { attempt in waits.pause(attempt: attempt) }
+        let before: String
+        var resolved: [String] = []
+        do {
+            // Reading the mode takes a shared lock: a hot journal is rolled back here.
+            before = try retrying(waits) { try connection.journalMode() }
+            if before == "wal" {
+                try retrying(waits) { try connection.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+                let mode = try retrying(waits) { () throws -> String in
+                    let mode = try connection.setJournalMode("delete")
+                    // SQLite answers "wal" (no error) while another connection has it open.
+                    if mode == "wal" { throw StillInUse() }
+                    return mode
+                }
+                guard mode == "delete" else {
+                    throw StewardError(.busy, "cannot take \(path) out of WAL mode: journal mode stayed \(mode)")
+                }
+                resolved.append("-wal (checkpointed into the replaced database, then removed)")
+            } else if before != "delete" {
+                // From `persist` or `truncate`, SQLite deletes the journal file it kept.
+                _ = try retrying(waits) { try connection.setJournalMode("delete") }
+            }
+            try retrying(waits) { try connection.execute(sql: "BEGIN EXCLUSIVE") }
+        } catch is StillInUse {
+            throw StewardError(.busy, "\(path) is in use by another connection (WAL mode): still open after \(Int(timeout)) s; nothing was replaced")
+        } catch let error as SQLiteError where error.isBusy {
+            throw StewardError(.busy, "\(path) is in use by another connection: still locked after \(Int(timeout)) s; nothing was replaced")
+        } catch let error as SQLiteError {
+            throw StewardError(.badInput, "cannot lock \(path) to replace it: \(error)")
+        }
+        defer { connection.rollbackIfNeeded() }
+        TestHooks.replaceStep("locked")
+
+        // 2. Nothing beside PATH may be replayed or rolled back into the new file.
+        if Paths.exists(path + "-wal") {
+            guard try isEmptyFile(path + "-wal") else {
+                throw StewardError(.badInput, "cannot replace \(path): its -wal is still there under the exclusive lock; nothing was replaced")
+            }
+            unlink(FileName.cString(path + "-wal"))
+            resolved.append("-wal (empty, removed)")
+        }
+        if Paths.exists(path + "-journal") {
+            // Taking the lock rolled a hot journal back; what is left is not hot (an
+            // application in `persist` or `truncate` mode keeps its journal file).
+            unlink(FileName.cString(path + "-journal"))
+            resolved.append("-journal (not hot, kept by a persist or truncate mode; removed)")
+        }
+        if Paths.exists(path + "-shm") {
+            unlink(FileName.cString(path + "-shm"))
+            resolved.append("-shm (the index of a WAL that is gone, removed)")
+        }
+        try DirectoryTree.sync(Paths.directoryOrCurrent(of: path))
+        TestHooks.replaceStep("resolved")
+
+        // 3. The old database keeps a name before PATH stops being it.
+        if let keptPath {
+            guard link(FileName.cString(path), FileName.cString(keptPath)) == 0 else {
+                let code = errno
+                throw StewardError(SystemCall.outputKind(code), "cannot keep the replaced database as \(keptPath): \(SystemCall.message(code)); nothing was replaced")
+            }
+            try DirectoryTree.sync(Paths.directoryOrCurrent(of: keptPath))
+        }
+        TestHooks.replaceStep("linked")
+        if cancellation.isCancelled {
+            if let keptPath { unlink(FileName.cString(keptPath)) }
+            throw StewardError.interrupted(by: cancellation, "; nothing was replaced")
+        }
+
+        // 4. One rename, while the lock is still held.
+        guard rename(FileName.cString(newDatabase), FileName.cString(path)) == 0 else {
+            let code = errno
+            if let keptPath { unlink(FileName.cString(keptPath)) }
+            throw StewardError(SystemCall.outputKind(code), "cannot rename the restored database to \(path): \(SystemCall.message(code)); nothing was replaced")
+        }
+        TestHooks.replaceStep("renamed")
+        try DirectoryTree.sync(Paths.directoryOrCurrent(of: path))
+        TestHooks.replaceStep("synced")
+        return Outcome(journalModeBefore: before, resolved: resolved, lockWaitSeconds: (waits.secondsWaited * 1000).rounded() / 1000)
+    }
+
+    /// SQLite leaves a database in WAL mode, without an error, while another connection
+    /// has it open.
+    private struct StillInUse: Error {}
+
+    private func isEmptyFile(_ path: String) throws -> Bool {
+        var info = stat()
+        guard stat(FileName.cString(path), &info) == 0 else { return true }
+        return info.st_size == 0
+    }
+
+    /// Runs `body` again while SQLite answers busy and the allowance lasts.
+    private func retrying<T>(_ waits: LockWaits, _ body: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as SQLiteError where error.isBusy {
+                guard waits.pause(attempt: attempt) else { throw error }
+                attempt += 1
+            } catch let error as StillInUse {
+                guard waits.pause(attempt: attempt) else { throw error }
+                attempt += 1
+            }
+        }
+    }
+}
