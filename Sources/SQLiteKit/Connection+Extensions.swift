@@ -21,3 +21,14 @@ extension Connection {
         }
     }
 }
+
+extension Connection {
+    /// Loads `extensions` and then hardens the connection. The schema stays trusted only
+    /// when nothing was loaded: a loaded extension's functions and virtual tables are not
+    /// SQLite's own, so with one the schema may use only innocuous functions
+    /// (`trustingSchema: false`, see `harden`).
+    public func harden(loadingExtensions extensions: [String], trustingSchema: Bool = true) throws {
+        for path in extensions { try loadExtension(path: path) }
+        try harden(trustingSchema: trustingSchema && extensions.isEmpty)
+    }
+}

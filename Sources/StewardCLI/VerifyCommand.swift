@@ -23,6 +23,7 @@ struct VerifyCommand: StewardCommand {
             .option("migrations", value: "dir", help: "A migration set: expects its newest version, and builds the contract's databases."),
             .option("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).", repeating: true),
             .option("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).", repeating: true),
+            .option("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).", repeating: true),
             .option("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations)."),
             .option("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
@@ -48,6 +49,7 @@ struct VerifyCommand: StewardCommand {
         options.assertionFiles = values.values("assert")
         options.contractPath = values.value("contract")
         options.ftsDeferred = Set(values.values("fts-deferred").map { $0.lowercased() })
+        options.extensions = values.values("load-extension")
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         if options.databasePath == nil && options.contractPath == nil {
             throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")

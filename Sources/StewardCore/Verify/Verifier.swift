@@ -24,6 +24,10 @@ public struct Verifier: Sendable {
         /// FTS5 tables (lower-cased) that the application indexes in the background: their
         /// missing sync triggers and unindexed rows are reported, not failures.
         public var ftsDeferred: Set<String> = []
+        /// SQLite extensions loaded into every connection to the database, for schemas
+        /// that use them; those connections then trust only innocuous functions in the
+        /// schema (`harden(loadingExtensions:)`).
+        public var extensions: [String] = []
         /// How long to wait for another connection's lock, in seconds.
         public var timeout: Double = 30
 
@@ -62,6 +66,14 @@ public struct Verifier: Sendable {
         let set = expectation?.stewardSet
         let contract = try options.contractPath.map { try SearchContract.load(path: $0) }
         let assertions = try options.assertionFiles.map { try AssertionRunner(path: $0) }
+        // An extension that cannot load is a bad input, not a failed check.
+        for path in options.extensions {
+            do {
+                try Connection.inMemory().loadExtension(path: path)
+            } catch let error as SQLiteError {
+                throw StewardError(.badInput, "cannot load the SQLite extension \(path): \(error.message)")
+            }
+        }
         var header: DatabaseHeader?
         var size: Int64 = 0
         if let path = options.databasePath {
@@ -173,7 +185,7 @@ public struct Verifier: Sendable {
         let connection: Connection
         do {
             connection = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
-            try connection.harden()
+            try connection.harden(loadingExtensions: options.extensions)
         } catch let error as SQLiteError {
             results.fail(Inspector.explain(error, path: path))
             return
@@ -187,6 +199,23 @@ public struct Verifier: Sendable {
             let summary = canCreate
                 ? "SQLite \(SQLiteLibrary.version); an FTS5 table can be created on this connection"
                 : "SQLite \(SQLiteLibrary.version); FTS5 unavailable: no FTS5 table can be created on this connection"
+            // integrity_check skips virtual tables, so one whose module is not loaded (an
+            // extension's, without --load-extension) would pass unnoticed: each is prepared.
+            var unusable: [String] = []
+            let virtualTables = try connection.rows(
+                sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")
+            for row in virtualTables {
+                guard case .text(let name)? = row.first else { continue }
+                do {
+                    _ = try connection.prepare(sql: "SELECT * FROM \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\" LIMIT 0")
+                } catch let error as SQLiteError {
+                    unusable.append("virtual table \(name): \(error.message)")
+                }
+            }
+            if !unusable.isEmpty {
+                return (false, "\(unusable.count) virtual table(s) cannot be used on this connection (an extension's module needs --load-extension)",
+                        unusable)
+            }
             return (canCreate, summary, options)
         }
 
@@ -312,6 +341,7 @@ public struct Verifier: Sendable {
         defer { workspace?.remove() }
         do {
             let source = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+            for path in options.extensions { try source.loadExtension(path: path) }
             // Only fts-sync (when there is an FTS5 table) and assertions write, so only
             // they need a copy; a schema that cannot be read is left for the copy's
             // checks to report.
@@ -457,7 +487,7 @@ public struct Verifier: Sendable {
             // tables). It keeps its rollback journal (the assertions' transaction is rolled
             // back), but is private and thrown away: no syncs, and memory-mapped reads (FTS5's
             // check is CPU-bound; nobody else can change the file under the map).
-            try target.harden(trustingSchema: true)
+            try target.harden(loadingExtensions: options.extensions, trustingSchema: true)
             try target.execute(sql: "PRAGMA synchronous = OFF; PRAGMA mmap_size = 2147418112")
             try source.backup(to: target)
             return (workspace, target, nil)

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `--load-extension` beyond migrate (issue 10): a database whose schema uses sqlite-vec's
+/// vec0 virtual table, made by migrate with the extension loaded.
+@Suite struct ExtensionCommandTests {
+    let directory: TemporaryDirectory
+    var database: String { directory.file("app.db") }
+    var migrations: String { directory.file("migrations") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+    }
+
+    @Test(.enabled(if: MigrateDialectCommandTests.vectorExtension != nil,
+                   "sqlite-vec is not installed (scripts/install-deps.sh installs it with pip)"))
+    func verifyLoadsTheExtensionAndTrustsOnlyInnocuousFunctions() throws {
+        let library = try #require(MigrateDialectCommandTests.vectorExtension)
+        try Data("""
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
+            CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);
+            INSERT INTO item_vec(rowid, embedding) VALUES (1, '[0.1, 0.2, 0.3, 0.4]');
+            """.utf8).write(to: URL(fileURLWithPath: directory.file("migrations/0001_items.sql")))
+        let made = try StewardProcess.run(
+            ["migrate", "--db", database, "--migrations", migrations, "--create", "--load-extension", library, "--quiet"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let before = FileManager.default.contents(atPath: database)
+
+        let with = try StewardProcess.run(["verify", "--db", database, "--load-extension", library, "--quiet"])
+        #expect(with.status == 0, "\(with.stdout)\(with.stderr)")
+
+        let without = try StewardProcess.run(["verify", "--db", database])
+        #expect(without.status != 0)
+        #expect((without.stdout + without.stderr).contains("vec0"), "\(without.stdout)\(without.stderr)")
+
+        let missing = try StewardProcess.run(["verify", "--db", database, "--load-extension", directory.file("no-such-extension")])
+        #expect(missing.status == 65)
+        #expect(missing.stderr.contains("cannot load the SQLite extension"))
+        #expect(FileManager.default.contents(atPath: database) == before)
+    }
+}
