@@ -37,6 +37,7 @@ struct BackupCommand: StewardCommand {
             .option("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
                     default: String(BackupMaker.defaultPagesPerStep)),
             .flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst."),
+            .option("load-extension", value: "path", help: "Load this SQLite extension into the connections that check and digest the snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).", repeating: true),
             .flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot."),
         ] + KeyOptions.forEncryption + [
             CommonOptions.quiet,
@@ -77,6 +78,7 @@ struct BackupCommand: StewardCommand {
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         options.pagesPerStep = Int32(try values.integer("pages-per-step", in: 1...1_000_000) ?? Int(BackupMaker.defaultPagesPerStep))
         options.checksFTS = values.flag("check-fts")
+        options.extensions = values.values("load-extension")
         if let fleet, fleet.jobs > 1 { options.threads = 1 }
         if values.flag("as-is") {
             options.asIs = .integrityAndForeignKeys

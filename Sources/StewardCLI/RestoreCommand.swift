@@ -46,6 +46,7 @@ struct RestoreCommand: StewardCommand {
             .option("timeout", value: "seconds", help: "With --replace: how long, in all, to wait for other connections' locks on <path>.", default: "30"),
             .flag("accept-recorded-failures", help: "Publish a bundle made with backup --as-is when every failure found is one its manifest recorded."),
             .flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published."),
+            .option("load-extension", value: "path", help: "Load this SQLite extension into every connection to the restored database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).", repeating: true),
             .flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped."),
         ] + KeyOptions.forDecryption + [
             CommonOptions.quiet,
@@ -89,6 +90,7 @@ struct RestoreCommand: StewardCommand {
         options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
         options.acceptsRecordedFailures = values.flag("accept-recorded-failures")
         options.checksFTS = !values.flag("skip-fts-check")
+        options.extensions = values.values("load-extension")
         options.keys = try KeyOptions.parse(values, encrypting: false)
         self.options = options
         self.json = values.flag("json")

@@ -40,4 +40,45 @@ import TestSupport
         #expect(missing.stderr.contains("cannot load the SQLite extension"))
         #expect(FileManager.default.contents(atPath: database) == before)
     }
+
+    @Test(.enabled(if: MigrateDialectCommandTests.vectorExtension != nil,
+                   "sqlite-vec is not installed (scripts/install-deps.sh installs it with pip)"))
+    func restoreLoadsTheExtensionForItsChecks() throws {
+        let library = try #require(MigrateDialectCommandTests.vectorExtension)
+        try Data("""
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
+            CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);
+            INSERT INTO item_vec(rowid, embedding) VALUES (1, '[0.1, 0.2, 0.3, 0.4]');
+            """.utf8).write(to: URL(fileURLWithPath: directory.file("migrations/0001_items.sql")))
+        let made = try StewardProcess.run(
+            ["migrate", "--db", database, "--migrations", migrations, "--create", "--load-extension", library, "--quiet"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let out = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        // The digests skip the shadow tables a loaded module declares: backed up and
+        // restored with the same extension.
+        let backup = try StewardProcess.run(
+            ["backup", "--db", database, "--out", out, "--name", "app.tar.zst", "--load-extension", library, "--quiet"])
+        try #require(backup.status == 0, "\(backup.stderr)")
+        let bundle = directory.file("bundles/app.tar.zst")
+        let badBackup = try StewardProcess.run(
+            ["backup", "--db", database, "--out", out, "--load-extension", directory.file("no-such-extension")])
+        #expect(badBackup.status == 65)
+        #expect(badBackup.stderr.contains("cannot load the SQLite extension"))
+
+        // Without the extension the table cannot be read: refused by name, nothing published.
+        let without = try StewardProcess.run(["restore", bundle, "--into", directory.file("plain")])
+        #expect(without.status == 1)
+        #expect(without.stdout.contains("item_vec: no such module: vec0"), "\(without.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("plain")))
+
+        let with = try StewardProcess.run(["restore", bundle, "--into", directory.file("loaded"), "--load-extension", library, "--quiet"])
+        #expect(with.status == 0, "\(with.stdout)\(with.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("loaded")))
+
+        let missing = try StewardProcess.run(
+            ["restore", bundle, "--into", directory.file("missing"), "--load-extension", directory.file("no-such-extension")])
+        #expect(missing.status == 65)
+        #expect(missing.stderr.contains("cannot load the SQLite extension"))
+    }
 }

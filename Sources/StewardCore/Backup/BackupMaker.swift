@@ -35,6 +35,11 @@ public struct BackupMaker {
         /// Whether FTS5's integrity-check (rank 1) runs on the snapshot; the manifest
         /// records it in `checks.checksRun`.
         public var checksFTS = false
+        /// SQLite extensions loaded into the connections that check and digest the
+        /// snapshot, for schemas that use them; those connections trust only innocuous
+        /// functions then. The digests skip the shadow tables a loaded module declares, so
+        /// a bundle is restored with the same extensions.
+        public var extensions: [String] = []
         /// zstd worker threads; the bundle's bytes do not depend on it.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         /// Recipients or a passphrase: the whole bundle is then encrypted (age).
@@ -90,6 +95,7 @@ public struct BackupMaker {
     }
 
     public func run() throws -> BackupReport {
+        try ExtensionLoading.requireLoadable(options.extensions)
         let total = Stopwatch()
         if let name = options.bundleName, let problem = BackupNaming.problem(withBundleName: name, encrypted: options.keys.encrypts) {
             throw StewardError(.cannotCreate, "cannot use '\(name)' as the bundle name: \(problem)")
@@ -138,7 +144,7 @@ public struct BackupMaker {
         let (verified, compression, framePath) = try checkAndCompress(
             copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
             finalPath: finalPath)
-        let digests = try Self.contentDigests(of: copy.path, cancellation: cancellation)
+        let digests = try Self.contentDigests(of: copy.path, extensions: options.extensions, cancellation: cancellation)
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
         unlink(FileName.cString(copy.path))
@@ -189,7 +195,7 @@ public struct BackupMaker {
             do {
                 verified = try SnapshotVerification(
                     copyPath: copyPath, source: snapshot.source, cancellation: cancellation, checksFTS: options.checksFTS,
-                    asIs: options.asIs
+                    asIs: options.asIs, extensions: options.extensions
                 ).run()
                 _ = try compression.wait()
             } catch {
@@ -211,10 +217,10 @@ public struct BackupMaker {
 
     /// The logical digests of the checked copy, read-only and without locks (nothing
     /// else uses the file any more).
-    static func contentDigests(of path: String, cancellation: Cancellation) throws -> ContentDigests {
+    static func contentDigests(of path: String, extensions: [String] = [], cancellation: Cancellation) throws -> ContentDigests {
         do {
             let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&nolock=1"), mode: [.readOnly, .uri, .noFollow])
-            try connection.harden()
+            try connection.harden(loadingExtensions: extensions)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             return try ContentDigests.compute(connection, cancellation: cancellation)
         } catch let error as SQLiteError {

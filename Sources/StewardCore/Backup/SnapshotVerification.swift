@@ -23,6 +23,8 @@ struct SnapshotVerification {
     var checksFTS = false
     /// Which failed checks are recorded instead of refusing the copy.
     var asIs: BackupMaker.AsIs = .off
+    /// Loaded into the checking connection (`harden(loadingExtensions:)`).
+    var extensions: [String] = []
 
     /// Throws `.checkFailed` (exit 1) when any check fails: such a copy is never bundled.
     func run() throws -> Result {
@@ -112,7 +114,7 @@ struct SnapshotVerification {
             // FTS5's check is an INSERT: a connection of its own that may write, inside
             // BEGIN … ROLLBACK, though it writes nothing.
             let writer = try Connection(path: FileProbe.uri(for: copyPath, query: "mode=rw&nolock=1"), mode: [.readWrite, .uri, .noFollow])
-            try writer.harden()
+            try writer.harden(loadingExtensions: extensions)
             writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             fts5 = try FTS5IntegrityCheck(connection: writer).run()
         }

@@ -18,12 +18,14 @@ final class ReadWriteProbe {
     let databasePath: String
     let staging: StagingDirectory
     let cancellation: Cancellation
+    let extensions: [String]
     private let copyName = "\(ReadWriteProbe.copyPrefix)\(String(format: "%08x", UInt32.random(in: .min ... .max))).sqlite"
     private var copySeconds = 0.0
 
     static let copyPrefix = ".probe-"
 
-    init(databasePath: String, staging: StagingDirectory, cancellation: Cancellation) {
+    init(databasePath: String, staging: StagingDirectory, cancellation: Cancellation, extensions: [String] = []) {
+        self.extensions = extensions
         self.databasePath = databasePath
         self.staging = staging
         self.cancellation = cancellation
@@ -125,7 +127,7 @@ final class ReadWriteProbe {
 
     private func connect(_ path: String) throws -> Connection {
         let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
-        try connection.harden()
+        try connection.harden(loadingExtensions: extensions)
         let cancellation = self.cancellation
         connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
         return connection

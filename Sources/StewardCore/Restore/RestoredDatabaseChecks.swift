@@ -25,6 +25,8 @@ struct RestoredDatabaseChecks {
     let cancellation: Cancellation
     /// Whether FTS5's integrity-check runs (it is `skipped` otherwise).
     var checksFTS = true
+    /// Loaded into every connection (`harden(loadingExtensions:)`).
+    var extensions: [String] = []
     /// Called as each check ends, from the thread that ran it.
     let finished: @Sendable (RestoreReport.Check) -> Void
 
@@ -58,7 +60,7 @@ struct RestoredDatabaseChecks {
         let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
         let probed: RestoreReport.Check
         if refusedBy.isEmpty {
-            let probe = ReadWriteProbe(databasePath: databasePath, staging: staging, cancellation: cancellation)
+            let probe = ReadWriteProbe(databasePath: databasePath, staging: staging, cancellation: cancellation, extensions: extensions)
             defer { probe.discard() }
             try probe.prepare()
             probed = try probe.run()
@@ -82,7 +84,7 @@ struct RestoredDatabaseChecks {
         } else {
             do {
                 let connection = try Connection(path: FileProbe.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
-                try connection.harden()
+                try connection.harden(loadingExtensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
                 let outcome = try FTS5IntegrityCheck(connection: connection).run()
@@ -129,7 +131,7 @@ struct RestoredDatabaseChecks {
         let connection: Connection
         do {
             let cancellation = self.cancellation
-            connection = try Self.openReadOnly(databasePath) { cancellation.isCancelled }
+            connection = try Self.openReadOnly(databasePath, extensions: extensions) { cancellation.isCancelled }
         } catch let error as SQLiteError {
             let summary = try Self.failure(error, cancellation)
             let names = ["foreign_key_check", "user_version", "application_id", "page_count", "tables"]
@@ -216,9 +218,9 @@ struct RestoredDatabaseChecks {
 
     /// The restored file, read-only and immutable: no locks, nothing created beside it,
     /// hardened before the schema is read.
-    static func openReadOnly(_ path: String, isCancelled: @escaping () -> Bool) throws -> Connection {
+    static func openReadOnly(_ path: String, extensions: [String] = [], isCancelled: @escaping () -> Bool) throws -> Connection {
         let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
-        try connection.harden()
+        try connection.harden(loadingExtensions: extensions)
         connection.setProgressHandler(instructions: 100_000) { !isCancelled() }
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
         return connection

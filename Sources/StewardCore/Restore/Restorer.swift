@@ -32,6 +32,9 @@ public struct Restorer {
         public var checksFTS = true
         /// What opens an encrypted bundle.
         public var keys = BundleKeys()
+        /// SQLite extensions loaded into every connection to the restored database, for
+        /// schemas that use them; those connections trust only innocuous functions then.
+        public var extensions: [String] = []
         /// Publish a bundle made with `backup --as-is` when the only failed checks are
         /// integrity, foreign-key and FTS5 checks, and every failure they find is one the
         /// manifest recorded.
@@ -82,6 +85,7 @@ public struct Restorer {
     public static let standardInput = "-"
 
     public func run() throws -> RestoreReport {
+        try ExtensionLoading.requireLoadable(options.extensions)
         guard options.bundlePath == Self.standardInput else { return try restoreOrReplace() }
         // A pipe cannot be read twice or looked into first: the stream is spooled into a
         // private workspace (0700) under TMPDIR, then restored like a file, with the same
@@ -226,7 +230,7 @@ public struct Restorer {
         let progress = self.progress
         let results = try RestoredDatabaseChecks(
             databasePath: databasePath, manifest: outcome.manifest, staging: staging, cancellation: cancellation,
-            checksFTS: options.checksFTS
+            checksFTS: options.checksFTS, extensions: options.extensions
         ) { progress(.checked($0)) }.run()
         checks += results.checks
         if let recorded = outcome.manifest.recordedFailures {
@@ -358,7 +362,7 @@ public struct Restorer {
         }
         do {
             let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
-            try connection.harden()
+            try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             let mode = try connection.setJournalMode("delete")
@@ -428,7 +432,7 @@ public struct Restorer {
         }
         do {
             let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
-            try connection.harden()
+            try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             let found = try ContentDigests.compute(connection, cancellation: cancellation)

@@ -67,13 +67,7 @@ public struct Verifier: Sendable {
         let contract = try options.contractPath.map { try SearchContract.load(path: $0) }
         let assertions = try options.assertionFiles.map { try AssertionRunner(path: $0) }
         // An extension that cannot load is a bad input, not a failed check.
-        for path in options.extensions {
-            do {
-                try Connection.inMemory().loadExtension(path: path)
-            } catch let error as SQLiteError {
-                throw StewardError(.badInput, "cannot load the SQLite extension \(path): \(error.message)")
-            }
-        }
+        try ExtensionLoading.requireLoadable(options.extensions)
         var header: DatabaseHeader?
         var size: Int64 = 0
         if let path = options.databasePath {
