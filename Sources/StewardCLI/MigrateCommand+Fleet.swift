@@ -36,7 +36,7 @@ extension MigrateCommand {
         if let bundle = result.bundle {
             text += ", backup \(bundle.path)"
             if let recorded = bundle.recordedFailures { text += " (records \(recorded.summary))" }
-            text += ", rollback: \(ReportOutput.escaped(bundle.rollbackCommand))"
+            text += ", rollback: \(ReportOutput.command(bundle.rollbackCommand))"
         }
         if let schema = result.schema, schema.status != "match" {
             text += schema.status == "drift"
@@ -76,7 +76,7 @@ extension MigrateCommand {
                 if let recorded = bundle.recordedFailures {
                     text += "\n            records what was already there: \(recorded.summary)"
                 }
-                text += "\nRollback    \(ReportOutput.escaped(bundle.rollbackCommand))"
+                text += "\nRollback    \(ReportOutput.command(bundle.rollbackCommand))"
             } else {
                 text += "\nBackup      none: nothing was changed"
             }

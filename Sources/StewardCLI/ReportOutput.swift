@@ -101,6 +101,13 @@ enum ReportOutput {
         return result
     }
 
+    /// A shell command to be copied and run: printed as it is unless it holds a control
+    /// character or a byte that is not UTF-8 (then escaped, as names are), since its
+    /// quoting needs its backslashes.
+    static func command(_ text: String) -> String {
+        text.unicodeScalars.contains { isControl($0) || FileName.rawByte($0) != nil } ? escaped(text) : text
+    }
+
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "\\" || isControl(scalar) || FileName.rawByte(scalar) != nil
     }

@@ -72,4 +72,10 @@ import Testing
         #expect(error["kind"] as? String == "busy")
         #expect(error["message"] as? String == "locked")
     }
+
+    @Test func aCommandKeepsItsShellQuotingAndEscapesOnlyWhatCouldForgeALine() {
+        let quoted = #"steward restore /b.tar.zst --replace '/srv/it'\''s here.db'"#
+        #expect(ReportOutput.command(quoted) == quoted)
+        #expect(ReportOutput.command("steward restore '/x\nResult PASSED'") == #"steward restore '/x\nResult PASSED'"#)
+    }
 }
