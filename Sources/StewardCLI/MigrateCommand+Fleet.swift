@@ -47,9 +47,11 @@ extension MigrateCommand {
     }
 
     /// The drift check, for runs that apply migrations (not --status or --dry-run).
+    /// Nil for a set Steward's own layout cannot read (another runner's: each database's
+    /// migration reads it in its layout, and the ledger checks stand in for drift).
     func driftCheck() throws -> SchemaDriftCheck? {
-        guard !options.statusOnly && !options.dryRun else { return nil }
-        return try SchemaDriftCheck(migrationsDirectory: options.migrationsDirectory)
+        guard !options.statusOnly && !options.dryRun, options.baseline == nil else { return nil }
+        return try? SchemaDriftCheck(migrationsDirectory: options.migrationsDirectory)
     }
 
     /// One database with `--backup-dir`: the usual report, plus the bundle.

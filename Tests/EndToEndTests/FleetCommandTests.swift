@@ -58,6 +58,31 @@ import TestSupport
 
     // MARK: - migrate
 
+    /// Regression: a fleet run read the set in Steward's own layout for its drift check,
+    /// so a set in another runner's layout (dbmate's markers here) was refused with 65
+    /// for every database, although each one alone migrated fine.
+    @Test func aFleetOfAnotherRunnersDatabasesIsMigratedInItsLayout() throws {
+        let set = directory.file("dbmate-set")
+        try FileManager.default.createDirectory(atPath: set, withIntermediateDirectories: true)
+        try "-- migrate:up\nCREATE TABLE customer(id INTEGER PRIMARY KEY, name TEXT);\n-- migrate:down\nDROP TABLE customer;\n"
+            .write(toFile: set + "/20240105093000_create_customer.sql", atomically: true, encoding: .utf8)
+        try "-- migrate:up\nALTER TABLE customer ADD COLUMN email TEXT;\n-- migrate:down\nALTER TABLE customer DROP COLUMN email;\n"
+            .write(toFile: set + "/20240212141500_add_email.sql", atomically: true, encoding: .utf8)
+        let paths = [directory.file("a.db"), directory.file("b.db")]
+        for path in paths {
+            let first = try StewardProcess.run(["migrate", "--migrations", set, "--db", path, "--create", "--to", "20240105093000"])
+            #expect(first.status == 0, "\(first.stderr)")
+        }
+        let run = try StewardProcess.run(["migrate", "--migrations", set, "--json"] + paths.flatMap { ["--db", $0] })
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try Self.databases(Self.lines(run))
+        for path in paths {
+            #expect(lines[path]?["outcome"] as? String == "migrated", "\(path): \(lines[path] ?? [:])")
+            let ledger = try Connection(path: path, mode: .readOnly)
+            #expect(try ledger.integer(sql: "SELECT count(*) FROM schema_migrations") == 2)
+        }
+    }
+
     @Test func migrateReportsEachDatabaseOnceWithItsOwnStatusAndTheSharedExitRule() throws {
         let current = try makeDatabase("current.db", version: 2)
         let old = try makeDatabase("old.db", version: 1)

@@ -79,7 +79,7 @@ public struct FleetMigration {
             if let status, status.pending.isEmpty {
                 return Result(outcome: "current", report: status, bundle: nil, schema: nil)
             }
-            if let drift {
+            if let drift, Self.usesStewardLayout(options) {
                 schema = try check(drift, version: status?.fromVersion)
             }
         }
@@ -99,11 +99,18 @@ public struct FleetMigration {
     /// when it does not apply or the set cannot be read (the migration reports why).
     public static func singleRunDriftCheck(_ options: Migrator.Options) -> SchemaDriftCheck? {
         guard !options.statusOnly, !options.dryRun, options.baseline == nil else { return nil }
+        guard usesStewardLayout(options) else { return nil }
+        return try? SchemaDriftCheck(migrationsDirectory: options.migrationsDirectory)
+    }
+
+    /// Whether the set, as read for this database (its ledgers count), is in Steward's
+    /// own layout, the only one whose `user_version` names the applied migrations that
+    /// the drift check builds the expected schema from.
+    public static func usesStewardLayout(_ options: Migrator.Options) -> Bool {
         let detected = try? DialectSet.detect(directory: options.migrationsDirectory) {
             MigrationExpectation.ledgers(of: options.databasePath)
         }
-        guard (options.dialect ?? detected?.dialect) == .steward else { return nil }
-        return try? SchemaDriftCheck(migrationsDirectory: options.migrationsDirectory)
+        return (options.dialect ?? detected?.dialect) == .steward
     }
 
     /// The drift check alone, before a plain one-database migration: nil when the
