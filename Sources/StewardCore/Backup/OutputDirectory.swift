@@ -99,17 +99,7 @@ final class OutputDirectory {
 
     /// Makes the directory's entries (the new name) durable.
     func sync() throws {
-        let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw StewardError(.inputOutput, "cannot open \(path) to sync it: \(SystemCall.message(errno))")
-        }
-        defer { close(descriptor) }
-        let code = SystemCall.sync(descriptor)
-        // Some file systems cannot sync a directory at all (EINVAL); their renames are
-        // as durable as they get.
-        guard code == 0 || code == EINVAL else {
-            throw StewardError(.inputOutput, "cannot sync the directory \(path): \(SystemCall.message(code))")
-        }
+        try DirectoryTree.sync(path)
     }
 
     private func publishFailure(_ code: Int32, target: String) -> StewardError {
