@@ -27,30 +27,8 @@ public struct MigrationSet: Sendable {
     ///   version, or a file that is not UTF-8; `.badInput` naming every versioned file that
     ///   is not SQL (a code migration), and when the set holds no migration at all.
     public init(directory: String) throws {
-        guard Paths.exists(directory) else {
-            throw StewardError(.notFound, "\(directory): no such migrations directory")
-        }
-        guard Paths.isDirectory(directory) else {
-            throw StewardError(.badInput, "\(directory) is not a directory of migrations")
-        }
-        let names: [String]
-        do {
-            names = try Paths.names(in: directory).sorted()
-        } catch {
-            throw StewardError(.notFound, "cannot read the migrations directory \(directory): \(error.localizedDescription)")
-        }
-
-        // A code migration (`0216__x.js`, `20240101_x.go`) usually moves data that a later
-        // SQL file then drops: running the SQL files around it loses that data with every
-        // statement succeeding, so the whole set is refused before anything runs.
-        let codeMigrations = names.filter { Self.looksVersioned($0) && !$0.hasSuffix(".sql") && !Self.isDirectory(directory, $0) }
-        if !codeMigrations.isEmpty {
-            let list = codeMigrations.map { Self.display(directory, $0) }.joined(separator: ", ")
-            throw StewardError(
-                .badInput,
-                "\(directory) holds versioned files that are not SQL, which Steward cannot run: \(list); "
-                    + "running the SQL files without them can lose the data they move, so nothing was run")
-        }
+        let names = try Self.entries(of: directory)
+        try Self.refuseCodeMigrations(names, in: directory)
 
         var migrations: [Migration] = []
         var ignored: [String] = []
@@ -95,6 +73,40 @@ public struct MigrationSet: Sendable {
         self.ignoredFiles = ignored
     }
 
+    /// The names in a migrations directory, sorted, byte for byte; every layout reads
+    /// its set from these.
+    ///
+    /// - Throws: `.notFound` when the directory does not exist or cannot be read;
+    ///   `.badInput` when it is not a directory.
+    static func entries(of directory: String) throws -> [String] {
+        guard Paths.exists(directory) else {
+            throw StewardError(.notFound, "\(directory): no such migrations directory")
+        }
+        guard Paths.isDirectory(directory) else {
+            throw StewardError(.badInput, "\(directory) is not a directory of migrations")
+        }
+        do {
+            return try Paths.names(in: directory).sorted()
+        } catch {
+            throw StewardError(.notFound, "cannot read the migrations directory \(directory): \(error.localizedDescription)")
+        }
+    }
+
+    /// A code migration (`0216__x.js`, `20240101_x.go`, `V3__x.java`) usually moves data
+    /// that a later SQL file then drops: running the SQL files around it loses that data
+    /// with every statement succeeding, so the whole set is refused (in every layout)
+    /// before anything runs, naming each such file.
+    static func refuseCodeMigrations(_ names: [String], in directory: String) throws {
+        let codeMigrations = names.filter { looksVersioned($0) && !$0.hasSuffix(".sql") && !isDirectory(directory, $0) }
+        guard codeMigrations.isEmpty else {
+            let list = codeMigrations.map { display(directory, $0) }.joined(separator: ", ")
+            throw StewardError(
+                .badInput,
+                "\(directory) holds versioned files that are not SQL, which Steward cannot run: \(list); "
+                    + "running the SQL files without them can lose the data they move, so nothing was run")
+        }
+    }
+
     /// `^[0-9]+[_.-]` or Flyway's `^[VUR][0-9._]*__`: names that version a migration in
     /// some runner's layout.
     static func looksVersioned(_ name: String) -> Bool {
@@ -110,9 +122,7 @@ public struct MigrationSet: Sendable {
     }
 
     static func isDirectory(_ directory: String, _ name: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: Paths.join(directory, name), isDirectory: &isDirectory)
-            && isDirectory.boolValue
+        Paths.isDirectory(Paths.join(directory, name))
     }
 
     /// The error for a set without a migration, naming what the directory holds instead:

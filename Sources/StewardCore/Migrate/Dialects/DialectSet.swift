@@ -79,21 +79,10 @@ public struct DialectSet: Sendable {
     ///   layout), a duplicate or malformed version, text that is not UTF-8, a refused
     ///   marker, or no migration at all.
     public init(directory: String, dialect: Dialect) throws {
-        guard Paths.exists(directory) else {
-            throw StewardError(.notFound, "\(directory): no such migrations directory")
-        }
-        guard Paths.isDirectory(directory) else {
-            throw StewardError(.badInput, "\(directory) is not a directory of migrations")
-        }
-        let names: [String]
-        do {
-            names = try Paths.names(in: directory).sorted()
-        } catch {
-            throw StewardError(.notFound, "cannot read the migrations directory \(directory): \(error.localizedDescription)")
-        }
+        let names = try MigrationSet.entries(of: directory)
         self.directory = directory
         self.dialect = dialect
-        try Self.refuseCode(names, in: directory)
+        try MigrationSet.refuseCodeMigrations(names, in: directory)
 
         var reader = Reader(directory: directory)
         switch dialect {
@@ -120,31 +109,6 @@ public struct DialectSet: Sendable {
         }
         self.migrations = reader.migrations
         self.ignoredFiles = reader.ignored
-    }
-
-    /// Versioned files that are not SQL (`0216__x.js`, `20240101_x.go`, `V3__x.java`) hold
-    /// code that moves data between SQL steps: running the SQL around them without them can
-    /// destroy data with every statement succeeding.
-    static func refuseCode(_ names: [String], in directory: String) throws {
-        let code = names.filter { name in
-            guard !name.hasPrefix("."), !name.hasSuffix(".sql"), !isDirectory(Paths.join(directory, name)) else {
-                return false
-            }
-            return looksVersioned(name)
-        }
-        guard code.isEmpty else {
-            throw StewardError(
-                .badInput,
-                "\(directory) holds versioned migrations that are not SQL (\(code.joined(separator: ", "))); Steward runs only SQL and will not run the files around them without them")
-        }
-    }
-
-    /// `^[0-9]+[_.-]` or `^[VUR][0-9._]*__`.
-    static func looksVersioned(_ name: String) -> Bool {
-        let digits = name.prefix { $0.isASCII && $0.isNumber }
-        if !digits.isEmpty, let next = name.dropFirst(digits.count).first, "_.-".contains(next) { return true }
-        guard let first = name.first, "VUR".contains(first) else { return false }
-        return name.dropFirst().prefix { $0.isASCII && ($0.isNumber || $0 == "." || $0 == "_") }.contains("__")
     }
 
     /// The kind and version text of a Flyway file name: `V1_1__x.sql` → ("V", "1_1").

@@ -11,18 +11,7 @@ struct DbmateLedger: MigrationLedger {
     }
 
     func read(on connection: Connection, migrations: [DialectMigration]) throws -> LedgerReading {
-        var reading = LedgerReading()
-        let byText = Dictionary(migrations.map { ($0.ledgerVersion, $0) }, uniquingKeysWith: { first, _ in first })
-        try connection.forEachRow(sql: "select version from \"schema_migrations\" order by version") { row in
-            let version = row.text(at: 0) ?? ""
-            reading.rows += 1
-            if let migration = byText[version] {
-                reading.applied.insert(migration.version)
-            } else {
-                reading.unknown.append(version)
-            }
-        }
-        return reading
+        try Ledgers.readTextVersions(sql: "select version from \"schema_migrations\" order by version", on: connection, migrations: migrations)
     }
 
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {

@@ -17,18 +17,7 @@ struct DieselLedger: MigrationLedger {
     }
 
     func read(on connection: Connection, migrations: [DialectMigration]) throws -> LedgerReading {
-        var reading = LedgerReading()
-        let byText = Dictionary(migrations.map { ($0.ledgerVersion, $0) }, uniquingKeysWith: { first, _ in first })
-        try connection.forEachRow(sql: "SELECT version FROM __diesel_schema_migrations ORDER BY version") { row in
-            let version = row.text(at: 0) ?? ""
-            reading.rows += 1
-            if let migration = byText[version] {
-                reading.applied.insert(migration.version)
-            } else {
-                reading.unknown.append(version)
-            }
-        }
-        return reading
+        try Ledgers.readTextVersions(sql: "SELECT version FROM __diesel_schema_migrations ORDER BY version", on: connection, migrations: migrations)
     }
 
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {

@@ -40,6 +40,23 @@ public enum Ledgers {
         }
     }
 
+    /// A ledger that records only each applied version, as the text `sql`'s one column
+    /// holds it (dbmate, diesel): which of the set's files it names, and what else.
+    static func readTextVersions(sql: String, on connection: Connection, migrations: [DialectMigration]) throws -> LedgerReading {
+        var reading = LedgerReading()
+        let byText = Dictionary(migrations.map { ($0.ledgerVersion, $0) }, uniquingKeysWith: { first, _ in first })
+        try connection.forEachRow(sql: sql) { row in
+            let version = row.text(at: 0) ?? ""
+            reading.rows += 1
+            if let migration = byText[version] {
+                reading.applied.insert(migration.version)
+            } else {
+                reading.unknown.append(version)
+            }
+        }
+        return reading
+    }
+
     static func tableExists(_ name: String, on connection: Connection) throws -> Bool {
         try connection.integer(
             sql: "SELECT count(*) FROM main.sqlite_schema WHERE type = 'table' AND name = ?1", bindings: [.text(name)]) > 0
