@@ -141,10 +141,9 @@ public struct BackupMaker {
         builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
         builder.recipients = recipients
         let payloadName = BundleManifest.payloadEntry(forDatabase: options.databasePath)
-        let (verified, compression, framePath) = try checkAndCompress(
+        let (verified, compression, framePath, digests) = try checkAndCompress(
             copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
             finalPath: finalPath)
-        let digests = try Self.contentDigests(of: copy.path, extensions: options.extensions, cancellation: cancellation)
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
         unlink(FileName.cString(copy.path))
@@ -178,15 +177,24 @@ public struct BackupMaker {
     }
 
     /// Runs the checks and the hash on this thread and another, while a third compresses
-    /// the payload's frame into a temporary file. Returns when all three are done.
+    /// the payload's frame into a temporary file and a fourth computes the content
+    /// digests. Returns when all of them are done.
     private func checkAndCompress(
         copyPath: String, snapshot: SourceSnapshot.Result, payloadName: String, builder: BundleBuilder,
         directory: OutputDirectory, finalPath: String
-    ) throws -> (SnapshotVerification.Result, PayloadCompression, String) {
+    ) throws -> (SnapshotVerification.Result, PayloadCompression, String, ContentDigests) {
         let frame = try directory.createTemporary(suffix: ".payload.zst", permissions: 0o600)
         progress(.checking)
         let compression: PayloadCompression
         let verified: SnapshotVerification.Result
+        let digests: ContentDigests
+        let digesting = BackgroundContentDigests(path: copyPath, extensions: options.extensions, cancellation: cancellation)
+        digesting.start()
+        // Whatever is thrown, the thread is done with the copy before the copy goes.
+        defer {
+            digesting.cancel()
+            _ = try? digesting.wait()
+        }
         do {
             compression = builder.startPayload(
                 path: copyPath, entryName: payloadName, size: try Self.size(of: copyPath),
@@ -198,6 +206,7 @@ public struct BackupMaker {
                     asIs: options.asIs, extensions: options.extensions
                 ).run()
                 _ = try compression.wait()
+                digests = try digesting.wait()
             } catch {
                 // The frame is of no use any more; its thread must stop before its file goes.
                 compression.cancel()
@@ -212,16 +221,18 @@ public struct BackupMaker {
             throw StewardError(.inputOutput, "cannot write in \(options.outputDirectory): \(SystemCall.message(errno))")
         }
         try checkCancellation()
-        return (verified, compression, frame.path)
+        return (verified, compression, frame.path, digests)
     }
 
-    /// The logical digests of the checked copy, read-only and without locks (nothing
-    /// else uses the file any more).
-    static func contentDigests(of path: String, extensions: [String] = [], cancellation: Cancellation) throws -> ContentDigests {
+    /// The logical digests of the finished copy, read-only and without locks (nothing
+    /// writes the file any more). `stop` ends the work early, as a signal does.
+    static func contentDigests(
+        of path: String, extensions: [String] = [], cancellation: Cancellation, stop: Cancellation? = nil
+    ) throws -> ContentDigests {
         do {
             let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&nolock=1"), mode: [.readOnly, .uri, .noFollow])
             try connection.harden(loadingExtensions: extensions)
-            connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+            connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop?.isCancelled == true) }
             return try ContentDigests.compute(connection, cancellation: cancellation)
         } catch let error as SQLiteError {
             if error.isInterrupt || cancellation.isCancelled {

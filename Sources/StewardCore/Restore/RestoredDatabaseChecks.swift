@@ -14,10 +14,11 @@ import Glibc
 /// FTS5's own integrity-check (`FTS5IntegrityCheck`, inside `BEGIN … ROLLBACK`), the
 /// longest. Meanwhile on this thread, read-only on the file opened `immutable` so that
 /// nothing is created beside it: `foreign_key_check`, `user_version`, `application_id`
-/// and the page count against the manifest, and a count of every table. None of them
-/// writes the file, so they can share it. Only when all of them pass, the
-/// read-write probe, on a disposable copy (`ReadWriteProbe`): a file the checks refused
-/// is never copied. The restored file is never written by any of them.
+/// and the page count against the manifest, the content digests (`digest`, reported by
+/// the caller) and a count of every table, the digested ones counted by the digests'
+/// pass. None of them writes the file, so they can share it. Only when all of them
+/// pass and have closed their connections, the read-write probe (`ReadWriteProbe`), in
+/// a rolled-back transaction on the file itself, which it proves unchanged afterwards.
 struct RestoredDatabaseChecks {
     let databasePath: String
     let manifest: BundleManifest
@@ -27,12 +28,20 @@ struct RestoredDatabaseChecks {
     var checksFTS = true
     /// Loaded into every connection (`harden(loadingExtensions:)`).
     var extensions: [String] = []
+    /// The SHA-256 of the staged file, which the read-write probe must leave unchanged.
+    var databaseSHA256: String
+    /// The content digests' check and what it found, computed on this thread while the
+    /// FTS5 check runs on another; its result is the caller's to report.
+    var digest: () -> (check: RestoreReport.Check, found: ContentDigests?) = {
+        (.init(name: "content_digest", status: .skipped, summary: "not computed", durationSeconds: 0), nil)
+    }
     /// Called as each check ends, from the thread that ran it.
     let finished: @Sendable (RestoreReport.Check) -> Void
 
     struct Result {
         let checks: [RestoreReport.Check]
         let tables: [RestoreReport.Table]
+        let contentDigest: RestoreReport.Check
     }
 
     func run() throws -> Result {
@@ -50,27 +59,25 @@ struct RestoredDatabaseChecks {
         }
 
         var checks: [RestoreReport.Check] = []
-        let (readOnly, tables) = try readOnlyChecks()
+        let (readOnly, tables, contentDigest) = try readOnlyChecks()
         checks += readOnly
         checks.append(try fts.wait())
         checks.insert(try integrity.wait(), at: 0)
 
-        // The probe needs a full copy of the file: made only of a file every other check
-        // accepted, so that a refused one never takes twice its size.
+        // The probe writes the file (and rolls back): only once every reader is done,
+        // and never on a file another check refused.
         let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
         let probed: RestoreReport.Check
         if refusedBy.isEmpty {
-            let probe = ReadWriteProbe(databasePath: databasePath, staging: staging, cancellation: cancellation, extensions: extensions)
-            defer { probe.discard() }
-            try probe.prepare()
-            probed = try probe.run()
+            probed = try ReadWriteProbe(databasePath: databasePath, directory: staging.path, cancellation: cancellation,
+                                        extensions: extensions, expectedSHA256: databaseSHA256).run()
         } else {
             probed = .init(name: "read_write_probe", status: .skipped,
-                           summary: "not run: \(refusedBy.joined(separator: ", ")) failed, and the file is not copied for it", durationSeconds: 0)
+                           summary: "not run: \(refusedBy.joined(separator: ", ")) failed, and the file is not written for it", durationSeconds: 0)
         }
         finished(probed)
         checks.append(probed)
-        return Result(checks: checks, tables: tables)
+        return Result(checks: checks, tables: tables, contentDigest: contentDigest)
     }
 
     // MARK: - FTS5
@@ -127,7 +134,7 @@ struct RestoredDatabaseChecks {
 
     // MARK: - Read-only checks
 
-    private func readOnlyChecks() throws -> ([RestoreReport.Check], [RestoreReport.Table]) {
+    private func readOnlyChecks() throws -> ([RestoreReport.Check], [RestoreReport.Table], RestoreReport.Check) {
         let connection: Connection
         do {
             let cancellation = self.cancellation
@@ -137,7 +144,7 @@ struct RestoredDatabaseChecks {
             let names = ["foreign_key_check", "user_version", "application_id", "page_count", "tables"]
             let failed = names.map { RestoreReport.Check(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
             failed.forEach(finished)
-            return (failed, [])
+            return (failed, [], digest().check)
         }
         var checks: [RestoreReport.Check] = []
         func run(_ name: String, _ body: () throws -> (RestoreReport.Check.Status, String, [String])) throws {
@@ -179,9 +186,14 @@ struct RestoredDatabaseChecks {
             }
             return (.pass, "\(count) pages of \(size) bytes, as in the manifest", [])
         }
+        // The digests read every row of every ordinary and FTS5 table: their row counts
+        // are the table check's, so that no table is read twice (issue 14).
+        let contentDigest = digest()
+        var digested: [String: Int64] = [:]
+        for table in contentDigest.found?.tables ?? [] { digested[table.name] = table.rows }
         var tables: [RestoreReport.Table] = []
         try run("tables") {
-            let (counted, failures) = try countTables(connection)
+            let (counted, failures) = try countTables(connection, digested: digested)
             tables = counted
             let rows = counted.compactMap(\.rowCount).reduce(0, +)
             guard failures.isEmpty else {
@@ -189,12 +201,12 @@ struct RestoredDatabaseChecks {
             }
             return (.pass, "\(counted.count) table\(counted.count == 1 ? "" : "s") read (\(rows) row\(rows == 1 ? "" : "s") counted)", [])
         }
-        return (checks, tables)
+        return (checks, tables, contentDigest.check)
     }
 
     /// Counts every table, shadow and virtual ones included: each must be readable. Only
-    /// the counts are kept, never a row.
-    private func countTables(_ connection: Connection) throws -> ([RestoreReport.Table], [String]) {
+    /// the counts are kept, never a row. A table the digests read has their count.
+    private func countTables(_ connection: Connection, digested: [String: Int64]) throws -> ([RestoreReport.Table], [String]) {
         var listed: [(String, String)] = []
         try connection.forEachRow(sql: "SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name <> 'sqlite_schema' ORDER BY name") { row in
             listed.append((row.text(at: 0) ?? "", row.text(at: 1) ?? ""))
@@ -202,6 +214,10 @@ struct RestoredDatabaseChecks {
         var tables: [RestoreReport.Table] = []
         var failures: [String] = []
         for (name, type) in listed {
+            if let rows = digested[name] {
+                tables.append(.init(name: name, type: type, rowCount: rows, error: nil))
+                continue
+            }
             do {
                 let count = try connection.integer(sql: "SELECT count(*) FROM main.\(Connection.quote(identifier: name))")
                 tables.append(.init(name: name, type: type, rowCount: count, error: nil))

@@ -227,10 +227,15 @@ public struct Restorer {
         let journal = try switchToRollbackJournal(databasePath, header: header.header, entry: file.path)
         checks.append(journal.check)
         for check in checks { progress(.checked(check)) }
+        // A switch from WAL rewrote the file after it was hashed; the probe must leave it
+        // as the checks saw it.
+        let databaseSHA256 = journal.converted ? try Self.sha256(of: databasePath) : file.sha256
         let progress = self.progress
+        let recordedDigests = outcome.manifest.contentDigests
         let results = try RestoredDatabaseChecks(
             databasePath: databasePath, manifest: outcome.manifest, staging: staging, cancellation: cancellation,
-            checksFTS: options.checksFTS, extensions: options.extensions
+            checksFTS: options.checksFTS, extensions: options.extensions, databaseSHA256: databaseSHA256,
+            digest: { contentDigestCheck(databasePath, recorded: recordedDigests) }
         ) { progress(.checked($0)) }.run()
         checks += results.checks
         if let recorded = outcome.manifest.recordedFailures {
@@ -238,7 +243,7 @@ public struct Restorer {
         }
         let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
         checks.append(refusedBy.isEmpty
-            ? contentDigestCheck(databasePath, recorded: outcome.manifest.contentDigests)
+            ? results.contentDigest
             : .init(name: "content_digest", status: .skipped, summary: "not run: \(refusedBy.joined(separator: ", ")) failed", durationSeconds: 0))
         progress(.checked(checks[checks.count - 1]))
         checks.append(sideFiles(staging, payload: file.path))
@@ -246,7 +251,6 @@ public struct Restorer {
         try checkCancellation()
 
         let published = !checks.contains { $0.status == .fail }
-        let databaseSHA256 = journal.converted ? try Self.sha256(of: databasePath) : file.sha256
         if published && !options.checkOnly {
             // Synced when it was extracted; again, for what a switch from WAL wrote.
             if journal.converted { try payload.sync() }
@@ -422,13 +426,14 @@ public struct Restorer {
     }
 
     /// The restored database's content digests against the manifest's: the same data,
-    /// table by table. Differences are named by table, never by row.
-    private func contentDigestCheck(_ path: String, recorded: ContentDigests?) -> RestoreReport.Check {
+    /// table by table. Differences are named by table, never by row. Returns what was
+    /// computed too: its row counts serve the table check.
+    private func contentDigestCheck(_ path: String, recorded: ContentDigests?) -> (check: RestoreReport.Check, found: ContentDigests?) {
         let watch = Stopwatch()
         guard let recorded else {
-            return .init(name: "content_digest", status: .skipped,
-                         summary: "the manifest records no content digests (a bundle made before Steward recorded them)",
-                         durationSeconds: watch.roundedSeconds)
+            return (.init(name: "content_digest", status: .skipped,
+                          summary: "the manifest records no content digests (a bundle made before Steward recorded them)",
+                          durationSeconds: watch.roundedSeconds), nil)
         }
         do {
             let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
@@ -438,16 +443,16 @@ public struct Restorer {
             let found = try ContentDigests.compute(connection, cancellation: cancellation)
             let differences = found.differences(from: recorded)
             guard differences.isEmpty else {
-                return .init(name: "content_digest", status: .fail,
-                             summary: "\(differences.count) digest\(differences.count == 1 ? "" : "s") differ from the manifest's",
-                             durationSeconds: watch.roundedSeconds, details: differences)
+                return (.init(name: "content_digest", status: .fail,
+                              summary: "\(differences.count) digest\(differences.count == 1 ? "" : "s") differ from the manifest's",
+                              durationSeconds: watch.roundedSeconds, details: differences), found)
             }
-            return .init(name: "content_digest", status: .pass,
-                         summary: "schema and \(found.tables.count) table\(found.tables.count == 1 ? "" : "s") match the manifest's digests",
-                         durationSeconds: watch.roundedSeconds)
+            return (.init(name: "content_digest", status: .pass,
+                          summary: "schema and \(found.tables.count) table\(found.tables.count == 1 ? "" : "s") match the manifest's digests",
+                          durationSeconds: watch.roundedSeconds), found)
         } catch {
-            return .init(name: "content_digest", status: .fail, summary: "cannot compute the digests: \(error)",
-                         durationSeconds: watch.roundedSeconds)
+            return (.init(name: "content_digest", status: .fail, summary: "cannot compute the digests: \(error)",
+                          durationSeconds: watch.roundedSeconds), nil)
         }
     }
 

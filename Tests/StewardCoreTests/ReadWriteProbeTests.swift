@@ -1,0 +1,68 @@
+import ArchiveKit
+import Foundation
+import SQLiteKit
+import Testing
+@testable import StewardCore
+import TestSupport
+
+/// The read-write probe works on the restored file itself (issue 14): it must still fail
+/// on a file SQLite cannot write, and prove the file unchanged when it passes.
+@Suite struct ReadWriteProbeTests {
+    let directory: TemporaryDirectory
+    var path: String { directory.file("restored.sqlite") }
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "steward-probe")
+        let connection = try Connection(path: directory.file("restored.sqlite"))
+        try connection.execute(sql: """
+            CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+            INSERT INTO note(body) SELECT printf('note %d', i) FROM n;
+            """)
+    }
+
+    private func bytes() throws -> [UInt8] {
+        Array(try #require(FileManager.default.contents(atPath: path)))
+    }
+
+    private func probe(expecting sha256: String? = nil) throws -> RestoreReport.Check {
+        let expected = try sha256 ?? SHA256Hasher.hex(of: bytes())
+        return try ReadWriteProbe(databasePath: path, directory: directory.path, cancellation: Cancellation(),
+                                  expectedSHA256: expected).run()
+    }
+
+    @Test func passesAndLeavesTheFileByteIdenticalWithNothingBesideIt() throws {
+        let before = try bytes()
+        let check = try probe()
+        #expect(check.status == .pass, "\(check.summary)")
+        #expect(try bytes() == before)
+        #expect(try directory.contents() == ["restored.sqlite"])
+    }
+
+    @Test func failsWhenTheFileIsNotAsItWasAfterTheRollback() throws {
+        // Stands for a rollback that did not restore every page: the hash it is held to differs.
+        let check = try probe(expecting: String(repeating: "0", count: 64))
+        #expect(check.status == .fail)
+        #expect(check.summary.contains("the rollback did not restore the file"), "\(check.summary)")
+    }
+
+    @Test func failsOnAFileSQLiteOpensReadOnly() throws {
+        // Header byte 18 (write version) above 2: SQLite reads such a file but never writes it.
+        var header = try bytes()
+        header[18] = 3
+        try Data(header).write(to: URL(fileURLWithPath: path))
+        let before = try bytes()
+        let check = try probe()
+        #expect(check.status == .fail, "\(check.summary)")
+        #expect(check.summary.contains("read-only") || check.summary.contains("readonly"), "\(check.summary)")
+        #expect(try bytes() == before)
+    }
+
+    @Test func failsOnAFileInWALMode() throws {
+        let connection = try Connection(path: path)
+        #expect(try connection.setJournalMode("wal") == "wal")
+        let check = try probe(expecting: String(repeating: "0", count: 64))
+        #expect(check.status == .fail)
+        #expect(check.summary.contains("journal mode wal"), "\(check.summary)")
+    }
+}
