@@ -3,8 +3,9 @@
 #   1. 200 generated migrations: Steward vs the same SQL in one transaction in sqlite3.
 #   2. Adding FTS5 to a table of 1,000,000 rows: Steward (migration 0002, which rebuilds
 #      the index itself, then Steward's rank-1 integrity-check and foreign_key_check) vs
-#      the same migration in sqlite3, in one transaction.
-# Prints wall times (best of RUNS) and the ratios. Target: Steward within 1.1x.
+#      the same SQL in sqlite3, in one transaction: the migration, the same checks.
+# Prints wall times (best of RUNS) and the ratios. Targets: 1. within 1.1x; 2. within
+# 1.05x (issue 14).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,6 +69,8 @@ echo "base database: $(du -h "$work/base.db" | cut -f1), $ROWS rows" >&2
     echo "BEGIN IMMEDIATE;"
     cat migrations/0002_ticket_search.sql
     echo "PRAGMA user_version = 2;"
+    echo "INSERT INTO ticket_fts(ticket_fts, rank) VALUES ('integrity-check', 1);"
+    echo "PRAGMA foreign_key_check;"
     echo "COMMIT;"
 } > "$work/fts.sql"
 
@@ -84,6 +87,5 @@ mine=$(printf "%s\n" "${steward_times[@]}" | best)
 # The migration's own duration holds its 'rebuild'; Steward's check comes on top.
 rebuild=$(python3 -c "import json; r = json.load(open('$work/fts-report.json')); print(r['applied'][0]['durationSeconds'])")
 check=$(python3 -c "import json; r = json.load(open('$work/fts-report.json')); print(r['ftsRebuilt'][0]['checkSeconds'])")
-echo "FTS5 over $ROWS rows: sqlite3 ${peer}s   steward ${mine}s   ratio $(ratio "$mine" "$peer")"
-echo "  of which the migration with its rebuild: ${rebuild}s   ratio $(ratio "$rebuild" "$peer"); Steward's integrity-check: ${check}s"
-echo "  (steward's total also holds the rank-1 integrity-check and the foreign_key_check)"
+echo "FTS5 over $ROWS rows, rebuild + checks: sqlite3 ${peer}s (runs: ${peer_times[*]})   steward ${mine}s (runs: ${steward_times[*]})   ratio $(ratio "$mine" "$peer")  (target <= 1.05)"
+echo "  steward phases (last run): the migration with its rebuild ${rebuild}s, the rank-1 integrity-check ${check}s"

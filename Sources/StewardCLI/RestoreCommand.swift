@@ -21,7 +21,7 @@ struct RestoreCommand: StewardCommand {
             (read-write, query-only: CHECK constraints count), foreign_key_check, user_version, \
             application_id and page count against the manifest, every table read, FTS5's \
             integrity-check (rank 1, inside BEGIN...ROLLBACK) for every FTS5 table; then, once all \
-            of these passed, a read-write probe on a disposable copy, and the per-table content digests recomputed and \
+            of these passed, a read-write probe on the restored file (a rolled-back transaction; its SHA-256 proven unchanged), and the per-table content digests recomputed and \
             compared with the manifest's. Only when \
             every check passes is the staging directory renamed to <dir>. On any failure or signal \
             nothing is left. An encrypted bundle (age, from Steward or the age tool) is opened with \

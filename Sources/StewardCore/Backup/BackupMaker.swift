@@ -144,6 +144,9 @@ public struct BackupMaker {
         let (verified, compression, framePath, digests) = try checkAndCompress(
             copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
             finalPath: finalPath)
+        guard let payloadDigest = compression.digest else {
+            throw StewardError(.internal, "the compressing thread ended without the payload's SHA-256")
+        }
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
         unlink(FileName.cString(copy.path))
@@ -153,7 +156,7 @@ public struct BackupMaker {
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             createdAt: BackupNaming.isoTimestamp(snapshot.pinnedAt), source: snapshot.source,
             snapshot: snapshot.snapshot, checks: verified.checks,
-            files: [.init(path: payloadName, size: verified.digest.size, sha256: verified.digest.sha256)],
+            files: [.init(path: payloadName, size: payloadDigest.size, sha256: payloadDigest.sha256)],
             contentDigests: digests, recordedFailures: verified.recorded)
         let written = streams
             ? try writeToStandardOutput(manifest: manifest, compression: compression, framePath: framePath, builder: builder)
@@ -176,9 +179,9 @@ public struct BackupMaker {
         return report
     }
 
-    /// Runs the checks and the hash on this thread and another, while a third compresses
-    /// the payload's frame into a temporary file and a fourth computes the content
-    /// digests. Returns when all of them are done.
+    /// Runs the checks on this thread while another compresses and hashes the payload's
+    /// frame into a temporary file (one read of the copy for both) and a third computes
+    /// the content digests. Returns when all of them are done.
     private func checkAndCompress(
         copyPath: String, snapshot: SourceSnapshot.Result, payloadName: String, builder: BundleBuilder,
         directory: OutputDirectory, finalPath: String

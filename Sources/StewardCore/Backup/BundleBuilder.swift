@@ -143,7 +143,8 @@ struct BundleBuilder {
     }
 }
 
-/// The payload frame being compressed on a thread of its own.
+/// The payload frame being compressed on a thread of its own, which also computes the
+/// payload's SHA-256 from the blocks it reads: one read of the copy feeds both (issue 14).
 final class PayloadCompression: @unchecked Sendable {
     let payloadPath: String
     let entryName: String
@@ -157,6 +158,13 @@ final class PayloadCompression: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var outcome: Result<Int64, Error>?
     private var isWaited = false
+    struct Digest {
+        let size: Int64
+        let sha256: String
+    }
+
+    /// The payload's size and SHA-256, once `wait()` returned.
+    private(set) var digest: Digest?
 
     init(payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, descriptor: Int32,
          outputName: String, cancellation: Cancellation, progress: @escaping @Sendable (Int64, Int64) -> Void) {
@@ -197,6 +205,7 @@ final class PayloadCompression: @unchecked Sendable {
         let combined = Cancellation()
         let isStopped = { [cancellation, stop] in cancellation.isCancelled || stop.isCancelled }
         let sink = try BundleBuilder.Sink(descriptor: descriptor, failAfter: nil, cancellation: combined)
+        let hasher = try SHA256Hasher()
         do {
             let writer = try ArchiveWriter(options: options) { buffer in
                 if isStopped() { combined.cancel(reason: "stopped") }
@@ -205,12 +214,14 @@ final class PayloadCompression: @unchecked Sendable {
             try writer.beginFile(name: entryName, size: size)
             var read: Int64 = 0
             _ = try FileStreaming.forEachBlock(of: payloadPath, isCancelled: isStopped) { block in
+                hasher.update(block)
                 try writer.write(block)
                 read += Int64(block.count)
                 progress(read, size)
             }
             try writer.endFile()
             try writer.finish()
+            digest = .init(size: read, sha256: try hasher.finalize())
         } catch {
             throw BundleBuilder.explain(error, outputName: outputName, cancellation: cancellation)
         }

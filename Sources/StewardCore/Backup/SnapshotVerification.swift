@@ -6,12 +6,10 @@ import SQLiteKit
 /// `foreign_key_check` finds nothing, `user_version` is the source's, the header says
 /// rollback journal, and on request FTS5's integrity-check passes for every FTS5 table
 /// (inside `BEGIN … ROLLBACK`; it writes nothing). The SHA-256 of the copy is computed
-/// at the same time on another thread: both read the same finished file, and nothing
-/// writes it any more.
+/// by the thread that compresses it (`PayloadCompression`), from the same read.
 struct SnapshotVerification {
     struct Result {
         let checks: BundleManifest.Checks
-        let digest: BackgroundFileDigest.Digest
         /// With `asIs`: the failures accepted into the bundle (nil otherwise).
         let recorded: RecordedFailures?
     }
@@ -29,13 +27,6 @@ struct SnapshotVerification {
     /// Throws `.checkFailed` (exit 1) when any check fails: such a copy is never bundled.
     func run() throws -> Result {
         let watch = Stopwatch()
-        let hashing = BackgroundFileDigest(path: copyPath, cancellation: cancellation)
-        hashing.start()
-        defer {
-            hashing.cancel()
-            _ = try? hashing.wait()
-        }
-
         let findings: Findings
         do {
             findings = try check()
@@ -45,12 +36,8 @@ struct SnapshotVerification {
             }
             throw StewardError(.checkFailed, "refusing to publish: the copy cannot be checked: \(error.message)")
         }
-        let digest: BackgroundFileDigest.Digest
-        do {
-            digest = try hashing.wait()
-        } catch let error as StewardError where error.kind == .interrupted {
-            throw StewardError.interrupted(by: cancellation, "; no bundle was written")
-        }
+        // The header as it will be bundled: nothing writes the copy any more.
+        let headerBytes = try FileProbe(path: copyPath).headerBytes
 
         var problems: [String] = []
         let recordsIntegrity = asIs == .integrityAndForeignKeys
@@ -67,9 +54,9 @@ struct SnapshotVerification {
         if findings.userVersion != source.userVersion {
             problems.append("user_version is \(findings.userVersion), the source's is \(source.userVersion)")
         }
-        let header = try? DatabaseHeader(bytes: digest.header)
+        let header = try? DatabaseHeader(bytes: headerBytes)
         if findings.journalMode != "delete" || header?.writeVersion != 1 || header?.readVersion != 1 {
-            problems.append("the copy is not in rollback-journal mode (journal_mode \(findings.journalMode), header bytes 18-19 \(digest.header.dropFirst(18).prefix(2).map(String.init)))")
+            problems.append("the copy is not in rollback-journal mode (journal_mode \(findings.journalMode), header bytes 18-19 \(headerBytes.dropFirst(18).prefix(2).map(String.init)))")
         }
         guard problems.isEmpty else {
             throw StewardError(.checkFailed, "refusing to publish: the copy fails its checks: \(problems.joined(separator: "; "))")
@@ -84,7 +71,7 @@ struct SnapshotVerification {
                 durationSeconds: watch.roundedSeconds,
                 checksRun: ["integrity_check", "foreign_key_check", "user_version", "journal_mode"] + (checksFTS ? ["fts5_integrity"] : []),
                 fts5Tables: findings.fts5?.tables),
-            digest: digest, recorded: recorded)
+            recorded: recorded)
     }
 
     private struct Findings {
