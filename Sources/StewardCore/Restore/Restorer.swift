@@ -252,8 +252,9 @@ public struct Restorer {
 
         let published = !checks.contains { $0.status == .fail }
         if published && !options.checkOnly {
-            // Synced when it was extracted; again, for what a switch from WAL wrote.
-            if journal.converted { try payload.sync() }
+            // Its write-back started while it was extracted and went on during the checks
+            // (issue 14: an fsync at the end of the extraction held the checks back).
+            try payload.sync()
             try staging.sync()
             try checkCancellation()
             try target.publish(staging)
@@ -510,9 +511,8 @@ public struct Restorer {
 /// gigabytes of zeros must not take that room on disk.
 ///
 /// Every few MiB, `sync_file_range` starts the write-back of what came before, so that
-/// the disk works while the bundle is still being decompressed and the final fsync has
-/// little left to do. Pages that are clean by the time the checks read them are also
-/// read, and copied for the probe, much faster than dirty ones.
+/// the disk works while the bundle is still being decompressed and checked, and the
+/// fsync before publishing has little left to do.
 final class PayloadFile: BundleReader.Sink {
     static let writeBackWindow: Int64 = 8 << 20
 
@@ -561,9 +561,15 @@ final class PayloadFile: BundleReader.Sink {
         }
     }
 
-    /// The data is complete: synced, so that the checks read clean pages.
+    /// The data is complete: the write-back of the rest starts, and goes on while the
+    /// checks read the file; the fsync comes before publishing, when little is left.
     func finish() throws {
-        try sync()
+        guard usesWriteBack, written > writeBackStart, let syncFileRange = FileWriteBack.syncFileRange else { return }
+        if syncFileRange(descriptor, writeBackStart, written - writeBackStart, FileWriteBack.write) != 0 {
+            let code = errno
+            if code == EIO || code == ENOSPC || code == EDQUOT { throw failure(code) }
+        }
+        writeBackStart = written
     }
 
     func sync() throws {
