@@ -45,8 +45,8 @@ import TestSupport
         return path
     }
 
-    func stewardDigests(_ path: String) throws -> [String: Any] {
-        let run = try StewardProcess.run(["inspect", "--digest", path, "--json"])
+    func stewardDigests(_ path: String, identity: String? = nil) throws -> [String: Any] {
+        let run = try StewardProcess.run(["inspect", "--digest", path, "--json"] + (identity.map { ["--identity", $0] } ?? []))
         try #require(run.status == 0, "\(run.stderr)")
         return try #require(try run.json()["contentDigests"] as? [String: Any])
     }
@@ -74,7 +74,7 @@ import TestSupport
         let mine = try stewardDigests(path)
         let theirs = try pythonDigests(path)
         #expect(essence(mine) == essence(theirs))
-        #expect(mine["algorithm"] as? String == "sha256-sha3sum-v1")
+        #expect(mine["algorithm"] as? String == "sha256-sha3sum-v2")
         let names = (mine["tables"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(names == ["customer", "doc", "odd \"x\" name", "setting"], "no sqlite_% and no FTS5 shadow tables")
 
@@ -140,5 +140,75 @@ import TestSupport
         let check = try #require(checks.first { $0["name"] as? String == "content_digest" })
         #expect(check["status"] as? String == "pass")
         #expect(!restore.allOutput.contains("Café"), "no row data")
+    }
+
+    // MARK: - Virtual tables of loadable modules
+
+    /// A vec0 table (sqlite-vec) made with the sqlite3 shell, the extension loaded.
+    func makeVectorDatabase(_ library: String) throws -> String {
+        let path = directory.file("vectors.db")
+        let made = try systemTool(["sqlite3", path, ".load \(library)", """
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
+            INSERT INTO item(name) VALUES ('lamp'), ('desk'), ('chair');
+            CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);
+            INSERT INTO item_vec(rowid, embedding) VALUES
+              (1, '[0.1, 0.2, 0.3, 0.4]'), (2, '[0.5, 0.25, 0, 1]'), (3, '[1, 1, 1, 1]');
+            """])
+        try #require(made.status == 0, "\(made.output)")
+        return path
+    }
+
+    /// Regression: which tables were digested depended on the modules loaded. With
+    /// sqlite-vec loaded, `PRAGMA table_list` calls vec0's `_chunks`, `_rowids` and `_info`
+    /// `shadow` and they were skipped; without it they are ordinary tables and were
+    /// digested. So a bundle made with `--load-extension` recorded other digests than
+    /// `inspect --digest` computed for the same database, and a bundle made without it
+    /// failed restore's `content_digest` when restored with it.
+    @Test(.enabled(if: MigrateDialectCommandTests.vectorExtension != nil,
+                   "sqlite-vec is not installed (scripts/install-deps.sh installs it with pip)"))
+    func aVectorTableDigestsTheSameWithOrWithoutItsExtension() throws {
+        let library = try #require(MigrateDialectCommandTests.vectorExtension)
+        let path = try makeVectorDatabase(library)
+        let out = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let withExtension = try StewardProcess.run(
+            ["backup", "--db", path, "--out", out, "--name", "with.tar.zst", "--load-extension", library, "--quiet"])
+        try #require(withExtension.status == 0, "\(withExtension.stderr)")
+        let withoutExtension = try StewardProcess.run(["backup", "--db", path, "--out", out, "--name", "without.tar.zst", "--quiet"])
+        try #require(withoutExtension.status == 0, "\(withoutExtension.stderr)")
+
+        let computed = try stewardDigests(path)
+        let recordedWith = try stewardDigests(out + "/with.tar.zst")
+        let recordedWithout = try stewardDigests(out + "/without.tar.zst")
+        #expect(essence(recordedWith) == essence(computed), "made with the extension: the digests computed without it")
+        #expect(essence(recordedWithout) == essence(computed))
+        #expect(computed["virtualTables"] as? [String] == ["item_vec"])
+        let names = (computed["tables"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names.contains("item") && names.contains("item_vec_rowids") && names.contains("item_vec_vector_chunks00"), "\(names)")
+        #expect(!names.contains("item_vec"))
+        if Self.python != nil {
+            #expect(essence(try pythonDigests(path)) == essence(computed), "the independent implementation agrees")
+        }
+
+        // Either bundle restores with the extension (the table is read through vec0) and
+        // its digests match.
+        for name in ["with.tar.zst", "without.tar.zst"] {
+            let drill = try StewardProcess.run(["restore", out + "/" + name, "--check-only", "--load-extension", library, "--json"])
+            #expect(drill.status == 0, "\(name): \(drill.stdout)")
+            let checks = try #require(try drill.json()["checks"] as? [[String: Any]])
+            #expect(checks.first { $0["name"] as? String == "content_digest" }?["status"] as? String == "pass", "\(name)")
+        }
+
+        // One changed vector: only the chunk table that holds the vectors differs.
+        let changed = try systemTool(["sqlite3", path, ".load \(library)", "UPDATE item_vec SET embedding = '[0.5, 0.25, 0, 0.75]' WHERE rowid = 2;"])
+        try #require(changed.status == 0, "\(changed.output)")
+        let after = try stewardDigests(path)
+        #expect(after["schema"] as? String == computed["schema"] as? String)
+        let differing = zip(computed["tables"] as? [[String: Any]] ?? [], after["tables"] as? [[String: Any]] ?? [])
+            .filter { $0.0["sha256"] as? String != $0.1["sha256"] as? String }.compactMap { $0.0["name"] as? String }
+        #expect(differing == ["item_vec_vector_chunks00"])
+        if Self.python != nil {
+            #expect(essence(try pythonDigests(path)) == essence(after))
+        }
     }
 }
