@@ -82,6 +82,22 @@ import TestSupport
         let example = directory.file("example.db")
         _ = try Fixtures.makeExampleDatabase(at: example)
         #expect(essence(try stewardDigests(example)) == essence(try pythonDigests(example)))
+
+        // Built-in modules other than FTS5: their virtual tables are named, not digested;
+        // their shadow tables (FTS4's _content, _segdir …; R*Tree's _node, _rowid, _parent)
+        // are ordinary tables and are.
+        let modules = directory.file("modules.db")
+        try Connection(path: modules).execute(sql: """
+            CREATE VIRTUAL TABLE notes USING fts4(body);
+            INSERT INTO notes(body) VALUES ('printer on fire'), ('café au lait');
+            CREATE VIRTUAL TABLE geo USING rtree(id, minX, maxX, minY, maxY);
+            INSERT INTO geo VALUES (1, 0, 1, 0, 1), (2, -5.5, 5.5, 2, 3);
+            """)
+        let withModules = try stewardDigests(modules)
+        #expect(essence(withModules) == essence(try pythonDigests(modules)))
+        #expect(withModules["virtualTables"] as? [String] == ["geo", "notes"])
+        let moduleTables = (withModules["tables"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(moduleTables.contains("notes_content") && moduleTables.contains("geo_node"), "\(moduleTables)")
     }
 
     @Test func digestsSurviveVacuumAndPageSizeAndSeeOneChangedValue() throws {
