@@ -28,7 +28,10 @@ struct RestoreCommand: StewardCommand {
             --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \
             authenticated before it is used. With - as the bundle, it is read from standard input \
             (spooled into a private directory under TMPDIR first), with the same checks, staging and publish. --check-only runs all of it and publishes nothing (a restore \
-            drill; no --into needed). A bundle made with backup --as-is is published only with \
+            drill; no --into needed). With --check-only, several bundles (arguments, or --bundles-from) \
+            are drilled as a fleet run: --jobs at a time, --shard, --fail-fast, one line per bundle as it \
+            finishes (NDJSON with --json, kind database, path the bundle) and a summary; several bundles \
+            without --check-only are a usage error. A bundle made with backup --as-is is published only with \
             --accept-recorded-failures, and only when every failure found is one its manifest recorded. \
             --replace PATH rolls a database back in place: once every check passed, the database at PATH \
             is replaced atomically while no other connection holds a lock on it (waiting at most \
