@@ -141,6 +141,34 @@ struct RestoreDrillFleetTests {
         #expect(seen.sorted() == made.all.sorted(), "every bundle exactly once")
     }
 
+    /// The man page's recipe: four shards under GNU parallel, their lines concatenated,
+    /// summarised by `steward report`.
+    @Test(.enabled(if: FleetCommandTests.hasParallel, "GNU parallel (Debian package parallel) is not installed"))
+    func fourShardsUnderGnuParallelDrillEveryBundleExactlyOnce() throws {
+        let made = try makeBundles()
+        let list = directory.file("bundles.list")
+        try Data(made.all.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: list))
+        let ndjson = directory.file("drill.ndjson")
+        // parallel's own status counts the shards that failed; the lines are what count.
+        _ = try systemTool([
+            "sh", "-c",
+            "parallel --will-cite \"$1\" restore --check-only --identity \"$2\" --json --bundles-from \"$3\" --shard {}/4 ::: 1 2 3 4 > \"$4\"",
+            "sh", StewardProcess.executable.path, keyFile, list, ndjson,
+        ])
+        let lines = try String(contentsOfFile: ndjson, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let drilled = lines.filter { $0["kind"] as? String == "database" }.compactMap { $0["path"] as? String }
+        #expect(drilled.sorted() == made.all.sorted(), "every bundle exactly once")
+        #expect(Set(lines.compactMap { $0["shard"] as? String }) == ["1/4", "2/4", "3/4", "4/4"])
+        let report = try StewardProcess.run(["report", ndjson, "--json"])
+        let summary = try report.json()
+        #expect(summary["databases"] as? Int == 20)
+        #expect(summary["succeeded"] as? Int == 17)
+        #expect(summary["exitCode"] as? Int == 1)
+        #expect(report.status == 1)
+    }
+
     @Test func failFastStartsNoFurtherDrill() throws {
         let made = try makeBundles()
         // The missing bundle first, one job: nothing after it starts.
