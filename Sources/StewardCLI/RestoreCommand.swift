@@ -28,7 +28,10 @@ struct RestoreCommand: StewardCommand {
             --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \
             authenticated before it is used. With - as the bundle, it is read from standard input \
             (spooled into a private directory under TMPDIR first), with the same checks, staging and publish. --check-only runs all of it and publishes nothing (a restore \
-            drill; no --into needed). A bundle made with backup --as-is is published only with \
+            drill; no --into needed). With --check-only, several bundles (arguments, or --bundles-from) \
+            are drilled as a fleet run: --jobs at a time, --shard, --fail-fast, one line per bundle as it \
+            finishes (NDJSON with --json, kind database, path the bundle) and a summary; several bundles \
+            without --check-only are a usage error. A bundle made with backup --as-is is published only with \
             --accept-recorded-failures, and only when every failure found is one its manifest recorded. \
             --replace PATH rolls a database back in place: once every check passed, the database at PATH \
             is replaced atomically while no other connection holds a lock on it (waiting at most \
@@ -37,7 +40,9 @@ struct RestoreCommand: StewardCommand {
             connection in rollback-journal mode holds no lock and cannot be seen. Exit status 1 when a check fails, 65 for a bad bundle \
             (a damaged header or chunk included), 77 when no key given opens an encrypted bundle.
             """,
-        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore; - reads it from standard input.")],
+        arguments: [ArgumentDefinition(
+            "bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore; - reads it from standard input. With --check-only, several bundles may be given: one drill each.",
+            isOptional: true, isRepeating: true)],
         options: [
             .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty. Required unless --check-only or --replace."),
             .option("replace", value: "path", help: "Replace the database at <path> with the restored one, atomically, once every check passed."),
@@ -51,14 +56,19 @@ struct RestoreCommand: StewardCommand {
         ] + KeyOptions.forDecryption + [
             CommonOptions.quiet,
             CommonOptions.json,
-        ])
+        ] + drillOptions)
 
     let options: Restorer.Options
+    /// A drill over several bundles.
+    let fleet: FleetOptions?
     let json: Bool
     let quiet: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        guard let bundle = values.argument("bundle"), !bundle.isEmpty else {
+        let bundles = values.arguments("bundle")
+        let fleet = try Self.drillFleet(values, bundles: bundles)
+        let bundle = bundles.first ?? ""
+        if fleet == nil && bundle.isEmpty {
             throw values.error("Missing expected argument '<bundle>'")
         }
         if bundle == Restorer.standardInput && isatty(STDIN_FILENO) == 1 {
@@ -93,11 +103,13 @@ struct RestoreCommand: StewardCommand {
         options.extensions = values.values("load-extension")
         options.keys = try KeyOptions.parse(values, encrypting: false)
         self.options = options
+        self.fleet = fleet
         self.json = values.flag("json")
         self.quiet = values.flag("quiet")
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
+        if let fleet { return try FleetRun(command: "restore", fleet: fleet, json: json, quiet: quiet).run(on: terminal, drillItem) }
         let live = terminal.isErrorInteractive && !quiet
         let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
             try Restorer(options: options, cancellation: cancellation) { event in

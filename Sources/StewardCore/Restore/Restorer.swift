@@ -430,12 +430,18 @@ public struct Restorer {
                          summary: "the manifest records no content digests (a bundle made before Steward recorded them)",
                          durationSeconds: watch.roundedSeconds)
         }
+        // A bundle is compared by the rule it was made with (v1 bundles keep restoring).
+        guard ContentDigests.knownAlgorithms.contains(recorded.algorithm) else {
+            return .init(name: "content_digest", status: .skipped,
+                         summary: "the manifest's digests use an algorithm this Steward does not know",
+                         durationSeconds: watch.roundedSeconds, details: [recorded.algorithm])
+        }
         do {
             let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&immutable=1")
             try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            let found = try ContentDigests.compute(connection, cancellation: cancellation)
+            let found = try ContentDigests.compute(connection, algorithm: recorded.algorithm, cancellation: cancellation)
             let differences = found.differences(from: recorded)
             guard differences.isEmpty else {
                 return .init(name: "content_digest", status: .fail,
