@@ -305,7 +305,8 @@ import TestSupport
         try Fixtures.makeExampleDatabase(at: path)
         let json = try JSONEncoder().encode(try Inspector().inspect(path: path))
         let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
-        for key in ["command", "stewardVersion", "path", "kind", "sqlite", "file", "database", "fileHeader", "journalMode",
+        #expect((object["database"] as? [String: Any])?["path"] as? String == path)
+        for key in ["command", "stewardVersion", "kind", "sqlite", "file", "database", "fileHeader", "journalMode",
                     "tables", "indexes", "triggers", "views", "ftsTables", "warnings"] {
             #expect(object[key] != nil, "missing \(key)")
         }

@@ -30,7 +30,7 @@ public struct RestoreReport: Codable, Sendable {
     /// A table of the restored database and its row count (nil when it could not be read).
     public struct Table: Codable, Sendable, Equatable {
         public let name: String
-        /// `table`, `virtual` or `shadow`.
+        /// `table`, `view`, `virtual` or `shadow` (`pragma_table_list`).
         public let type: String
         public let rowCount: Int64?
         public let error: String?
