@@ -122,7 +122,7 @@ struct BackupCommand: StewardCommand {
             options.databasePath = path
             options.nameTag = try PathTag.of(path)
             let report = try BackupMaker(options: options, cancellation: cancellation).run()
-            let envelope = FleetEnvelope(report: report, path: path, status: "ok", outcome: "backed-up", exitCode: 0)
+            let envelope = FleetEnvelope(report: report, command: "backup", exitCode: ExitCode.success, outcome: "backed-up")
             return FleetRun.Item(outcome: "backed-up", exitCode: 0, json: try envelope.line(),
                                  detail: "user_version \(report.source.userVersion), \(report.bundle.path)", message: nil)
         }
@@ -182,7 +182,7 @@ struct BackupCommand: StewardCommand {
         if let encryption = report.encryption {
             lines.append("Encrypted   age (\(encryption.format)), to \(encryption.describedRecipients); the manifest is inside")
         }
-        lines.append("Source      \(ReportOutput.escaped(report.database)): user_version \(source.userVersion), application_id \(source.applicationID), "
+        lines.append("Source      \(ReportOutput.escaped(report.database.path)): user_version \(source.userVersion), application_id \(source.applicationID), "
                      + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
         lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(report.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "

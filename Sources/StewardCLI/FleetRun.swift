@@ -53,7 +53,7 @@ struct FleetRun {
         let summary = tally.summary(
             command: command, listed: given.count, duplicates: list.duplicateCount, shard: fleet.shard,
             selected: selected.count, interrupted: interrupted, totalSeconds: (Self.seconds(since: start) * 1000).rounded() / 1000)
-        terminal.print(json ? try FleetEnvelope<FleetSummary>.compact(summary) : Self.render(summary))
+        terminal.print(json ? try FleetEnvelope(summary: summary, command: command, exitCode: summary.exitCode).line() : Self.render(summary))
         return summary.exitCode
     }
 
@@ -72,8 +72,8 @@ struct FleetRun {
         } catch {
             (kind, message, status) = (StewardError.Kind.internal.rawValue, "\(error)", ExitCode.software)
         }
-        let line = FleetFailureLine(command: command, path: path, database: path, error: .init(kind: kind, message: message), exitCode: status)
-        let json = (try? FleetEnvelope<FleetFailureLine>.compact(line))
+        let line = FleetFailureLine(database: DatabaseReference(path: path), error: .init(kind: kind, message: message))
+        let json = (try? FleetEnvelope(report: line, command: command, exitCode: status, outcome: "failed").line())
             ?? "{\"kind\":\"database\",\"status\":\"error\",\"exitCode\":\(status)}"
         return Item(outcome: "failed", exitCode: status, json: json, detail: message, message: message)
     }

@@ -58,12 +58,15 @@ struct InspectCommand: StewardCommand {
             let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
                 try BundleInspector().inspect(path: path, keys: keys, cancellation: cancellation)
             }
-            let status = report.verification.passed ? ExitCode.success : ExitCode.dataError
-            terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: status) : Self.render(report))
             guard report.verification.passed else {
-                terminal.diagnose("Error: \(ReportOutput.escaped(report.verification.problem ?? "the bundle did not verify"))")
+                let problem = report.verification.problem ?? "the bundle did not verify"
+                let failing = ReportOutput.Failing(
+                    report: report, failure: .init(error: .init(kind: StewardError.Kind.badInput.rawValue, message: problem)))
+                terminal.print(json ? try ReportOutput.json(failing, command: "inspect", exitCode: ExitCode.dataError) : Self.render(report))
+                terminal.diagnose("Error: \(ReportOutput.escaped(problem))")
                 return ExitCode.dataError
             }
+            terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
             return ExitCode.success
         }
         let report = try Inspector().inspect(path: path)
@@ -85,8 +88,8 @@ struct InspectCommand: StewardCommand {
 
     static func render(_ report: EncryptedBundleReport) -> String {
         [
-            "Bundle     \(report.path)",
-            "Size       \(ReportOutput.bytes(report.sizeBytes))",
+            "Bundle     \(ReportOutput.escaped(report.bundle.path))",
+            "Size       \(ReportOutput.bytes(report.bundle.sizeBytes))",
             "Encrypted  age (\(report.encryption.format)), to \(report.encryption.describedRecipients)",
             "           the manifest and the payload are inside the encryption; give --identity FILE, or",
             "           --passphrase-file or --passphrase-env for a passphrase, to see and verify them",
@@ -99,8 +102,8 @@ struct InspectCommand: StewardCommand {
         let source = manifest.source
         let snapshot = manifest.snapshot
         let checks = manifest.checks
-        lines.append("Bundle     \(ReportOutput.escaped(report.path))")
-        lines.append("Size       \(ReportOutput.bytes(report.sizeBytes))")
+        lines.append("Bundle     \(ReportOutput.escaped(report.bundle.path))")
+        lines.append("Size       \(ReportOutput.bytes(report.bundle.sizeBytes))")
         if let encryption = report.encryption {
             lines.append("Encrypted  age (\(encryption.format)), to \(encryption.describedRecipients); decrypted and authenticated")
         }
@@ -143,7 +146,7 @@ struct InspectCommand: StewardCommand {
     static func render(_ report: InspectReport) -> String {
         var lines: [String] = []
         let fts = report.sqlite.fts5Available ? "FTS5 available" : "FTS5 NOT available"
-        lines.append("Database   \(ReportOutput.escaped(report.path))")
+        lines.append("Database   \(ReportOutput.escaped(report.database.path))")
         lines.append("SQLite     \(report.sqlite.version) (\(fts))")
         lines.append("Size       \(ReportOutput.bytes(report.file.sizeBytes))")
         let beside = [("-wal", report.file.walExists), ("-shm", report.file.shmExists),

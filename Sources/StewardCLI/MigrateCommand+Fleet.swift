@@ -18,8 +18,9 @@ extension MigrateCommand {
                 options: options, backupDirectory: backupDirectory, backupThreads: threads, drift: drift,
                 allowDrift: allowDrift, cancellation: cancellation
             ).run()
-            let envelope = FleetEnvelope(report: result.report, path: path, status: "ok", outcome: result.outcome, exitCode: 0,
-                                         bundle: result.bundle, schema: result.schema)
+            let envelope = FleetEnvelope(
+                report: MigrateOutput(report: result.report, bundle: result.bundle, schema: result.schema),
+                command: "migrate", exitCode: ExitCode.success, outcome: result.outcome)
             return FleetRun.Item(outcome: result.outcome, exitCode: 0, json: try envelope.line(),
                                  detail: Self.fleetDetail(result), message: nil)
         }
@@ -69,7 +70,7 @@ extension MigrateCommand {
         }
         if json {
             terminal.print(try ReportOutput.json(
-                WithBackup(report: result.report, backup: result.bundle, schema: result.schema),
+                MigrateOutput(report: result.report, bundle: result.bundle, schema: result.schema),
                 command: "migrate", exitCode: ExitCode.success))
         } else {
             var text = Self.render(result.report)
@@ -90,35 +91,5 @@ extension MigrateCommand {
             terminal.print(text)
         }
         return ExitCode.success
-    }
-
-    /// The single-database report with `schema` added when the drift check ran.
-    struct WithSchema: Encodable {
-        let report: MigrateReport
-        let schema: SchemaDriftCheck.Comparison?
-
-        private enum Keys: String, CodingKey { case schema }
-
-        func encode(to encoder: any Encoder) throws {
-            try report.encode(to: encoder)
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encodeIfPresent(schema, forKey: .schema)
-        }
-    }
-
-    /// The single-database report with `backup` added (null when no bundle was needed).
-    struct WithBackup: Encodable {
-        let report: MigrateReport
-        let backup: FleetMigration.Bundle?
-        let schema: SchemaDriftCheck.Comparison?
-
-        private enum Keys: String, CodingKey { case backup, schema }
-
-        func encode(to encoder: any Encoder) throws {
-            try report.encode(to: encoder)
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(backup, forKey: .backup)
-            try container.encodeIfPresent(schema, forKey: .schema)
-        }
     }
 }

@@ -130,7 +130,7 @@ struct MigrateCommand: StewardCommand {
             return (try Migrator(options: options, cancellation: cancellation, progress: progress).run(), schema)
         }
         if json {
-            terminal.print(try ReportOutput.json(WithSchema(report: report, schema: schema), command: "migrate", exitCode: ExitCode.success))
+            terminal.print(try ReportOutput.json(MigrateOutput(report: report, schema: schema), command: "migrate", exitCode: ExitCode.success))
         } else {
             var text = Self.render(report)
             // A match is the normal case and stays quiet; a drift allowed or a check skipped is said.
@@ -158,7 +158,7 @@ struct MigrateCommand: StewardCommand {
         var lines: [String] = []
         switch report.mode {
         case "status":
-            lines.append("Database    \(ReportOutput.escaped(report.database))")
+            lines.append("Database    \(ReportOutput.escaped(report.database.path))")
             lines.append("Version     \(report.fromVersion) (newest migration: \(report.newestVersion))")
             if let match = report.schemaMatches {
                 lines.append("Schema      matches version \(match) of the set (adopt it with --baseline \(match))")
@@ -171,7 +171,7 @@ struct MigrateCommand: StewardCommand {
             }
         default:
             let verb = report.mode == "dry-run" ? "would migrate" : "migrated"
-            lines.append("Database    \(ReportOutput.escaped(report.database))\(report.created ? " (created)" : "")")
+            lines.append("Database    \(ReportOutput.escaped(report.database.path))\(report.created ? " (created)" : "")")
             if report.applied.isEmpty {
                 lines.append("Version     \(report.fromVersion): nothing to do (newest migration: \(report.newestVersion))")
             } else {
@@ -200,7 +200,7 @@ struct MigrateCommand: StewardCommand {
                 }
             }
             if report.mode == "dry-run" {
-                lines.append("Dry run     nothing was written to \(ReportOutput.escaped(report.database))")
+                lines.append("Dry run     nothing was written to \(ReportOutput.escaped(report.database.path))")
             }
         }
         if report.dialect != "steward" {

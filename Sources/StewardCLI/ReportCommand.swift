@@ -46,7 +46,7 @@ struct ReportCommand: StewardCommand {
         if !report.exitCodes.isEmpty {
             lines.append("Failures    by exit status: "
                          + report.exitCodes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
-            lines.append(ReportOutput.table(report.failures.map { ["\($0.exitCode)", $0.database, $0.message] }, indent: 4))
+            lines.append(ReportOutput.table(report.failures.map { ["\($0.exitCode)", $0.database.path, $0.message] }, indent: 4))
         }
         lines.append("Exit status \(report.exitCode)")
         return lines.joined(separator: "\n")

@@ -161,7 +161,7 @@ struct RestoreCommand: StewardCommand {
         var lines: [String] = []
         let manifest = report.manifest
         let source = manifest.source
-        lines.append("Bundle      \(ReportOutput.escaped(report.bundle))  \(ReportOutput.bytes(report.bundleSizeBytes))")
+        lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))  \(ReportOutput.bytes(report.bundle.sizeBytes))")
         if let encryption = report.encryption {
             lines.append("Encrypted   age, to \(encryption.describedRecipients); every chunk authenticated")
         }
@@ -178,7 +178,7 @@ struct RestoreCommand: StewardCommand {
         }
         if report.walConverted {
             lines.append("WAL         the header said WAL: switched to rollback journal in staging")
-            lines.append("            sha256 now \(report.databaseSHA256)")
+            lines.append("            sha256 now \(report.database.sha256 ?? "")")
         }
         lines.append("")
         lines.append("Checks")
@@ -215,11 +215,11 @@ struct RestoreCommand: StewardCommand {
             lines.append(replacement.replacedKeptAs.map { "Kept        the replaced database as \(ReportOutput.escaped($0))" }
                          ?? "Kept        nothing: the replaced database was discarded (--discard-replaced)")
         } else if report.published {
-            lines.append("Restored    \(ReportOutput.escaped(report.database))")
+            lines.append("Restored    \(ReportOutput.escaped(report.database.path))")
             lines.append("            extracted in \(ReportOutput.seconds(report.extractSeconds)), checked in \(ReportOutput.seconds(report.checkSeconds)), "
                          + "total \(ReportOutput.seconds(report.totalSeconds))")
         } else {
-            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(ReportOutput.escaped(report.into.isEmpty ? report.database : report.into))")
+            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(ReportOutput.escaped(report.into.isEmpty ? report.database.path : report.into))")
         }
         return lines.joined(separator: "\n")
     }

@@ -101,7 +101,7 @@ struct VerifyCommand: StewardCommand {
             let report = try Verifier(options: options, cancellation: cancellation).run()
             let status = report.passed ? ExitCode.success : ExitCode.checkFailed
             let outcome = report.passed ? "passed" : "failed"
-            let envelope = FleetEnvelope(report: report, path: path, status: report.passed ? "ok" : "failed", outcome: outcome, exitCode: status)
+            let envelope = FleetEnvelope(report: report, command: "verify", exitCode: status, outcome: outcome)
             let detail = report.passed
                 ? "\(report.checks.filter { $0.status == .pass }.count) checks passed"
                 : "failed: \(report.failedChecks.joined(separator: ", "))"

@@ -80,7 +80,7 @@ import TestSupport
         #expect(report.command == "migrate")
         #expect(report.mode == "apply")
         #expect(report.created)
-        #expect(report.database == database)
+        #expect(report.database.path == database)
         #expect(report.migrations == migrations)
         #expect(report.stewardVersion == StewardVersion.current)
         #expect(report.sqliteVersion == SQLiteLibrary.version)

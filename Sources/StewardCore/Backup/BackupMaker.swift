@@ -165,7 +165,7 @@ public struct BackupMaker {
 
         var report = BackupReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
-            database: options.databasePath, createdAt: manifest.createdAt, source: manifest.source,
+            database: DatabaseReference(path: options.databasePath), createdAt: manifest.createdAt, source: manifest.source,
             snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
             bundle: .init(
                 path: streams ? "-" : finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,

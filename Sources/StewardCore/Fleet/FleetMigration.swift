@@ -61,11 +61,11 @@ public struct FleetMigration {
     public func run() throws -> Result {
         if options.statusOnly {
             let report = try Migrator(options: options, cancellation: cancellation).run()
-            return Result(outcome: report.pending.isEmpty ? "current" : "pending", report: report, bundle: nil, schema: nil)
+            return Result(outcome: report.outcome, report: report, bundle: nil, schema: nil)
         }
         if options.dryRun {
             let report = try Migrator(options: options, cancellation: cancellation).run()
-            return Result(outcome: report.applied.isEmpty ? "current" : "would-migrate", report: report, bundle: nil, schema: nil)
+            return Result(outcome: report.outcome, report: report, bundle: nil, schema: nil)
         }
         let exists = DatabaseFile.exists(options.databasePath)
         var schema: SchemaDriftCheck.Comparison?
@@ -88,8 +88,7 @@ public struct FleetMigration {
             bundle = try backUp(into: backupDirectory)
         }
         let report = try Migrator(options: options, cancellation: cancellation).run()
-        let outcome = report.created ? "created" : report.applied.isEmpty ? "current" : "migrated"
-        return Result(outcome: outcome, report: report, bundle: bundle, schema: schema)
+        return Result(outcome: report.outcome, report: report, bundle: bundle, schema: schema)
     }
 
     /// The drift check for `migrate` on one database without `--backup-dir`: only for a

@@ -50,7 +50,10 @@ public struct FleetReport: Codable, Sendable {
                 }
                 switch object["kind"] as? String {
                 case "database":
-                    guard let path = (object["path"] as? String) ?? (object["database"] as? String),
+                    // `database.path`; lines written before the envelope (schemaVersion 1)
+                    // carried the path as `path`, or `database` as a string.
+                    guard let path = ((object["database"] as? [String: Any])?["path"] as? String)
+                            ?? (object["path"] as? String) ?? (object["database"] as? String),
                           let exitCode = (object["exitCode"] as? NSNumber)?.int32Value
                     else {
                         throw StewardError(.badInput, "\(file):\(number + 1): a database line without path or exitCode")

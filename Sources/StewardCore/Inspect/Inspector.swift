@@ -107,10 +107,10 @@ public struct Inspector {
             }
 
             return InspectReport(
-                stewardVersion: StewardVersion.current, path: path, kind: "database", sqlite: library,
+                stewardVersion: StewardVersion.current, kind: "database", sqlite: library,
                 file: .init(sizeBytes: probe.size, isEmpty: false, walExists: walExists, shmExists: shmExists,
                             journalExists: journalExists, openedAs: openedAs),
-                database: try Self.readerFacts(connection, pageCount: pageCount, freelistCount: freelist),
+                database: try Self.readerFacts(connection, path: path, pageCount: pageCount, freelistCount: freelist),
                 fileHeader: .init(
                     pageSize: header.pageSize, pageCount: Int(header.pageCount), freelistCount: Int(header.freelistCount),
                     textEncoding: header.textEncodingName, journalMode: header.journalName,
@@ -129,7 +129,7 @@ public struct Inspector {
 
     /// The settings as a reader sees them: the main file's header of a live WAL database
     /// can be older than what the -wal holds, so they are asked of the connection.
-    private static func readerFacts(_ connection: Connection, pageCount: Int64, freelistCount: Int64) throws -> InspectReport.DatabaseFacts {
+    private static func readerFacts(_ connection: Connection, path: String, pageCount: Int64, freelistCount: Int64) throws -> InspectReport.DatabaseFacts {
         let autoVacuum: String
         switch try connection.integer(sql: "PRAGMA auto_vacuum") {
         case 1: autoVacuum = "full"
@@ -137,6 +137,7 @@ public struct Inspector {
         default: autoVacuum = "none"
         }
         return InspectReport.DatabaseFacts(
+            path: path,
             pageSize: Int(try connection.integer(sql: "PRAGMA page_size")),
             pageCount: Int(pageCount), freelistCount: Int(freelistCount),
             textEncoding: try connection.scalar(sql: "PRAGMA encoding")?.textValue ?? "unknown",

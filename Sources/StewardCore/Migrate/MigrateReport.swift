@@ -79,7 +79,7 @@ public struct MigrateReport: Codable, Sendable {
     public var command = "migrate"
     public let stewardVersion: String
     public let sqliteVersion: String
-    public let database: String
+    public let database: DatabaseReference
     public let migrations: String
     /// `apply`, `dry-run` or `status`.
     public let mode: String
@@ -107,4 +107,15 @@ public struct MigrateReport: Codable, Sendable {
     /// `--status` on a database at version 0 with no ledger: the newest version of the set
     /// whose schema the database has (a candidate for `--baseline`), or nil.
     public var schemaMatches: String?
+
+    /// What the run did to the database, or would do: `migrated`, `created`, `current`
+    /// (nothing to apply), `pending` (`--status` with migrations to apply) or
+    /// `would-migrate` (`--dry-run`). Not a status: a run that fails has no report.
+    public var outcome: String {
+        switch mode {
+        case "status": return pending.isEmpty ? "current" : "pending"
+        case "dry-run": return applied.isEmpty ? "current" : "would-migrate"
+        default: return created ? "created" : applied.isEmpty ? "current" : "migrated"
+        }
+    }
 }

@@ -9,7 +9,7 @@ extension Migrator {
     ) -> MigrateReport {
         MigrateReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
-            database: options.databasePath, migrations: source.set.directory, mode: mode, created: created,
+            database: DatabaseReference(path: options.databasePath), migrations: source.set.directory, mode: mode, created: created,
             dialect: source.set.dialect.rawValue, dialectReason: source.detection.reason,
             userVersionRule: LedgerPlan.rule(for: source.set.migrations).rawValue, ledger: ledger,
             fromVersion: from, toVersion: to, newestVersion: source.newestUserVersion, applied: applied,

@@ -98,7 +98,7 @@ public struct Restorer {
         options.bundlePath = spooled
         do {
             var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restoreOrReplace()
-            report.bundle = Self.standardInput
+            report.bundle = BundleReference(path: Self.standardInput, sizeBytes: report.bundle.sizeBytes)
             return report
         } catch let error as StewardError {
             throw StewardError(error.kind, error.message.replacingOccurrences(of: spooled, with: "from standard input"))
@@ -160,9 +160,9 @@ public struct Restorer {
         options.replacePath = nil
         options.intoDirectory = workspace.file("restored")
         var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restore()
-        let restored = report.database
+        let restored = report.database.path
         report.into = ""
-        report.database = path
+        report.database = DatabaseReference(path: path, sha256: report.database.sha256)
         guard report.published else { return report }
         let outcome = try DatabaseReplacement(path: path, keptPath: kept, timeout: self.options.timeout, cancellation: cancellation)
             .run(newDatabase: restored)
@@ -267,10 +267,11 @@ public struct Restorer {
         let failed = checks.filter { $0.status == .fail }.map(\.name)
         var report = RestoreReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
-            bundle: options.bundlePath, bundleSizeBytes: bundleSize, into: options.intoDirectory,
-            database: Paths.join(options.intoDirectory, outcome.files[0].path), published: failed.isEmpty && !options.checkOnly,
+            bundle: BundleReference(path: options.bundlePath, sizeBytes: bundleSize), into: options.intoDirectory,
+            database: DatabaseReference(path: Paths.join(options.intoDirectory, outcome.files[0].path), sha256: databaseSHA256),
+            published: failed.isEmpty && !options.checkOnly,
             manifest: outcome.manifest, files: outcome.files, walConverted: walConverted,
-            databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, fts5CheckSkipped: !options.checksFTS,
+            checks: checks, failedChecks: failed, fts5CheckSkipped: !options.checksFTS,
             tables: tables, staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkSeconds,
             totalSeconds: totalSeconds)
         report.encryption = outcome.encryption
