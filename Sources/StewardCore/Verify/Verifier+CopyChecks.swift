@@ -1,0 +1,129 @@
+import Foundation
+import SQLiteKit
+
+extension Verifier {
+    func checkCopy(
+        path: String, header: DatabaseHeader?, assertions: [AssertionRunner], integrity quick: Bool?, results: CheckResults
+    ) throws {
+        let base = FileManager.default.temporaryDirectory.path
+        // Leftovers of killed runs hold customer data: cleared on every run, copy or not.
+        TemporaryWorkspace.removeStale(in: base, prefix: Self.workspacePrefix)
+
+        var copy: Connection?
+        var copyFailure: (summary: String, details: [String])?
+        var workspace: TemporaryWorkspace?
+        defer { workspace?.remove() }
+        do {
+            let source = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+            for path in options.extensions { try source.loadExtension(path: path) }
+            // Only fts-sync (when there is an FTS5 table) and assertions write, so only
+            // they need a copy; a schema that cannot be read is left for the copy's
+            // checks to report.
+            let hasFTS5 = (try? Self.declaresFTS5Table(source)) ?? true
+            guard hasFTS5 || !assertions.isEmpty || quick != nil else {
+                timed("fts-sync", into: results) {
+                    SQLiteLibrary.canCreateFTS5() ? (true, "no FTS5 tables", []) : (false, "cannot run: FTS5 unavailable", [])
+                }
+                results.add(.skipped("assertions", "no --assert given"))
+                return
+            }
+            let made = try makeCopy(of: source, in: base)
+            workspace = made.workspace
+            copy = made.copy
+            if let failure = made.failure { copyFailure = failure }
+        } catch let error as SQLiteError where error.isBusy {
+            results.fail(StewardError(.busy, "\(path) stayed locked by another connection for \(options.timeout) s (\(error.message))"))
+            return
+        } catch let error as SQLiteError {
+            copyFailure = ("cannot run: cannot copy the database: \(error.message) (SQLite error \(error.extendedCode))", [])
+        }
+        let cancellation = self.cancellation
+        copy?.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+
+        if let quick {
+            timed("integrity", into: results) {
+                guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+                return Self.integrityOutcome(try copy.integrityCheck(quick: quick, maximumErrors: 20), quick: quick)
+            }
+        }
+
+        timed("fts-sync", into: results) {
+            guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+            guard SQLiteLibrary.canCreateFTS5(on: copy) else {
+                return (false, "cannot run: FTS5 unavailable", [])
+            }
+            let tables = try Schema(reading: copy).fts5Tables
+            if tables.isEmpty { return (true, "no FTS5 tables", []) }
+            var details: [String] = []
+            var deferred: [String] = []
+            for table in tables {
+                let name = Connection.quote(identifier: table.name)
+                // Rank 1 compares the index with the content table (SQLite 3.40) and fails
+                // with SQLITE_CORRUPT_VTAB on drift; the default form does not look at it.
+                let sql = table.contentMode == .external
+                    ? "INSERT INTO \(name)(\(name), rank) VALUES ('integrity-check', 1)"
+                    : "INSERT INTO \(name)(\(name)) VALUES ('integrity-check')"
+                do {
+                    try copy.execute(sql: sql)
+                } catch let error as SQLiteError where !error.isInterrupt {
+                    let what = error.isCorrupt
+                        ? (table.contentMode == .external
+                            ? "the index does not match its content table \(table.contentTable ?? "")"
+                            : "the index is damaged")
+                        : "the check failed"
+                    // Rows not yet indexed differ from a damaged index: the default form of
+                    // the check, which does not read the content table, must still pass.
+                    if error.isCorrupt, table.contentMode == .external, options.ftsDeferred.contains(table.name.lowercased()),
+                       (try? copy.execute(sql: "INSERT INTO \(name)(\(name)) VALUES ('integrity-check')")) != nil {
+                        deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
+                    } else {
+                        details.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
+                    }
+                }
+            }
+            let names = tables.map(\.name).joined(separator: ", ")
+            if details.isEmpty, !deferred.isEmpty {
+                return (true, "FTS5 integrity-check passed or deferred (--fts-deferred) for \(names)", deferred)
+            }
+            return details.isEmpty
+                ? (true, "FTS5 integrity-check passed for \(names)", [])
+                : (false, "FTS5 index out of sync: \(details.map { $0.components(separatedBy: ":")[0] }.joined(separator: ", "))", details)
+        }
+
+        if assertions.isEmpty {
+            results.add(.skipped("assertions", "no --assert given"))
+            return
+        }
+        timed("assertions", into: results) {
+            guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+            var total = 0
+            var failures: [AssertionRunner.Failure] = []
+            for file in assertions {
+                let (count, failed) = try file.run(on: copy)
+                total += count
+                failures += failed
+            }
+            if failures.isEmpty { return (true, "all \(total) statement\(total == 1 ? "" : "s") passed", []) }
+            return (false, "\(failures.count) of \(total) statements failed: \(failures.map(\.name).joined(separator: ", "))",
+                    failures.map { "\($0.name): \($0.reason)" })
+        }
+    }
+
+    static func integrityOutcome(_ problems: [String], quick: Bool) -> (Bool, String, [String]) {
+        let pragma = quick ? "quick_check" : "integrity_check"
+        if problems == ["ok"] { return (true, "\(pragma) returned ok", []) }
+        return (false, "\(pragma) found \(problems.count) problem\(problems.count == 1 ? "" : "s")", problems)
+    }
+
+    /// Whether the schema declares an FTS5 table, from its text alone: nothing is
+    /// instantiated on a connection that has not been hardened.
+    static func declaresFTS5Table(_ connection: Connection) throws -> Bool {
+        var found = false
+        try connection.forEachRow(sql: "SELECT name, sql FROM main.sqlite_schema WHERE type = 'table'") { row in
+            if !found, let name = row.text(at: 0), let sql = row.text(at: 1), FTS5Definition(name: name, sql: sql) != nil {
+                found = true
+            }
+        }
+        return found
+    }
+}

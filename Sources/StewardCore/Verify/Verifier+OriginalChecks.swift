@@ -1,0 +1,152 @@
+import Foundation
+import SQLiteKit
+
+extension Verifier {
+    func checkOriginal(
+        path: String, header: DatabaseHeader?, quick: Bool, expectedVersion: Int32?, integrityInPlace: Bool,
+        expectation: MigrationExpectation?, results: CheckResults, facts: DatabaseFactsBox
+    ) throws {
+        let connection: Connection
+        do {
+            connection = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+            try connection.harden(loadingExtensions: options.extensions)
+        } catch let error as SQLiteError {
+            results.fail(Inspector.explain(error, path: path))
+            return
+        }
+        let cancellation = self.cancellation
+        connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+
+        timed("sqlite", into: results) {
+            let canCreate = SQLiteLibrary.canCreateFTS5(on: connection)
+            let options = SQLiteLibrary.compileOptions.filter { $0.hasPrefix("ENABLE_FTS") }
+            let summary = canCreate
+                ? "SQLite \(SQLiteLibrary.version); an FTS5 table can be created on this connection"
+                : "SQLite \(SQLiteLibrary.version); FTS5 unavailable: no FTS5 table can be created on this connection"
+            // integrity_check skips virtual tables, so one whose module is not loaded (an
+            // extension's, without --load-extension) would pass unnoticed: each is prepared.
+            var unusable: [String] = []
+            let virtualTables = try connection.rows(
+                sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")
+            for row in virtualTables {
+                guard case .text(let name)? = row.first else { continue }
+                do {
+                    _ = try connection.prepare(sql: "SELECT * FROM \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\" LIMIT 0")
+                } catch let error as SQLiteError {
+                    unusable.append("virtual table \(name): \(error.message)")
+                }
+            }
+            if !unusable.isEmpty {
+                return (false, "\(unusable.count) virtual table(s) cannot be used on this connection (an extension's module needs --load-extension)",
+                        unusable)
+            }
+            return (canCreate, summary, options)
+        }
+
+        if integrityInPlace {
+            timed("integrity", into: results) {
+                // This read transaction holds a shared lock while the read-write connection
+                // reads: should a hot journal appear meanwhile, that connection cannot take
+                // the exclusive lock it needs to roll it back into the file.
+                try connection.execute(sql: "BEGIN")
+                defer { connection.rollbackIfNeeded() }
+                _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
+                let checker: Connection
+                do {
+                    checker = try IntegrityCheck.open(path: path, followLinks: true, busyTimeout: options.timeout) { cancellation.isCancelled }
+                } catch is IntegrityCheck.NotWritable {
+                    return (false, "cannot run: SQLite opened the file read-only, which would leave CHECK constraints unchecked", [])
+                }
+                return Self.integrityOutcome(try checker.integrityCheck(quick: quick, maximumErrors: 20), quick: quick)
+            }
+        }
+
+        timed("foreign-keys", into: results) {
+            let violations = try connection.foreignKeyViolations()
+            if violations.isEmpty { return (true, "foreign_key_check found no violations", []) }
+            var counts: [String: Int] = [:]
+            for violation in violations { counts["\(violation.table) → \(violation.parent)", default: 0] += 1 }
+            let details = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value) row\($0.value == 1 ? "" : "s")" }
+            return (false, "foreign_key_check found \(violations.count) violation\(violations.count == 1 ? "" : "s")", details)
+        }
+
+        var schema: Schema?
+        timed("fts-triggers", into: results) {
+            let read = try Schema(reading: connection)
+            schema = read
+            let external = read.fts5Tables.filter { $0.contentMode == .external }
+            if external.isEmpty { return (true, "no external-content FTS5 tables", []) }
+            var details: [String] = []
+            var deferred: [String] = []
+            for table in external {
+                let missing = read.syncTriggers(for: table).missing
+                if !missing.isEmpty {
+                    let line = "\(table.name): no \(missing.joined(separator: ", ")) trigger on \(table.contentTable ?? "its content table") that writes to it"
+                    if options.ftsDeferred.contains(table.name.lowercased()) {
+                        deferred.append(line + " (deferred: indexed in the background)")
+                    } else {
+                        details.append(line)
+                    }
+                }
+            }
+            let names = external.map(\.name).joined(separator: ", ")
+            if !details.isEmpty { return (false, "missing sync triggers", details + deferred) }
+            return deferred.isEmpty
+                ? (true, "insert, delete and update sync triggers present for \(names)", [])
+                : (true, "sync triggers present or deferred (--fts-deferred) for \(names)", deferred)
+        }
+        if let schema {
+            facts.ftsTables = schema.fts5Tables.map {
+                .init(name: $0.name, columns: $0.columns, contentMode: $0.contentMode.rawValue, content: $0.contentTable,
+                      contentRowID: $0.contentRowID, tokenize: $0.tokenizer, options: $0.options)
+            }
+        }
+
+        let version = (try? connection.userVersion()) ?? header?.userVersion ?? 0
+        facts.userVersion = version
+        if let expectedVersion {
+            timed("version", into: results) {
+                version == expectedVersion
+                    ? (true, "user_version is \(version)", [])
+                    : (false, "user_version is \(version), expected \(expectedVersion)", [])
+            }
+        } else {
+            results.add(.skipped("version", "no --expect-version or --migrations given"))
+        }
+        if let expectation, expectation.dialectSet != nil {
+            timed("ledger", into: results) { try expectation.checkLedger(on: connection) ?? (true, "", []) }
+        } else if expectation != nil {
+            results.add(.skipped("ledger", "the set is in Steward's own layout: user_version is its record (see version)"))
+        } else {
+            results.add(.skipped("ledger", "no --migrations given"))
+        }
+        checkSchema(on: connection, version: version, expectation: expectation, results: results)
+    }
+
+    /// Drift: the schema against what the migration set makes at the database's version
+    /// (`SchemaDriftCheck`, as `migrate` checks a fleet).
+    func checkSchema(
+        on connection: Connection, version: Int32, expectation: MigrationExpectation?, results: CheckResults
+    ) {
+        guard let directory = options.migrationsDirectory else {
+            results.add(.skipped("schema", "no --migrations given"))
+            return
+        }
+        // user_version counts migrations in other layouts; the ledger check covers them.
+        if let dialect = expectation?.dialectSet?.dialect {
+            results.add(.skipped("schema", "the set is in \(dialect.rawValue)'s layout; drift is compared for Steward's own layout"))
+            return
+        }
+        var comparison: SchemaDriftCheck.Comparison?
+        timed("schema", into: results) {
+            let found = try SchemaDriftCheck(migrationsDirectory: directory).compare(on: connection, version: version, cancellation: cancellation)
+            comparison = found
+            return found.status == "drift"
+                ? (false, "the schema differs from what the migration set makes at version \(version)", found.differences)
+                : (true, "the schema is what the migration set makes at version \(version)", [])
+        }
+        if let comparison, comparison.status == "skipped" {
+            results.add(.skipped("schema", comparison.reason ?? "the schema could not be compared"))
+        }
+    }
+}
