@@ -6,7 +6,9 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct BackgroundWorkTests {
+/// A wait that never returns is the failure this suite looks for: a time limit turns it
+/// into a failed test instead of a hung run.
+@Suite(.timeLimit(.minutes(1))) struct BackgroundWorkTests {
     struct Failure: Error, Equatable {
         let code: Int
     }
