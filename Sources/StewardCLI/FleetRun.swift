@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StewardCore
+import Synchronization
 
 /// A command run over many databases: the list, its shard, a bounded pool of jobs, one
 /// result line per database as it finishes (text, or NDJSON with `--json`), a summary
@@ -111,8 +112,10 @@ struct FleetRun {
 
     /// Writes result lines from the jobs one at a time, and on a terminal keeps a live
     /// line on stderr (done/total, failed, rate, time left) below them.
-    private final class Output: @unchecked Sendable {
-        private let lock = NSLock()
+    private final class Output: Sendable {
+        /// Held while a result line and the live line are written, so that lines from
+        /// two jobs never interleave.
+        private let writing = Mutex(())
         private let terminal: Terminal
         private let live: Bool
         private let total: Int
@@ -126,16 +129,16 @@ struct FleetRun {
         }
 
         func emit(_ line: String, tally: FleetTally) {
-            lock.lock()
-            defer { lock.unlock() }
-            if live { terminal.progress("\r\u{1B}[2K") }
-            terminal.print(line)
-            guard live else { return }
-            let (done, failed) = tally.counts
-            let elapsed = FleetRun.seconds(since: start)
-            let rate = elapsed > 0 ? Double(done) / elapsed : 0
-            let left = rate > 0 ? Double(total - done) / rate : 0
-            terminal.progress(String(format: "%d/%d done, %d failed, %.1f/s, %.0f s left", done, total, failed, rate, left))
+            writing.withLock { _ in
+                if live { terminal.progress("\r\u{1B}[2K") }
+                terminal.print(line)
+                guard live else { return }
+                let (done, failed) = tally.counts
+                let elapsed = FleetRun.seconds(since: start)
+                let rate = elapsed > 0 ? Double(done) / elapsed : 0
+                let left = rate > 0 ? Double(total - done) / rate : 0
+                terminal.progress(String(format: "%d/%d done, %d failed, %.1f/s, %.0f s left", done, total, failed, rate, left))
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import FileNames
 import SQLiteKit
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -343,17 +344,16 @@ public struct BackupMaker {
 
 /// Says when progress is due: every 0.1 s, and at the end. Returns the seconds since the
 /// first call.
-final class Throttle: @unchecked Sendable {
-    private let lock = NSLock()
+final class Throttle: Sendable {
     private let watch = Stopwatch()
-    private var last = -1.0
+    private let last = Mutex(-1.0)
 
     func due(final: Bool) -> Double? {
-        lock.lock()
-        defer { lock.unlock() }
-        let seconds = watch.seconds
-        guard final || seconds - last >= 0.1 else { return nil }
-        last = seconds
-        return seconds
+        last.withLock { last in
+            let seconds = watch.seconds
+            guard final || seconds - last >= 0.1 else { return nil }
+            last = seconds
+            return seconds
+        }
     }
 }

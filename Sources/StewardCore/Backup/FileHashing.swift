@@ -41,56 +41,27 @@ enum FileStreaming {
     }
 }
 
-/// The SHA-256 of a file, computed on a thread of its own so that it overlaps with the
-/// checks SQLite runs on the same file.
-final class BackgroundFileDigest: @unchecked Sendable {
-    struct Digest {
+/// The SHA-256 of a file, computed on a thread of its own (`BackgroundWork`) so that it
+/// overlaps with the checks SQLite runs on the same file.
+enum FileDigest {
+    struct Digest: Sendable {
         let size: Int64
         let sha256: String
         /// The first 100 bytes: the database header as it will be bundled.
         let header: [UInt8]
     }
 
-    private let path: String
-    private let cancellation: Cancellation
-    private let stop = Cancellation()
-    private let done = DispatchSemaphore(value: 0)
-    private var outcome: Result<Digest, Error>?
-    private var isWaited = false
-
-    init(path: String, cancellation: Cancellation) {
-        self.path = path
-        self.cancellation = cancellation
-    }
-
-    func start() {
-        Thread.detachNewThread { [self] in
-            outcome = Result { try compute() }
-            done.signal()
+    /// Starts hashing `path`; stops early on `cancellation` or when the work is cancelled.
+    static func start(path: String, cancellation: Cancellation) -> BackgroundWork<Digest> {
+        BackgroundWork { stop in
+            try compute(path: path) { cancellation.isCancelled || stop.isCancelled }
         }
     }
 
-    /// Asks the thread to stop early (its result is not needed any more).
-    func cancel() {
-        stop.cancel(reason: "not needed")
-    }
-
-    /// Waits for the thread and returns its result.
-    func wait() throws -> Digest {
-        if !isWaited {
-            done.wait()
-            isWaited = true
-        }
-        guard let outcome else { throw StewardError(.internal, "the hashing thread ended without a result") }
-        return try outcome.get()
-    }
-
-    private func compute() throws -> Digest {
+    static func compute(path: String, isCancelled: () -> Bool) throws -> Digest {
         let hasher = try SHA256Hasher()
         var header: [UInt8] = []
-        let size = try FileStreaming.forEachBlock(of: path, isCancelled: { [cancellation, stop] in
-            cancellation.isCancelled || stop.isCancelled
-        }) { block in
+        let size = try FileStreaming.forEachBlock(of: path, isCancelled: isCancelled) { block in
             if header.count < 100 { header += block.prefix(100 - header.count) }
             hasher.update(block)
         }

@@ -11,7 +11,7 @@ import SQLiteKit
 struct SnapshotVerification {
     struct Result {
         let checks: BundleManifest.Checks
-        let digest: BackgroundFileDigest.Digest
+        let digest: FileDigest.Digest
         /// With `asIs`: the failures accepted into the bundle (nil otherwise).
         let recorded: RecordedFailures?
     }
@@ -29,8 +29,7 @@ struct SnapshotVerification {
     /// Throws `.checkFailed` (exit 1) when any check fails: such a copy is never bundled.
     func run() throws -> Result {
         let watch = Stopwatch()
-        let hashing = BackgroundFileDigest(path: copyPath, cancellation: cancellation)
-        hashing.start()
+        let hashing = FileDigest.start(path: copyPath, cancellation: cancellation)
         defer {
             hashing.cancel()
             _ = try? hashing.wait()
@@ -45,7 +44,7 @@ struct SnapshotVerification {
             }
             throw StewardError(.checkFailed, "refusing to publish: the copy cannot be checked: \(error.message)")
         }
-        let digest: BackgroundFileDigest.Digest
+        let digest: FileDigest.Digest
         do {
             digest = try hashing.wait()
         } catch let error as StewardError where error.kind == .interrupted {

@@ -1,11 +1,12 @@
 import Foundation
 import SQLiteKit
+import Synchronization
 
 /// Drift: a client's schema against the schema the migration set produces at the client's
 /// version. The expected schema of each version is built once, on an empty in-memory
 /// database (schema statements run, row statements only prepared, as migrate's own check
 /// of the set), and shared by every job of the run.
-public final class SchemaDriftCheck: @unchecked Sendable {
+public final class SchemaDriftCheck: Sendable {
     /// What the check found for one database; in the migrate report as `schema`.
     public struct Comparison: Codable, Sendable, Equatable {
         /// `match`, `drift` (migrated anyway with `--allow-drift`) or `skipped`.
@@ -17,8 +18,8 @@ public final class SchemaDriftCheck: @unchecked Sendable {
     }
 
     private let set: MigrationSet
-    private let lock = NSLock()
-    private var built: [Int32: Result<SchemaShape, StewardError>] = [:]
+    /// Held while a version is built, so that each is built once.
+    private let built = Mutex<[Int32: Result<SchemaShape, StewardError>]>([:])
 
     public init(migrationsDirectory: String) throws {
         set = try MigrationSet(directory: migrationsDirectory)
@@ -57,9 +58,15 @@ public final class SchemaDriftCheck: @unchecked Sendable {
     }
 
     private func expected(at version: Int32, cancellation: Cancellation) -> Result<SchemaShape, StewardError> {
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = built[version] { return known }
+        built.withLock { built in
+            if let known = built[version] { return known }
+            let result = build(at: version, cancellation: cancellation)
+            built[version] = result
+            return result
+        }
+    }
+
+    private func build(at version: Int32, cancellation: Cancellation) -> Result<SchemaShape, StewardError> {
         let result: Result<SchemaShape, StewardError>
         if version > set.newestVersion {
             result = .failure(StewardError(.badInput, "version \(version) is newer than the set's newest, \(set.newestVersion)"))
@@ -78,7 +85,6 @@ public final class SchemaDriftCheck: @unchecked Sendable {
                 result = .failure(StewardError(.badInput, "the set cannot be built from an empty database: \(error)"))
             }
         }
-        built[version] = result
         return result
     }
 }

@@ -10,26 +10,26 @@ extension Migrator {
         let cancellation = self.cancellation
         let timeout = options.timeout
         // Each wait for a lock gets the whole timeout; a cancelled run stops waiting.
-        let waitStart = SharedDate()
+        var waitStart = Date()
         connection.setBusyHandler { count in
-            if count == 0 { waitStart.set(Date()) }
+            if count == 0 { waitStart = Date() }
             if cancellation.isCancelled { return false }
-            guard Date().timeIntervalSince(waitStart.get()) < timeout else { return false }
+            guard Date().timeIntervalSince(waitStart) < timeout else { return false }
             usleep(useconds_t(min(50_000, 2_000 * (count + 1))))
             return true
         }
         let progress = self.progress
         let currentWork = self.currentWork
-        let started = SharedDate()
+        var started = Date()
         var lastTick = Date()
         connection.setProgressHandler(instructions: 10_000) {
             if cancellation.isCancelled { return false }
-            if let (phase, table) = currentWork.get() {
+            if let (phase, table, isNew) = currentWork.next() {
                 let now = Date()
-                if currentWork.isNew { started.set(now); currentWork.isNew = false }
+                if isNew { started = now }
                 if now.timeIntervalSince(lastTick) >= 0.2 {
                     lastTick = now
-                    progress(.working(phase: phase, table: table, seconds: now.timeIntervalSince(started.get())))
+                    progress(.working(phase: phase, table: table, seconds: now.timeIntervalSince(started)))
                 }
             }
             return true

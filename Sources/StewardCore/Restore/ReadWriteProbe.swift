@@ -137,20 +137,12 @@ final class ReadWriteProbe {
 /// Copies one open file into another: in the kernel with copy_file_range(2) where the
 /// system has it, with read and write otherwise.
 enum FileCopy {
-    typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32) -> Int
-
-    /// glibc 2.27 and later; Swift's Glibc module leaves GNU-only declarations out.
-    static let copyFileRange: CopyFileRange? = {
-        guard let symbol = dlsym(nil, "copy_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: CopyFileRange.self)
-    }()
-
     /// Copies from the current offsets to the end of `source`. Returns 0 or errno.
     static func copy(from source: Int32, to target: Int32, isCancelled: () -> Bool) -> Int32 {
-        if let copyFileRange {
+        do {
             while true {
                 if isCancelled() { return EINTR }
-                let copied = copyFileRange(source, nil, target, nil, 64 << 20, 0)
+                let copied = LinuxCalls.copyFileRange(from: source, to: target, count: 64 << 20)
                 if copied > 0 { continue }
                 if copied == 0 { return 0 }
                 let code = errno

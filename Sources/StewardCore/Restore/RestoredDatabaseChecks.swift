@@ -38,13 +38,11 @@ struct RestoredDatabaseChecks {
     func run() throws -> Result {
         // Whatever this thread throws, the others are stopped and waited for before the
         // staging directory (and the file they read) can go.
-        let stop = Cancellation()
-        let integrity = BackgroundCheck { [self] in try integrityCheck(stop: stop) }
-        let fts = BackgroundCheck { [self] in try fts5Check(stop: stop) }
-        integrity.start()
-        fts.start()
+        let integrity = BackgroundWork { [self] stop in try integrityCheck(stop: stop) }
+        let fts = BackgroundWork { [self] stop in try fts5Check(stop: stop) }
         defer {
-            stop.cancel(reason: "not needed")
+            integrity.cancel()
+            fts.cancel()
             _ = try? integrity.wait()
             _ = try? fts.wait()
         }
@@ -237,33 +235,5 @@ struct RestoredDatabaseChecks {
             throw StewardError(.badInput, "the payload is not a SQLite database (\(error.message))")
         }
         return "\(error.message) (SQLite error \(error.extendedCode))"
-    }
-}
-
-/// A check run on a thread of its own.
-final class BackgroundCheck: @unchecked Sendable {
-    private let body: () throws -> RestoreReport.Check
-    private let done = DispatchSemaphore(value: 0)
-    private var outcome: Result<RestoreReport.Check, Error>?
-    private var isWaited = false
-
-    init(_ body: @escaping () throws -> RestoreReport.Check) {
-        self.body = body
-    }
-
-    func start() {
-        Thread.detachNewThread { [self] in
-            outcome = Result { try body() }
-            done.signal()
-        }
-    }
-
-    func wait() throws -> RestoreReport.Check {
-        if !isWaited {
-            done.wait()
-            isWaited = true
-        }
-        guard let outcome else { throw StewardError(.internal, "a checking thread ended without a result") }
-        return try outcome.get()
     }
 }

@@ -526,7 +526,7 @@ final class PayloadFile: BundleReader.Sink {
     /// Page size x page count from the header, once it is read and its page count valid.
     private var declaredSize: Int64?
     private var writeBackStart: Int64 = 0
-    private var usesWriteBack = FileWriteBack.syncFileRange != nil
+    private var usesWriteBack = true
 
     init(descriptor: Int32, name: String, directory: String) {
         self.descriptor = descriptor
@@ -550,8 +550,8 @@ final class PayloadFile: BundleReader.Sink {
         let code = SystemCall.writeAll(descriptor, data)
         guard code == 0 else { throw failure(code) }
         written += Int64(data.count)
-        if usesWriteBack, written - writeBackStart >= Self.writeBackWindow, let syncFileRange = FileWriteBack.syncFileRange {
-            let result = syncFileRange(descriptor, writeBackStart, written - writeBackStart, FileWriteBack.write)
+        if usesWriteBack, written - writeBackStart >= Self.writeBackWindow {
+            let result = LinuxCalls.startWriteBack(descriptor, offset: writeBackStart, count: written - writeBackStart)
             if result != 0 {
                 let code = errno
                 // A failed write-back is a failed write; anything else only means the
@@ -587,18 +587,4 @@ final class PayloadFile: BundleReader.Sink {
         }
         return StewardError(.inputOutput, "cannot write \(name) in \(directory): \(SystemCall.message(code))")
     }
-}
-
-/// Linux's sync_file_range(2), looked up at run time: Swift's Glibc module leaves
-/// GNU-only declarations out.
-enum FileWriteBack {
-    typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
-
-    /// SYNC_FILE_RANGE_WRITE: start write-back of the range's dirty pages, do not wait.
-    static let write: UInt32 = 2
-
-    static let syncFileRange: SyncFileRange? = {
-        guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: SyncFileRange.self)
-    }()
 }
