@@ -158,7 +158,7 @@ public struct FleetMigration {
                             recordsFailures: report.recordedFailures != nil))
         } catch let error as StewardError {
             if error.kind == .interrupted { throw error }
-            throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)")
+            throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)", remedy: error.remedy)
         }
     }
 }

@@ -7,6 +7,8 @@ import SQLiteKit
 public struct DigestInspector {
     public init() {}
 
+    /// - Throws: `StewardError`: `.notFound`, `.badInput` (no database, a bundle that does
+    ///   not verify), `.busy`, `.noKey`, `.interrupted`.
     public func inspect(path: String, keys: BundleKeys = BundleKeys(), cancellation: Cancellation = Cancellation()) throws -> DigestReport {
         if BundleInspector.isBundle(path: path) {
             let bundle = try BundleInspector().inspect(path: path, keys: keys, cancellation: cancellation)
@@ -21,18 +23,13 @@ public struct DigestInspector {
         do {
             header = try DatabaseHeader(bytes: probe.headerBytes)
         } catch let problem as DatabaseHeader.Problem {
-            throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
+            throw StewardError.notADatabase(path, "\(problem)")
         }
         let mode = try FileProbe.readOnlyMode(path: path, header: header)
-        do {
+        return try SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation).run {
             let connection = try Inspector.open(path: path, immutable: mode.immutable)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             return DigestReport(path: path, kind: "database", contentDigests: try ContentDigests.compute(connection, cancellation: cancellation))
-        } catch let error as SQLiteError {
-            if error.isInterrupt || cancellation.isCancelled {
-                throw StewardError.interrupted(by: cancellation)
-            }
-            throw Inspector.explain(error, path: path)
         }
     }
 }

@@ -69,7 +69,7 @@ extension Migrator {
         do {
             return try Ledgers.present(on: connection)
         } catch let error as SQLiteError {
-            throw Inspector.explain(error, path: options.databasePath)
+            throw readFailure(error)
         }
     }
 

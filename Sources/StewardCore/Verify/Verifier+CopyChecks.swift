@@ -24,7 +24,7 @@ extension Verifier {
                 timed("fts-sync", into: results) {
                     SQLiteLibrary.canCreateFTS5() ? (true, "no FTS5 tables", []) : (false, "cannot run: FTS5 unavailable", [])
                 }
-                results.add(.skipped("assertions", "no --assert given"))
+                results.add(.skipped("assertions", missing: .assertions))
                 return
             }
             let made = try makeCopy(of: source, in: base)
@@ -32,7 +32,8 @@ extension Verifier {
             copy = made.copy
             if let failure = made.failure { copyFailure = failure }
         } catch let error as SQLiteError where error.isBusy {
-            results.fail(StewardError(.busy, "\(path) stayed locked by another connection for \(options.timeout) s (\(error.message))"))
+            results.fail(SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation,
+                                            lockTimeout: options.timeout).error(for: error))
             return
         } catch let error as SQLiteError {
             copyFailure = ("cannot run: cannot copy the database: \(error.message) (SQLite error \(error.extendedCode))", [])
@@ -91,7 +92,7 @@ extension Verifier {
         }
 
         if assertions.isEmpty {
-            results.add(.skipped("assertions", "no --assert given"))
+            results.add(.skipped("assertions", missing: .assertions))
             return
         }
         timed("assertions", into: results) {

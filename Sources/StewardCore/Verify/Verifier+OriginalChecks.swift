@@ -11,7 +11,9 @@ extension Verifier {
             connection = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
             try connection.harden(loadingExtensions: options.extensions)
         } catch let error as SQLiteError {
-            results.fail(Inspector.explain(error, path: path))
+            // The connection waited up to the timeout: busy here means it gave up.
+            results.fail(SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation,
+                                            lockTimeout: options.timeout).error(for: error))
             return
         }
         let cancellation = self.cancellation
@@ -24,7 +26,7 @@ extension Verifier {
                 ? "SQLite \(SQLiteLibrary.version); an FTS5 table can be created on this connection"
                 : "SQLite \(SQLiteLibrary.version); FTS5 unavailable: no FTS5 table can be created on this connection"
             // integrity_check skips virtual tables, so one whose module is not loaded (an
-            // extension's, without --load-extension) would pass unnoticed: each is prepared.
+            // extension's, not asked to load) would pass unnoticed: each is prepared.
             var unusable: [String] = []
             let virtualTables = try connection.rows(
                 sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")
@@ -111,14 +113,14 @@ extension Verifier {
                     : (false, "user_version is \(version), expected \(expectedVersion)", [])
             }
         } else {
-            results.add(.skipped("version", "no --expect-version or --migrations given"))
+            results.add(.skipped("version", missing: .expectedVersion))
         }
         if let expectation, expectation.dialectSet != nil {
             timed("ledger", into: results) { try expectation.checkLedger(on: connection) ?? (true, "", []) }
         } else if expectation != nil {
             results.add(.skipped("ledger", "the set is in Steward's own layout: user_version is its record (see version)"))
         } else {
-            results.add(.skipped("ledger", "no --migrations given"))
+            results.add(.skipped("ledger", missing: .migrations))
         }
         checkSchema(on: connection, version: version, expectation: expectation, results: results)
     }
@@ -129,7 +131,7 @@ extension Verifier {
         on connection: Connection, version: Int32, expectation: MigrationExpectation?, results: CheckResults
     ) {
         guard let directory = options.migrationsDirectory else {
-            results.add(.skipped("schema", "no --migrations given"))
+            results.add(.skipped("schema", missing: .migrations))
             return
         }
         // user_version counts migrations in other layouts; the ledger check covers them.

@@ -57,6 +57,10 @@ public struct Verifier: Sendable {
         self.progress = progress
     }
 
+    /// A failed check is in the report; what is thrown ends the run before a report.
+    ///
+    /// - Throws: `StewardError`: `.notFound`, `.badInput` (an input that is not what it
+    ///   should be), `.busy`, `.interrupted`, `.internal`.
     public func run() throws -> VerifyReport {
         let stopwatch = Stopwatch()
         // Every input is read and checked before any check runs: 65/66 come first.
@@ -102,7 +106,7 @@ public struct Verifier: Sendable {
             }
         } else {
             for name in Self.checkOrder where name != "search-contract" {
-                results.add(.skipped(name, "no --db given"))
+                results.add(.skipped(name, missing: .database))
             }
         }
         if let contract, let set {
@@ -112,9 +116,9 @@ public struct Verifier: Sendable {
                 "search-contract",
                 "the migrations are in \(expectation.dialect.rawValue)'s layout; the contract builds its databases from Steward's own"))
         } else if contract != nil {
-            results.add(.skipped("search-contract", "no --migrations given to run the contract on"))
+            results.add(.skipped("search-contract", missing: .migrationsForContract))
         } else {
-            results.add(.skipped("search-contract", "no --contract given"))
+            results.add(.skipped("search-contract", missing: .contract))
         }
         group.wait()
         if let error = results.error { throw error }
