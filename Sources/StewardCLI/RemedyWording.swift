@@ -22,6 +22,8 @@ enum RemedyWording {
             return "; give --identity FILE, or --passphrase-file/--passphrase-env for a passphrase"
         case .chooseDialect:
             return "; use --dialect for another runner's 64-bit versions"
+        case .allowDrift:
+            return " (--allow-drift migrates anyway)"
         }
     }
 

@@ -20,5 +20,7 @@ extension StewardError {
         case giveKey
         /// A version Steward's own layout cannot hold: another runner's layout may.
         case chooseDialect
+        /// The schema differs from what the set makes: the run may migrate anyway.
+        case allowDrift
     }
 }

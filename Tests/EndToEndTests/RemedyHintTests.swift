@@ -62,4 +62,12 @@ import TestSupport
         #expect(summaries["search-contract"] == "no --contract given")
         #expect(checks.allSatisfy { $0["missingInput"] == nil })
     }
+
+    @Test func schemaDriftNamesAllowDrift() throws {
+        try Connection(path: database).execute(sql: "CREATE TABLE made_elsewhere (id INTEGER PRIMARY KEY)")
+        let run = try migrate()
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("schema drift, not migrated"), "\(run.stderr)")
+        #expect(run.stderr.contains("table made_elsewhere extra (--allow-drift migrates anyway)"), "\(run.stderr)")
+    }
 }

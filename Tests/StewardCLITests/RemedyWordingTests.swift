@@ -12,6 +12,7 @@ import Testing
         (.nulSeparatedList, "--null"),
         (.giveKey, "--identity"),
         (.chooseDialect, "--dialect"),
+        (.allowDrift, "--allow-drift"),
     ])
     func eachRemedyNamesItsOption(_ remedy: StewardError.Remedy, _ option: String) {
         #expect(RemedyWording.suffix(for: remedy).contains(option))

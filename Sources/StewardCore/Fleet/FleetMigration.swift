@@ -135,7 +135,7 @@ public struct FleetMigration {
             throw StewardError(
                 .badInput,
                 "\(options.databasePath): schema drift, not migrated: the schema differs from what the migration set makes "
-                    + "at version \(version): \(comparison.differences.joined(separator: "; ")) (--allow-drift migrates anyway)")
+                    + "at version \(version): \(comparison.differences.joined(separator: "; "))", remedy: .allowDrift)
         }
         return comparison
     }

@@ -50,7 +50,7 @@ extension Migrator {
         if options.allowOutOfOrder, !set.dialect.canRecordOutOfOrder {
             throw StewardError(
                 .usage,
-                "--allow-out-of-order cannot be used with \(set.dialect.rawValue): its ledger records only the newest applied migration, so \(set.dialect.rawValue) would never see one applied out of order")
+                "migrations cannot be applied out of order with \(set.dialect.rawValue): its ledger records only the newest applied migration, so \(set.dialect.rawValue) would never see one applied out of order")
         }
         let scripts = try set.migrations.map { migration in
             try MigrationScript(Migration(

@@ -136,11 +136,11 @@ public struct LedgerPlan: Sendable {
             }
             if reading == nil, rule == .newestVersion, let value = target.integer, value < Int64(userVersion) {
                 throw StewardError(
-                    .badInput, "database is at version \(userVersion), newer than --to \(target); refusing to downgrade")
+                    .badInput, "database is at version \(userVersion), newer than the target version \(target); refusing to downgrade")
             }
             if let newestApplied, target < newestApplied {
                 throw StewardError(
-                    .badInput, "the newest applied migration (version \(newestApplied)) is newer than --to \(target); refusing to downgrade")
+                    .badInput, "the newest applied migration (version \(newestApplied)) is newer than the target version \(target); refusing to downgrade")
             }
             pending = pending.filter { $0.version <= target }
         }
