@@ -94,10 +94,10 @@ extension Migrator {
     static func notes(for plan: LedgerPlan) -> [String] {
         var notes: [String] = []
         for change in plan.changed {
-            notes.append("\(change.file) changed since it was applied\(change.lineEndingsOnly ? " (line endings only)" : ""); accepted by --allow-changed")
+            notes.append("\(change.file) changed since it was applied\(change.lineEndingsOnly ? " (line endings only)" : ""); accepted, as changed files were allowed")
         }
         for migration in plan.outOfOrder {
-            notes.append("\(migration.fileName) is older than the newest applied migration; applied out of order by --allow-out-of-order")
+            notes.append("\(migration.fileName) is older than the newest applied migration; applied out of order, as allowed")
         }
         return notes
     }

@@ -84,7 +84,7 @@ extension Verifier {
             }
             let names = tables.map(\.name).joined(separator: ", ")
             if details.isEmpty, !deferred.isEmpty {
-                return (true, "FTS5 integrity-check passed or deferred (--fts-deferred) for \(names)", deferred)
+                return (true, "FTS5 integrity-check passed or deferred (as asked) for \(names)", deferred)
             }
             return details.isEmpty
                 ? (true, "FTS5 integrity-check passed for \(names)", [])

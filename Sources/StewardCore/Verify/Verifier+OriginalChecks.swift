@@ -95,7 +95,7 @@ extension Verifier {
             if !details.isEmpty { return (false, "missing sync triggers", details + deferred) }
             return deferred.isEmpty
                 ? (true, "insert, delete and update sync triggers present for \(names)", [])
-                : (true, "sync triggers present or deferred (--fts-deferred) for \(names)", deferred)
+                : (true, "sync triggers present or deferred (as asked) for \(names)", deferred)
         }
         if let schema {
             facts.ftsTables = schema.fts5Tables.map {
