@@ -67,7 +67,7 @@ public struct FleetMigration {
             let report = try Migrator(options: options, cancellation: cancellation).run()
             return Result(outcome: report.applied.isEmpty ? "current" : "would-migrate", report: report, bundle: nil, schema: nil)
         }
-        let exists = FileProbe.exists(options.databasePath)
+        let exists = DatabaseFile.exists(options.databasePath)
         var schema: SchemaDriftCheck.Comparison?
         if exists {
             // A read-only look costs one open and one pragma; a database it cannot read
@@ -116,7 +116,7 @@ public struct FleetMigration {
     /// The drift check alone, before a plain one-database migration: nil when the
     /// database does not exist yet or has nothing pending; 65 on drift unless allowed.
     public func driftBeforeMigrating() throws -> SchemaDriftCheck.Comparison? {
-        guard let drift, FileProbe.exists(options.databasePath) else { return nil }
+        guard let drift, DatabaseFile.exists(options.databasePath) else { return nil }
         var look = options
         look.statusOnly = true
         let status = try? Migrator(options: look, cancellation: cancellation).run()

@@ -62,7 +62,7 @@ extension Migrator {
 
     /// The ledger tables of the database, when it exists, for detection.
     private func ledgersOfExistingDatabase() throws -> Set<Dialect> {
-        guard FileProbe.exists(options.databasePath), (try? FileProbe(path: options.databasePath))?.size ?? 0 > 0 else {
+        guard DatabaseFile.exists(options.databasePath), (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 else {
             return []
         }
         let connection = try openExisting(readOnly: true)

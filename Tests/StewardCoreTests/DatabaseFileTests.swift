@@ -1,9 +1,10 @@
 import Foundation
+import SQLiteKit
 import Testing
 @testable import StewardCore
 import TestSupport
 
-@Suite struct FileProbeTests {
+@Suite struct DatabaseFileTests {
     @Test(arguments: [
         ("/tmp/db.sqlite", "file:/tmp/db.sqlite?mode=ro"),
         ("/tmp/a b.sqlite", "file:/tmp/a%20b.sqlite?mode=ro"),
@@ -14,11 +15,11 @@ import TestSupport
         ("/tmp/~user/x-y_z.db", "file:/tmp/~user/x-y_z.db?mode=ro"),
     ])
     func uriPercentEncodesReservedBytes(_ path: String, _ uri: String) {
-        #expect(FileProbe.uri(for: path, query: "mode=ro") == uri)
+        #expect(DatabaseFile.uri(for: path, query: "mode=ro") == uri)
     }
 
     @Test func relativePathIsMadeAbsolute() {
-        let uri = FileProbe.uri(for: "db.sqlite", query: "mode=ro&immutable=1")
+        let uri = DatabaseFile.uri(for: "db.sqlite", query: "mode=ro&immutable=1")
         #expect(uri.hasPrefix("file:/"))
         #expect(uri.hasSuffix("/db.sqlite?mode=ro&immutable=1"))
     }
@@ -27,7 +28,7 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let path = directory.file("db.sqlite")
         try Fixtures.makeExampleDatabase(at: path)
-        let probe = try FileProbe(path: path)
+        let probe = try DatabaseFile(path: path)
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(probe.size == Int64(data.count))
         #expect(probe.headerBytes == Array(data.prefix(100)))
@@ -38,15 +39,36 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let path = directory.file("short")
         _ = FileManager.default.createFile(atPath: path, contents: Data("SQLite".utf8))
-        let probe = try FileProbe(path: path)
+        let probe = try DatabaseFile(path: path)
         #expect(probe.size == 6)
         #expect(probe.headerBytes == Array("SQLite".utf8))
     }
 
     @Test func existsSeesDanglingSymlinks() throws {
         let directory = try TemporaryDirectory()
-        #expect(!FileProbe.exists(directory.file("nothing")))
+        #expect(!DatabaseFile.exists(directory.file("nothing")))
         try FileManager.default.createSymbolicLink(atPath: directory.file("link"), withDestinationPath: directory.file("nothing"))
-        #expect(FileProbe.exists(directory.file("link")))
+        #expect(DatabaseFile.exists(directory.file("link")))
+    }
+
+    // MARK: - Explaining SQLite errors
+
+    @Test(arguments: [
+        (ResultCode.notADatabase, StewardError.Kind.badInput),
+        (.corrupt, .badInput),
+        (.corruptVirtualTable, .badInput),
+        (.busy, .busy),
+        (.locked, .busy),
+        (.busySnapshot, .busy),
+        (.full, .inputOutput),
+        (.ioError, .inputOutput),
+        (.ioErrorRead, .inputOutput),
+        (.error, .badInput),
+    ])
+    func explainMapsSQLiteErrors(_ code: ResultCode, _ kind: StewardError.Kind) {
+        let error = DatabaseFile.explain(SQLiteError(extendedCode: code, message: "the message"), path: "some/db.sqlite")
+        #expect(error.kind == kind)
+        #expect(error.message.contains("some/db.sqlite"))
+        #expect(error.message.contains("the message"))
     }
 }

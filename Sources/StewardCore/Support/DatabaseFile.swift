@@ -6,10 +6,12 @@ import SQLiteKit
 import Glibc
 #endif
 
-/// Looks at a path before SQLite opens it: existence, type, readability, the header.
+/// A database file as every command meets it: looked at before SQLite opens it
+/// (existence, type, readability, the header), opened read-only without creating anything
+/// beside it, and an open or read failure explained the same way by every command.
 /// The file descriptor is closed before any SQLite connection opens the file, because
 /// closing a descriptor drops every POSIX lock the process holds on that file.
-struct FileProbe {
+struct DatabaseFile {
     let path: String
     let size: Int64
     /// The first 100 bytes, fewer for a short file.
@@ -52,6 +54,16 @@ struct FileProbe {
         self.path = path
         self.size = Int64(info.st_size)
         self.headerBytes = Array(buffer.prefix(filled))
+    }
+
+    /// The header read from `headerBytes`; a file that does not start with one is refused
+    /// as bad input.
+    func header() throws -> DatabaseHeader {
+        do {
+            return try DatabaseHeader(bytes: headerBytes)
+        } catch let problem as DatabaseHeader.Problem {
+            throw StewardError.notADatabase(path, "\(problem)")
+        }
     }
 
     /// SQLite would take a zero-length file for an empty database; given to Steward it is
@@ -142,5 +154,10 @@ struct FileProbe {
         }
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
         return connection
+    }
+
+    /// Turns an SQLite error met while reading a file into a Steward error.
+    static func explain(_ error: SQLiteError, path: String) -> StewardError {
+        SQLiteErrorMapping(path: path, role: .database).error(for: error)
     }
 }
