@@ -51,6 +51,22 @@ import TestSupport
         #expect(DatabaseFile.exists(directory.file("link")))
     }
 
+    @Test func openNeverCreatesTheFileAndFollowsLinksOnlyWhenAsked() throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.file("missing.sqlite")
+        #expect(throws: SQLiteError.self) { try DatabaseFile.open(path: missing, .readWrite) }
+        #expect(!DatabaseFile.exists(missing))
+
+        let path = directory.file("real.sqlite")
+        try Fixtures.makeExampleDatabase(at: path)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("link.sqlite"), withDestinationPath: path)
+        #expect(throws: SQLiteError.self) { try DatabaseFile.open(path: directory.file("link.sqlite"), .readOnly) }
+        let followed = try DatabaseFile.open(path: directory.file("link.sqlite"), .readOnly, followLinks: true)
+        #expect(try followed.integer(sql: "SELECT count(*) FROM ticket") > 0)
+        let writer = try DatabaseFile.open(path: path, .readWrite, parameters: "&nolock=1")
+        #expect(!writer.isReadOnly)
+    }
+
     // MARK: - Explaining SQLite errors
 
     @Test(arguments: [

@@ -223,7 +223,7 @@ public struct BackupMaker {
             path: path, role: .checkedCopy(refusal: "the copy's content digests cannot be computed"),
             cancellation: cancellation, interruptedDetail: "; no bundle was written")
         return try mapping.run {
-            let connection = try Connection(path: DatabaseFile.uri(for: path, query: "mode=ro&nolock=1"), mode: [.readOnly, .uri, .noFollow])
+            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&nolock=1")
             try connection.harden(loadingExtensions: extensions)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             return try ContentDigests.compute(connection, cancellation: cancellation)

@@ -114,7 +114,7 @@ struct SnapshotVerification {
         if checksFTS {
             // FTS5's check is an INSERT: a connection of its own that may write, inside
             // BEGIN … ROLLBACK, though it writes nothing.
-            let writer = try Connection(path: DatabaseFile.uri(for: copyPath, query: "mode=rw&nolock=1"), mode: [.readWrite, .uri, .noFollow])
+            let writer = try DatabaseFile.open(path: copyPath, .readWrite, parameters: "&nolock=1")
             try writer.harden(loadingExtensions: extensions)
             writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             fts5 = try DatabaseChecks.fts5Integrity(on: writer)

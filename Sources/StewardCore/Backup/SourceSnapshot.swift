@@ -80,7 +80,7 @@ struct SourceSnapshot {
             // Read-write when the file allows it, as the application opens it: SQLite may
             // then roll back a hot journal and, as the last connection of a WAL database,
             // checkpoint and remove the -wal it made. Only reads are issued.
-            connection = try Connection(path: DatabaseFile.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri])
+            connection = try DatabaseFile.open(path: databasePath, .readWrite, followLinks: true)
         } catch let error as SQLiteError {
             throw explainSource(error)
         }
@@ -91,7 +91,7 @@ struct SourceSnapshot {
 
     private func openCopy() throws -> Connection {
         do {
-            let copy = try Connection(path: DatabaseFile.uri(for: copyPath, query: "mode=rw"), mode: [.readWrite, .uri])
+            let copy = try DatabaseFile.open(path: copyPath, .readWrite, followLinks: true)
             // The copy is private and thrown away on any failure: no journal, no syncs
             // while it is written. The bundle is what gets synced.
             _ = try copy.setJournalMode("off")

@@ -83,7 +83,7 @@ struct RestoredDatabaseChecks {
                           durationSeconds: 0)
         } else {
             do {
-                let connection = try Connection(path: DatabaseFile.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+                let connection = try DatabaseFile.open(path: databasePath, .readWrite)
                 try connection.harden(loadingExtensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
@@ -220,7 +220,7 @@ struct RestoredDatabaseChecks {
     /// The restored file, read-only and immutable: no locks, nothing created beside it,
     /// hardened before the schema is read.
     static func openReadOnly(_ path: String, extensions: [String] = [], isCancelled: @escaping () -> Bool) throws -> Connection {
-        let connection = try Connection(path: DatabaseFile.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
+        let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&immutable=1")
         try connection.harden(loadingExtensions: extensions)
         connection.setProgressHandler(instructions: 100_000) { !isCancelled() }
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")

@@ -361,7 +361,7 @@ public struct Restorer {
                           durationSeconds: watch.roundedSeconds), false)
         }
         do {
-            let connection = try Connection(path: DatabaseFile.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+            let connection = try DatabaseFile.open(path: path, .readWrite)
             try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
@@ -431,7 +431,7 @@ public struct Restorer {
                          durationSeconds: watch.roundedSeconds)
         }
         do {
-            let connection = try Connection(path: DatabaseFile.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
+            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&immutable=1")
             try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }

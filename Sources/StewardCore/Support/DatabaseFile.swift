@@ -136,11 +136,25 @@ struct DatabaseFile {
         return lock.l_type != Int16(F_UNLCK)
     }
 
-    /// Opens a database read-only through a `file:` URI; `immutable=1` reads the main
-    /// file without locks and without creating `-wal` or `-shm`.
+    enum Access {
+        case readOnly, readWrite
+    }
+
+    /// Opens a database through a `file:` URI, never creating it. `parameters` are added
+    /// to the URI: `&immutable=1` reads the main file without locks and without creating
+    /// `-wal` or `-shm`; `&nolock=1` takes no locks, for a private file that a plain
+    /// descriptor reads at the same time (closing it would drop POSIX locks). A symbolic
+    /// link at `path` is refused unless `followLinks`: Steward's own files are never links.
+    static func open(path: String, _ access: Access, parameters: String = "", followLinks: Bool = false) throws -> Connection {
+        var mode: Connection.OpenMode = access == .readWrite ? [.readWrite, .uri] : [.readOnly, .uri]
+        if !followLinks { mode.insert(.noFollow) }
+        let query = (access == .readWrite ? "mode=rw" : "mode=ro") + parameters
+        return try Connection(path: uri(for: path, query: query), mode: mode)
+    }
+
+    /// Opens a user's database read-only (links followed); `immutable` as in `open(path:_:parameters:followLinks:)`.
     static func open(path: String, immutable: Bool) throws -> Connection {
-        let query = immutable ? "mode=ro&immutable=1" : "mode=ro"
-        return try Connection(path: uri(for: path, query: query), mode: [.readOnly, .uri])
+        try open(path: path, .readOnly, parameters: immutable ? "&immutable=1" : "", followLinks: true)
     }
 
     /// Opens a database read-only without creating anything beside it: immutable when

@@ -29,9 +29,7 @@ enum IntegrityCheck {
         path: String, parameters: String = "", followLinks: Bool = false, busyTimeout: Double = 0,
         isCancelled: @escaping () -> Bool
     ) throws -> Connection {
-        var mode: Connection.OpenMode = [.readWrite, .uri]
-        if !followLinks { mode.insert(.noFollow) }
-        let connection = try Connection(path: DatabaseFile.uri(for: path, query: "mode=rw" + parameters), mode: mode)
+        let connection = try DatabaseFile.open(path: path, .readWrite, parameters: parameters, followLinks: followLinks)
         try connection.harden()
         try connection.makeQueryOnly()
         if busyTimeout > 0 {
