@@ -69,7 +69,7 @@ struct FleetRun {
         do {
             return try work(path, cancellation)
         } catch let error as StewardError {
-            (kind, message, status) = (error.kind.rawValue, error.message, ExitCode.for(error.kind))
+            (kind, message, status) = (error.kind.rawValue, RemedyWording.message(of: error), ExitCode.for(error.kind))
         } catch {
             (kind, message, status) = (StewardError.Kind.internal.rawValue, "\(error)", ExitCode.software)
         }

@@ -112,9 +112,9 @@ struct MigrateCommand: StewardCommand {
                 if live { terminal.progress("\r\u{1B}[2K") }
                 let check = "integrity-check passed in \(ReportOutput.seconds(checkSeconds))"
                 switch rebuiltBy {
-                case "steward": terminal.diagnose("rebuilt \(ReportOutput.escaped(table)) in \(ReportOutput.seconds(seconds)), \(check)")
-                case "migration": terminal.diagnose("checked \(ReportOutput.escaped(table)) (rebuilt by the migration), \(check)")
-                default: terminal.diagnose("checked \(ReportOutput.escaped(table)) (contentless, not rebuilt), \(check)")
+                case .steward: terminal.diagnose("rebuilt \(ReportOutput.escaped(table)) in \(ReportOutput.seconds(seconds)), \(check)")
+                case .migration: terminal.diagnose("checked \(ReportOutput.escaped(table)) (rebuilt by the migration), \(check)")
+                case .none: terminal.diagnose("checked \(ReportOutput.escaped(table)) (contentless, not rebuilt), \(check)")
                 }
             }
         }
@@ -147,9 +147,9 @@ struct MigrateCommand: StewardCommand {
 
     static func rebuildText(_ rebuild: MigrateReport.FTSRebuild) -> String {
         switch rebuild.rebuiltBy {
-        case "migration": return "rebuilt by the migration"
-        case "none": return "not rebuilt (contentless)"
-        default: return "rebuild \(ReportOutput.seconds(rebuild.rebuildSeconds))"
+        case .migration: return "rebuilt by the migration"
+        case .none: return "not rebuilt (contentless)"
+        case .steward: return "rebuild \(ReportOutput.seconds(rebuild.rebuildSeconds))"
         }
     }
 
@@ -157,7 +157,7 @@ struct MigrateCommand: StewardCommand {
     static func render(_ report: MigrateReport) -> String {
         var lines: [String] = []
         switch report.mode {
-        case "status":
+        case .status:
             lines.append("Database    \(ReportOutput.escaped(report.database.path))")
             lines.append("Version     \(report.fromVersion) (newest migration: \(report.newestVersion))")
             if let match = report.schemaMatches {
@@ -169,8 +169,8 @@ struct MigrateCommand: StewardCommand {
                 lines.append("Pending     \(report.pending.count)")
                 lines.append(ReportOutput.table(report.pending.map { [$0.versionText, $0.file] }, indent: 4))
             }
-        default:
-            let verb = report.mode == "dry-run" ? "would migrate" : "migrated"
+        case .apply, .dryRun:
+            let verb = report.mode == .dryRun ? "would migrate" : "migrated"
             lines.append("Database    \(ReportOutput.escaped(report.database.path))\(report.created ? " (created)" : "")")
             if report.applied.isEmpty {
                 lines.append("Version     \(report.fromVersion): nothing to do (newest migration: \(report.newestVersion))")
@@ -184,7 +184,7 @@ struct MigrateCommand: StewardCommand {
             if !report.ftsRebuilt.isEmpty {
                 lines.append("FTS5        rebuilt and checked")
                 lines.append(ReportOutput.table(report.ftsRebuilt.map {
-                    [$0.table, $0.reason, Self.rebuildText($0),
+                    [$0.table, $0.reason.rawValue, Self.rebuildText($0),
                      "integrity-check \(ReportOutput.seconds($0.checkSeconds))"]
                 }, indent: 4))
             }
@@ -199,7 +199,7 @@ struct MigrateCommand: StewardCommand {
                     lines.append("             \(ReportOutput.escaped(table.table)) compared by count only: \(table.reason)")
                 }
             }
-            if report.mode == "dry-run" {
+            if report.mode == .dryRun {
                 lines.append("Dry run     nothing was written to \(ReportOutput.escaped(report.database.path))")
             }
         }

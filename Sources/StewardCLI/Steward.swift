@@ -84,7 +84,7 @@ public enum Steward {
         do {
             return try command.run(on: terminal)
         } catch let error as StewardError {
-            return fail(command: name, kind: error.kind.rawValue, message: error.message,
+            return fail(command: name, kind: error.kind.rawValue, message: RemedyWording.message(of: error),
                         status: ExitCode.for(error.kind), json: command.json, terminal: terminal)
         } catch {
             return fail(command: name, kind: StewardError.Kind.internal.rawValue, message: "\(error)",

@@ -77,12 +77,12 @@ struct VerifyCommand: StewardCommand {
     func run(on terminal: Terminal) throws -> Int32 {
         if let fleet { return try FleetRun(command: "verify", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
         let quiet = self.quiet
-        let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
+        let report = VerifyWording.worded(try SignalTrap.run(clearingProgressOn: nil) { cancellation in
             try Verifier(options: options, cancellation: cancellation) { event in
                 guard !quiet, case .finished(let check, let status, let seconds) = event else { return }
                 terminal.diagnose("\(status.rawValue) \(check) (\(ReportOutput.seconds(seconds)))")
             }.run()
-        }
+        })
         let encoded = try ReportOutput.json(
             report, command: "verify", exitCode: report.passed ? ExitCode.success : ExitCode.checkFailed)
         if let reportPath {
@@ -98,7 +98,7 @@ struct VerifyCommand: StewardCommand {
         return { path, cancellation in
             var options = options
             options.databasePath = path
-            let report = try Verifier(options: options, cancellation: cancellation).run()
+            let report = VerifyWording.worded(try Verifier(options: options, cancellation: cancellation).run())
             let status = report.passed ? ExitCode.success : ExitCode.checkFailed
             let outcome = report.passed ? "passed" : "failed"
             let envelope = FleetEnvelope(report: report, command: "verify", exitCode: status, outcome: outcome)

@@ -9,7 +9,8 @@ import Glibc
 
 /// `steward backup`: a consistent online snapshot of a live database, checked, hashed and
 /// streamed into a tar+zstd bundle that appears under its final name only when complete
-/// (field notes §3, design.md "Bundle format").
+/// (docs/design-notes.md, "Bundle format"; the online backup API:
+/// https://www.sqlite.org/backup.html).
 ///
 /// The phases, in order:
 /// 1. snapshot: a read transaction pins the source; the online backup API copies it into
@@ -219,16 +220,14 @@ public struct BackupMaker {
     /// The logical digests of the checked copy, read-only and without locks (nothing
     /// else uses the file any more).
     static func contentDigests(of path: String, extensions: [String] = [], cancellation: Cancellation) throws -> ContentDigests {
-        do {
+        let mapping = SQLiteErrorMapping(
+            path: path, role: .checkedCopy(refusal: "the copy's content digests cannot be computed"),
+            cancellation: cancellation, interruptedDetail: "; no bundle was written")
+        return try mapping.run {
             let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&nolock=1")
             try connection.harden(loadingExtensions: extensions)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             return try ContentDigests.compute(connection, cancellation: cancellation)
-        } catch let error as SQLiteError {
-            if error.isInterrupt || cancellation.isCancelled {
-                throw StewardError.interrupted(by: cancellation, "; no bundle was written")
-            }
-            throw StewardError(.checkFailed, "refusing to publish: the copy's content digests cannot be computed: \(error.message)")
         }
     }
 

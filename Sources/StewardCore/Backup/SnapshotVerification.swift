@@ -1,7 +1,7 @@
 import Foundation
 import SQLiteKit
 
-/// The checks on the copy (field notes §3): `integrity_check` says exactly `ok` (on a
+/// The checks on the copy: `integrity_check` says exactly `ok` (on a
 /// read-write, query-only connection, so that CHECK constraints are checked),
 /// `foreign_key_check` finds nothing, `user_version` is the source's, the header says
 /// rollback journal, and on request FTS5's integrity-check passes for every FTS5 table
@@ -39,10 +39,8 @@ struct SnapshotVerification {
         do {
             findings = try check()
         } catch let error as SQLiteError {
-            if error.isInterrupt || cancellation.isCancelled {
-                throw StewardError.interrupted(by: cancellation, "; no bundle was written")
-            }
-            throw StewardError(.checkFailed, "refusing to publish: the copy cannot be checked: \(error.message)")
+            throw SQLiteErrorMapping(path: copyPath, role: .checkedCopy(refusal: "the copy cannot be checked"),
+                                     cancellation: cancellation, interruptedDetail: "; no bundle was written").error(for: error)
         }
         let digest: FileDigest.Digest
         do {

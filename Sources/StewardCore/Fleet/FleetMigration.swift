@@ -134,7 +134,7 @@ public struct FleetMigration {
             throw StewardError(
                 .badInput,
                 "\(options.databasePath): schema drift, not migrated: the schema differs from what the migration set makes "
-                    + "at version \(version): \(comparison.differences.joined(separator: "; ")) (--allow-drift migrates anyway)")
+                    + "at version \(version): \(comparison.differences.joined(separator: "; "))", remedy: .allowDrift)
         }
         return comparison
     }
@@ -157,7 +157,7 @@ public struct FleetMigration {
                             recordsFailures: report.recordedFailures != nil))
         } catch let error as StewardError {
             if error.kind == .interrupted { throw error }
-            throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)")
+            throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)", remedy: error.remedy)
         }
     }
 }

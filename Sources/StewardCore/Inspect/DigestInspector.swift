@@ -7,6 +7,8 @@ import SQLiteKit
 public struct DigestInspector {
     public init() {}
 
+    /// - Throws: `StewardError`: `.notFound`, `.badInput` (no database, a bundle that does
+    ///   not verify), `.busy`, `.noKey`, `.interrupted`.
     public func inspect(path: String, keys: BundleKeys = BundleKeys(), cancellation: Cancellation = Cancellation()) throws -> DigestReport {
         if BundleInspector.isBundle(path: path) {
             let bundle = try BundleInspector().inspect(path: path, keys: keys, cancellation: cancellation)
@@ -19,15 +21,10 @@ public struct DigestInspector {
         if probe.size == 0 { throw DatabaseFile.emptyFile(path) }
         let header = try probe.header()
         let mode = try DatabaseFile.readOnlyMode(path: path, header: header)
-        do {
+        return try SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation).run {
             let connection = try Inspector.open(path: path, immutable: mode.immutable)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             return DigestReport(database: DatabaseReference(path: path), contentDigests: try ContentDigests.compute(connection, cancellation: cancellation))
-        } catch let error as SQLiteError {
-            if error.isInterrupt || cancellation.isCancelled {
-                throw StewardError.interrupted(by: cancellation)
-            }
-            throw DatabaseFile.explain(error, path: path)
         }
     }
 }

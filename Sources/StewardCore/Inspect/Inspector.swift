@@ -26,6 +26,8 @@ public struct Inspector {
             })
     }
 
+    /// - Throws: `StewardError`: `.notFound`, `.badInput` (not a database, damaged, a hot
+    ///   journal), `.busy`, `.inputOutput`.
     public func inspect(path: String) throws -> InspectReport {
         let probe = try DatabaseFile(path: path)
         let library = Self.libraryFacts()

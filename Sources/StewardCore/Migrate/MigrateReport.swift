@@ -35,12 +35,12 @@ public struct MigrateReport: Codable, Sendable {
         public let table: String
         /// `created`, `redefined` (an existing table declared again, changed or not) or
         /// `directive`.
-        public let reason: String
+        public let reason: Reason
         /// Whether the index was rebuilt in the run (contentless tables cannot be).
         public let rebuilt: Bool
         /// `steward`, `migration` (a statement of the migration rebuilt it, so Steward did
         /// not do it twice) or `none` (contentless).
-        public let rebuiltBy: String
+        public let rebuiltBy: RebuiltBy
         public let rebuildSeconds: Double
         /// Whether FTS5's integrity-check passed (rank 1: index compared with content).
         public let checked: Bool
@@ -82,7 +82,7 @@ public struct MigrateReport: Codable, Sendable {
     public let database: DatabaseReference
     public let migrations: String
     /// `apply`, `dry-run` or `status`.
-    public let mode: String
+    public let mode: Mode
     public let created: Bool
     /// The layout the set was read in, and why (`--dialect`, or what was detected).
     public let dialect: String

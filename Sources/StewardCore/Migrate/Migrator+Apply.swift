@@ -5,7 +5,7 @@ extension Migrator {
     func migrate(
         connection: Connection, source: Source, validation: StewardError?, created: Bool, stopwatch: Stopwatch
     ) throws -> MigrateReport {
-        let mode = options.dryRun ? "dry-run" : "apply"
+        let mode: MigrateReport.Mode = options.dryRun ? .dryRun : .apply
         installHandlers(on: connection)
         defer {
             connection.setProgressHandler(instructions: 0, nil)

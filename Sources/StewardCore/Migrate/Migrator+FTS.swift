@@ -15,12 +15,12 @@ extension Migrator {
         // Dropped and created again with the same declaration: the schema text is
         // unchanged but the new index is empty.
         let recreated = applied.reduce(into: Set<String>()) { $0.formUnion($1.createdVirtualTables) }
-        var reasons: [(key: String, reason: String)] = []
+        var reasons: [(key: String, reason: MigrateReport.FTSRebuild.Reason)] = []
         for (key, table) in after.sorted(by: { $0.key < $1.key }) {
             if let old = before[key] {
-                if old.sql != table.sql || recreated.contains(key) { reasons.append((key, "redefined")) }
+                if old.sql != table.sql || recreated.contains(key) { reasons.append((key, .redefined)) }
             } else {
-                reasons.append((key, "created"))
+                reasons.append((key, .created))
             }
         }
         for script in applied {
@@ -31,7 +31,7 @@ extension Migrator {
                         .badInput,
                         "\(script.migration.fileName):\(directive.line): rebuild-fts names '\(directive.table)', which is not an FTS5 table")
                 }
-                if !reasons.contains(where: { $0.key == key }) { reasons.append((key, "directive")) }
+                if !reasons.contains(where: { $0.key == key }) { reasons.append((key, .directive)) }
             }
         }
 
@@ -45,13 +45,13 @@ extension Migrator {
 
             let rebuildWatch = Stopwatch()
             let canRebuild = table.definition.contentMode != .contentless
-            let rebuiltBy: String
+            let rebuiltBy: MigrateReport.FTSRebuild.RebuiltBy
             if !canRebuild {
-                rebuiltBy = "none"
-            } else if rebuiltByMigrations.contains(key) && reason != "directive" {
-                rebuiltBy = "migration"
+                rebuiltBy = .none
+            } else if rebuiltByMigrations.contains(key) && reason != .directive {
+                rebuiltBy = .migration
             } else {
-                rebuiltBy = "steward"
+                rebuiltBy = .steward
                 try ftsStatement("INSERT INTO \(name)(\(name)) VALUES ('rebuild')", table: table.definition.name)
             }
             let rebuildSeconds = rebuildWatch.roundedSeconds

@@ -7,31 +7,28 @@ import Glibc
 #endif
 
 extension Migrator {
-    /// An error opening or reading the database before the run: as inspect reports it,
-    /// except that running out of memory is a resource failure (74), not bad input.
-    func readFailure(_ error: SQLiteError) -> StewardError {
-        if error.isOutOfMemory {
-            return StewardError(.inputOutput, "out of memory while reading \(options.databasePath); nothing changed")
-        }
-        return DatabaseFile.explain(error, path: options.databasePath)
+    /// An error opening or reading the database before the run, as inspect reports it;
+    /// `waited`: busy then means the run gave up after `--timeout`.
+    func readFailure(_ error: SQLiteError, waited: Bool = false) -> StewardError {
+        SQLiteErrorMapping(path: options.databasePath, role: .database, cancellation: cancellation,
+                           interruptedDetail: "; nothing changed", lockTimeout: waited ? options.timeout : nil).error(for: error)
     }
 
     func openExisting(readOnly: Bool) throws -> Connection {
         let path = options.databasePath
         guard DatabaseFile.exists(path) else {
-            throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
+            throw StewardError(.notFound, "\(path): no such database", remedy: .createMissingDatabase)
         }
         // Existence, type and permissions; the header is read only when opening read-only,
         // to choose how. A read-write open leaves the header to SQLite, which reads it under
         // its locks: a plain read could catch another migrator's first commit half written.
         let probe = try DatabaseFile(path: path)
-        // A zero-byte file is almost always a wrong path; only --create takes it as a new
-        // database. A -wal beside it with content would hold a database after all.
+        // A zero-byte file is almost always a wrong path; only a run asked to create takes
+        // it as a new database. A -wal beside it with content would hold a database after all.
         let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         if probe.size == 0, walSize == 0, readOnly || !options.create {
             throw StewardError(
-                .badInput,
-                "\(path) is an empty file (0 bytes), not a database; use --create to make it a new database")
+                .badInput, "\(path) is an empty file (0 bytes), not a database", remedy: .createFromEmptyFile)
         }
         do {
             if readOnly {
@@ -50,8 +47,7 @@ extension Migrator {
             }
             return connection
         } catch let error as SQLiteError {
-            if error.isBusy { throw explain(error, waitingForLock: true) }
-            throw readFailure(error)
+            throw readFailure(error, waited: true)
         }
     }
 
@@ -60,7 +56,7 @@ extension Migrator {
     func createOrOpen() throws -> (Connection, Bool) {
         let path = options.databasePath
         guard options.create else {
-            throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
+            throw StewardError(.notFound, "\(path): no such database", remedy: .createMissingDatabase)
         }
         let directory = Paths.directory(of: path)
         if !directory.isEmpty, !Paths.isDirectory(directory) {
@@ -83,13 +79,13 @@ extension Migrator {
         }
     }
 
-    /// `connection` with `--load-extension`'s extensions loaded.
+    /// `connection` with the extensions the options name loaded.
     func withExtensions(_ connection: Connection) throws -> Connection {
         for path in options.extensions {
             do {
                 try connection.loadExtension(path: path)
             } catch let error as SQLiteError {
-                throw StewardError(.badInput, "cannot load the SQLite extension \(path): \(error.message)")
+                throw StewardError.cannotLoadExtension(path, error)
             }
         }
         return connection

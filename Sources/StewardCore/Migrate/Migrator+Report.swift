@@ -3,7 +3,7 @@ import SQLiteKit
 
 extension Migrator {
     func report(
-        source: Source, mode: String, created: Bool, from: Int32, to: Int32,
+        source: Source, mode: MigrateReport.Mode, created: Bool, from: Int32, to: Int32,
         applied: [MigrateReport.AppliedMigration], pending: [DialectMigration], ledger: MigrateReport.Ledger?,
         fts: [MigrateReport.FTSRebuild], foreignKeys: MigrateReport.ForeignKeys?, notes: [String], stopwatch: Stopwatch
     ) -> MigrateReport {

@@ -50,7 +50,7 @@ extension Migrator {
         if options.allowOutOfOrder, !set.dialect.canRecordOutOfOrder {
             throw StewardError(
                 .usage,
-                "--allow-out-of-order cannot be used with \(set.dialect.rawValue): its ledger records only the newest applied migration, so \(set.dialect.rawValue) would never see one applied out of order")
+                "migrations cannot be applied out of order with \(set.dialect.rawValue): its ledger records only the newest applied migration, so \(set.dialect.rawValue) would never see one applied out of order")
         }
         let scripts = try set.migrations.map { migration in
             try MigrationScript(Migration(
@@ -69,7 +69,7 @@ extension Migrator {
         do {
             return try Ledgers.present(on: connection)
         } catch let error as SQLiteError {
-            throw DatabaseFile.explain(error, path: options.databasePath)
+            throw readFailure(error)
         }
     }
 
@@ -94,10 +94,10 @@ extension Migrator {
     static func notes(for plan: LedgerPlan) -> [String] {
         var notes: [String] = []
         for change in plan.changed {
-            notes.append("\(change.file) changed since it was applied\(change.lineEndingsOnly ? " (line endings only)" : ""); accepted by --allow-changed")
+            notes.append("\(change.file) changed since it was applied\(change.lineEndingsOnly ? " (line endings only)" : ""); accepted, as changed files were allowed")
         }
         for migration in plan.outOfOrder {
-            notes.append("\(migration.fileName) is older than the newest applied migration; applied out of order by --allow-out-of-order")
+            notes.append("\(migration.fileName) is older than the newest applied migration; applied out of order, as allowed")
         }
         return notes
     }

@@ -17,7 +17,7 @@ extension Migrator {
         } catch let error as SQLiteError {
             throw readFailure(error)
         }
-        var report = report(source: source, mode: "status", created: false, from: current, to: current, applied: [],
+        var report = report(source: source, mode: .status, created: false, from: current, to: current, applied: [],
                             pending: plan.pending, ledger: ledger, fts: [], foreignKeys: nil, notes: Self.notes(for: plan),
                             stopwatch: stopwatch)
         if current == 0, plan.applied.isEmpty {

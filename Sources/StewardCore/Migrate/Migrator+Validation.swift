@@ -15,7 +15,7 @@ extension Migrator {
         guard let available = AvailableMemory.bytes, bytes > available else { return }
         throw StewardError(
             .inputOutput,
-            "--dry-run keeps a whole copy of the database in memory, and \(options.databasePath) "
+            "a dry run keeps a whole copy of the database in memory, and \(options.databasePath) "
                 + "(\(AvailableMemory.megabytes(bytes)) MB) is larger than the memory available "
                 + "(\(AvailableMemory.megabytes(available)) MB); dry-run on a smaller copy or migrate a copy of the file instead")
     }

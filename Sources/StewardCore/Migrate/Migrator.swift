@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// `steward migrate`: applies a migration set to a database in one `BEGIN IMMEDIATE`
-/// transaction, all or nothing (field notes §1 and §2).
+/// transaction, all or nothing (docs/design-notes.md, "migrate").
 public struct Migrator {
     public struct Options: Sendable {
         public var databasePath: String
@@ -45,8 +45,7 @@ public struct Migrator {
         /// Called about every 0.2 s while an FTS rebuild or check runs; `phase` is
         /// `rebuilding` or `checking`.
         case working(phase: String, table: String, seconds: Double)
-        /// `rebuiltBy` is `steward`, `migration` or `none`, as in the report.
-        case rebuiltFTS(table: String, rebuiltBy: String, seconds: Double, checkSeconds: Double)
+        case rebuiltFTS(table: String, rebuiltBy: MigrateReport.FTSRebuild.RebuiltBy, seconds: Double, checkSeconds: Double)
     }
 
     let options: Options
@@ -60,6 +59,9 @@ public struct Migrator {
         self.progress = progress
     }
 
+    /// - Throws: `StewardError`: `.badInput` (the set or the database refused, with
+    ///   `remedy` when an option would allow it), `.notFound` (`.createMissingDatabase`),
+    ///   `.checkFailed`, `.busy`, `.cannotCreate`, `.inputOutput`, `.usage`, `.interrupted`.
     public func run() throws -> MigrateReport {
         let stopwatch = Stopwatch()
         let source = try loadSource()

@@ -5,7 +5,7 @@ import SQLiteKit
 import Glibc
 #endif
 
-/// The checks on a database unpacked into the staging directory (field notes §4), before
+/// The checks on a database unpacked into the staging directory, before
 /// it may be published. Every connection is hardened (defensive mode, no extension
 /// loading, cell size checks, no memory mapping): the file came from elsewhere.
 ///
@@ -227,13 +227,9 @@ struct RestoredDatabaseChecks {
 
     /// What a failed statement means: the check failed (returned as the summary), or the
     /// whole restore ends (thrown): a signal, or a file that is no database at all.
+    ///
+    /// - Throws: `StewardError` (`.interrupted`, or `.badInput` for a payload that is no database).
     static func failure(_ error: SQLiteError, _ cancellation: Cancellation) throws -> String {
-        if error.isInterrupt || cancellation.isCancelled {
-            throw BundleReader.interrupted(cancellation)
-        }
-        if error.isNotADatabase {
-            throw StewardError(.badInput, "the payload is not a SQLite database (\(error.message))")
-        }
-        return "\(error.message) (SQLite error \(error.extendedCode))"
+        try SQLiteErrorMapping(path: "", role: .restoredDatabase, cancellation: cancellation).checkSummary(for: error)
     }
 }

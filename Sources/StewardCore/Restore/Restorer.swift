@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// `steward restore`: unpacks a bundle into a fresh directory, proves the database works,
-/// and only then publishes the directory (field notes §4, design.md "Bundle format").
+/// and only then publishes the directory (docs/design-notes.md, "Bundle format").
 ///
 /// The phases, in order:
 /// 1. extract: the bundle is read as hostile input (`BundleReader`) into a staging
@@ -101,7 +101,7 @@ public struct Restorer {
             report.bundle = BundleReference(path: Self.standardInput, sizeBytes: report.bundle.sizeBytes)
             return report
         } catch let error as StewardError {
-            throw StewardError(error.kind, error.message.replacingOccurrences(of: spooled, with: "from standard input"))
+            throw StewardError(error.kind, error.message.replacingOccurrences(of: spooled, with: "from standard input"), remedy: error.remedy)
         }
     }
 
@@ -417,7 +417,7 @@ public struct Restorer {
         return checks.map { check in
             guard check.status == .fail else { return check }
             return .init(name: check.name, status: .accepted,
-                         summary: "failed as the manifest recorded, accepted (--accept-recorded-failures): \(check.summary)",
+                         summary: "failed as the manifest recorded, accepted as recorded failures were allowed: \(check.summary)",
                          durationSeconds: check.durationSeconds, details: check.details)
         }
     }

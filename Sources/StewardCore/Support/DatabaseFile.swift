@@ -62,7 +62,7 @@ struct DatabaseFile {
         do {
             return try DatabaseHeader(bytes: headerBytes)
         } catch let problem as DatabaseHeader.Problem {
-            throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
+            throw StewardError.notADatabase(path, "\(problem)")
         }
     }
 
@@ -172,25 +172,6 @@ struct DatabaseFile {
 
     /// Turns an SQLite error met while reading a file into a Steward error.
     static func explain(_ error: SQLiteError, path: String) -> StewardError {
-        if error.extendedCode == .readOnlyRollback {
-            return StewardError(
-                .badInput,
-                "\(path) has a hot journal from an interrupted write (\(path)-journal): it must be rolled back "
-                    + "through a read-write connection first, which Steward does not open here; "
-                    + "for example: sqlite3 \(path) 'PRAGMA quick_check'")
-        }
-        if error.isNotADatabase {
-            return StewardError(.badInput, "not a SQLite database: \(path) (\(error.message))")
-        }
-        if error.isCorrupt {
-            return StewardError(.badInput, "the database is damaged: \(path) (\(error.message))")
-        }
-        if error.isBusy {
-            return StewardError(.busy, "the database is locked: \(path) (\(error.message))")
-        }
-        if error.isInputOutput {
-            return StewardError(.inputOutput, "cannot read \(path): \(error.message)")
-        }
-        return StewardError(.badInput, "cannot read the database \(path): \(error.message)")
+        SQLiteErrorMapping(path: path, role: .database).error(for: error)
     }
 }

@@ -18,6 +18,11 @@ final class CheckResults: Sendable {
         add(.skipped(name.rawValue, reason), as: name)
     }
 
+    /// Skipped because the run was not given `input` (the CLI names the option).
+    func skip(_ name: CheckName, missing input: VerifyReport.Check.MissingInput) {
+        add(.skipped(name.rawValue, missing: input), as: name)
+    }
+
     func check(named name: CheckName) -> VerifyReport.Check? {
         state.withLock { $0.checks[name] }
     }

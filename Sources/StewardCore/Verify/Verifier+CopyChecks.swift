@@ -24,7 +24,7 @@ extension Verifier {
                 timed(.ftsSync, into: results) {
                     SQLiteLibrary.canCreateFTS5() ? (true, "no FTS5 tables", []) : (false, "cannot run: FTS5 unavailable", [])
                 }
-                results.skip(.assertions, "no --assert given")
+                results.skip(.assertions, missing: .assertions)
                 return
             }
             let made = try makeCopy(of: source, in: base)
@@ -32,7 +32,8 @@ extension Verifier {
             copy = made.copy
             if let failure = made.failure { copyFailure = failure }
         } catch let error as SQLiteError where error.isBusy {
-            results.fail(StewardError(.busy, "\(path) stayed locked by another connection for \(options.timeout) s (\(error.message))"))
+            results.fail(SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation,
+                                            lockTimeout: options.timeout).error(for: error))
             return
         } catch let error as SQLiteError {
             copyFailure = ("cannot run: cannot copy the database: \(error.message) (SQLite error \(error.extendedCode))", [])
@@ -79,7 +80,7 @@ extension Verifier {
             }
             let names = tables.map(\.name).joined(separator: ", ")
             if details.isEmpty, !deferred.isEmpty {
-                return (true, "FTS5 integrity-check passed or deferred (--fts-deferred) for \(names)", deferred)
+                return (true, "FTS5 integrity-check passed or deferred (as asked) for \(names)", deferred)
             }
             return details.isEmpty
                 ? (true, "FTS5 integrity-check passed for \(names)", [])
@@ -87,7 +88,7 @@ extension Verifier {
         }
 
         if assertions.isEmpty {
-            results.skip(.assertions, "no --assert given")
+                results.skip(.assertions, missing: .assertions)
             return
         }
         timed(.assertions, into: results) {

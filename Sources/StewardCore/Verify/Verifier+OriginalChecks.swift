@@ -11,7 +11,9 @@ extension Verifier {
             connection = try DatabaseFile.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
             try connection.harden(loadingExtensions: options.extensions)
         } catch let error as SQLiteError {
-            results.fail(DatabaseFile.explain(error, path: path))
+            // The connection waited up to the timeout: busy here means it gave up.
+            results.fail(SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation,
+                                            lockTimeout: options.timeout).error(for: error))
             return
         }
         let cancellation = self.cancellation
@@ -24,7 +26,7 @@ extension Verifier {
                 ? "SQLite \(SQLiteLibrary.version); an FTS5 table can be created on this connection"
                 : "SQLite \(SQLiteLibrary.version); FTS5 unavailable: no FTS5 table can be created on this connection"
             // integrity_check skips virtual tables, so one whose module is not loaded (an
-            // extension's, without --load-extension) would pass unnoticed: each is prepared.
+            // extension's, not asked to load) would pass unnoticed: each is prepared.
             var unusable: [String] = []
             let virtualTables = try connection.rows(
                 sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")
@@ -88,7 +90,7 @@ extension Verifier {
             if !details.isEmpty { return (false, "missing sync triggers", details + deferred) }
             return deferred.isEmpty
                 ? (true, "insert, delete and update sync triggers present for \(names)", [])
-                : (true, "sync triggers present or deferred (--fts-deferred) for \(names)", deferred)
+                : (true, "sync triggers present or deferred (as asked) for \(names)", deferred)
         }
         if let schema {
             facts.ftsTables = schema.fts5Tables.map {
@@ -102,14 +104,14 @@ extension Verifier {
         if let expectedVersion {
             timed(.version, into: results) { Self.outcome(DatabaseChecks.userVersion(version, expected: expectedVersion)) }
         } else {
-            results.skip(.version, "no --expect-version or --migrations given")
+            results.skip(.version, missing: .expectedVersion)
         }
         if let expectation, expectation.dialectSet != nil {
             timed(.ledger, into: results) { try expectation.checkLedger(on: connection) ?? (true, "", []) }
         } else if expectation != nil {
             results.skip(.ledger, "the set is in Steward's own layout: user_version is its record (see version)")
         } else {
-            results.skip(.ledger, "no --migrations given")
+            results.skip(.ledger, missing: .migrations)
         }
         checkSchema(on: connection, version: version, expectation: expectation, results: results)
     }
@@ -120,7 +122,7 @@ extension Verifier {
         on connection: Connection, version: Int32, expectation: MigrationExpectation?, results: CheckResults
     ) {
         guard let directory = options.migrationsDirectory else {
-            results.skip(.schema, "no --migrations given")
+            results.skip(.schema, missing: .migrations)
             return
         }
         // user_version counts migrations in other layouts; the ledger check covers them.

@@ -55,6 +55,10 @@ public struct Verifier: Sendable {
         self.progress = progress
     }
 
+    /// A failed check is in the report; what is thrown ends the run before a report.
+    ///
+    /// - Throws: `StewardError`: `.notFound`, `.badInput` (an input that is not what it
+    ///   should be), `.busy`, `.interrupted`, `.internal`.
     public func run() throws -> VerifyReport {
         let stopwatch = Stopwatch()
         // Every input is read and checked before any check runs: 65/66 come first.
@@ -96,7 +100,7 @@ public struct Verifier: Sendable {
             }
         } else {
             for name in CheckName.allCases where name != .searchContract {
-                results.skip(name, "no --db given")
+                results.skip(name, missing: .database)
             }
         }
         if let contract, let set {
@@ -106,9 +110,9 @@ public struct Verifier: Sendable {
                 .searchContract,
                 "the migrations are in \(expectation.dialect.rawValue)'s layout; the contract builds its databases from Steward's own")
         } else if contract != nil {
-            results.skip(.searchContract, "no --migrations given to run the contract on")
+            results.skip(.searchContract, missing: .migrationsForContract)
         } else {
-            results.skip(.searchContract, "no --contract given")
+            results.skip(.searchContract, missing: .contract)
         }
         group.wait()
         if let error = results.error { throw error }
