@@ -67,8 +67,7 @@ extension RestoreCommand {
             let report = try Restorer(options: options, cancellation: cancellation).run()
             let status = report.passed ? ExitCode.success : ExitCode.checkFailed
             let outcome = report.passed ? "passed" : "failed"
-            let envelope = FleetEnvelope(
-                report: report, path: path, status: report.passed ? "ok" : "failed", outcome: outcome, exitCode: status)
+            let envelope = FleetEnvelope(report: report, command: "restore", exitCode: status, outcome: outcome)
             let detail = report.passed
                 ? "every check passed; nothing was published"
                 : "failed: \(report.failedChecks.joined(separator: ", ")); nothing was published"

@@ -113,9 +113,9 @@ public struct MigrateReport: Codable, Sendable {
     /// `would-migrate` (`--dry-run`). Not a status: a run that fails has no report.
     public var outcome: String {
         switch mode {
-        case "status": return pending.isEmpty ? "current" : "pending"
-        case "dry-run": return applied.isEmpty ? "current" : "would-migrate"
-        default: return created ? "created" : applied.isEmpty ? "current" : "migrated"
+        case .status: return pending.isEmpty ? "current" : "pending"
+        case .dryRun: return applied.isEmpty ? "current" : "would-migrate"
+        case .apply: return created ? "created" : applied.isEmpty ? "current" : "migrated"
         }
     }
 }
