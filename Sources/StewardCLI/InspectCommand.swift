@@ -19,10 +19,16 @@ struct InspectCommand: StewardCommand {
             (an age file) shows only its recipients' types unless --identity or a passphrase opens \
             it; 77 when those given do not.
             """,
-        arguments: [ArgumentDefinition("path", help: "The database file or bundle to inspect.")],
-        options: [
-            .flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle."),
-        ] + KeyOptions.forDecryption + [CommonOptions.json])
+        arguments: [Arg.path.definition],
+        options: [Opt.digest] + KeyOptions.forDecryption + [CommonOptions.json])
+
+    enum Arg {
+        static let path = Argument("path", help: "The database file or bundle to inspect.")
+    }
+
+    enum Opt {
+        static let digest = Flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle.")
+    }
 
     let path: String
     let json: Bool
@@ -30,13 +36,13 @@ struct InspectCommand: StewardCommand {
     let digest: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        guard let path = values.argument("path"), !path.isEmpty else {
+        guard let path = values[Arg.path], !path.isEmpty else {
             throw values.error("Missing expected argument '<path>'")
         }
         self.path = path
-        self.json = values.flag("json")
+        self.json = values[CommonOptions.json]
         self.keys = try KeyOptions.parse(values, encrypting: false)
-        self.digest = values.flag("digest")
+        self.digest = values[Opt.digest]
     }
 
     func run(on terminal: Terminal) throws -> Int32 {

@@ -17,23 +17,32 @@ struct MigrateCommand: StewardCommand {
             checked before the commit. Any failure rolls everything back.
             """,
         options: [
-            .option("db", value: "path", help: "The database to migrate; repeat it for several (see --dbs-from).", repeating: true),
-            .option("migrations", value: "dir", help: "The migration directory.", default: "migrations"),
-            .option("to", value: "version", help: "Stop at this version instead of the newest."),
-            .option("dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected)."),
-            .option("baseline", value: "version", help: "Adopt a database that has this version's schema but no record of it: compared, then recorded as applied."),
-            .option("load-extension", value: "path", help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).", repeating: true),
-            .flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report)."),
-            .flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle)."),
-            .flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched."),
-            .flag("status", help: "Show the current version and the pending migrations; change nothing."),
-            .flag("create", help: "Create the database when it does not exist."),
-            .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
-            .option("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated. Foreign-key violations already there are recorded in the bundle, not refused; the report prints the command that rolls each database back (restore --replace)."),
-            .flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked before every migration of a set in Steward's own layout, except with --baseline), and report the difference."),
-            CommonOptions.quiet,
-            CommonOptions.json,
-        ] + FleetOptions.definitions)
+            Opt.db, Opt.migrations, Opt.to, Opt.dialect, Opt.baseline, Opt.loadExtension, Opt.allowChanged, Opt.allowOutOfOrder,
+            Opt.dryRun, Opt.status, Opt.create, CommonOptions.timeout, Opt.backupDir, Opt.allowDrift,
+        ] + CommonOptions.output + FleetOptions.options)
+
+    enum Opt {
+        static let db = FleetOptions.database(help: "The database to migrate; repeat it for several (see --dbs-from).")
+        static let migrations = Option<String>("migrations", value: "dir", help: "The migration directory.", default: "migrations")
+        static let to = version("to", help: "Stop at this version instead of the newest.")
+        static let dialect = Option<Dialect>(
+            "dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected).",
+            expected: "one of \(Dialect.names.joined(separator: ", "))", convert: { Dialect(rawValue: $0) })
+        static let baseline = version("baseline", help: "Adopt a database that has this version's schema but no record of it: compared, then recorded as applied.")
+        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).")
+        static let allowChanged = Flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report).")
+        static let allowOutOfOrder = Flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle).")
+        static let dryRun = Flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched.")
+        static let status = Flag("status", help: "Show the current version and the pending migrations; change nothing.")
+        static let create = Flag("create", help: "Create the database when it does not exist.")
+        static let backupDir = Option<String>("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated. Foreign-key violations already there are recorded in the bundle, not refused; the report prints the command that rolls each database back (restore --replace).")
+        static let allowDrift = Flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked before every migration of a set in Steward's own layout, except with --baseline), and report the difference.")
+
+        static func version(_ name: String, help: String) -> Option<VersionKey> {
+            Option(name, value: "version", help: help, expected: "a version such as 3, 20240101120000 or 1.1",
+                   convert: { VersionKey($0, dotted: true) })
+        }
+    }
 
     let options: Migrator.Options
     let json: Bool
@@ -43,53 +52,38 @@ struct MigrateCommand: StewardCommand {
     let allowDrift: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        let fleet = try FleetOptions.parse(values)
+        let fleet = try FleetOptions.parse(values, databases: Opt.db)
         var options = Migrator.Options(
-            databasePath: fleet == nil ? try values.required("db") : "",
-            migrationsDirectory: try values.required("migrations"))
+            databasePath: fleet == nil ? try FleetOptions.singleDatabase(values, Opt.db) : "",
+            migrationsDirectory: try values.required(Opt.migrations))
         if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
-        if let target = values.value("to") {
-            guard let version = VersionKey(target, dotted: true) else {
-                throw values.error("The value '\(target)' is invalid for '--to <version>': expected a version such as 3, 20240101120000 or 1.1")
-            }
-            options.targetVersion = version
-        }
-        if let name = values.value("dialect") {
-            guard let dialect = Dialect(rawValue: name) else {
-                throw values.error("The value '\(name)' is invalid for '--dialect <name>': expected one of \(Dialect.names.joined(separator: ", "))")
-            }
-            options.dialect = dialect
-        }
-        if let baseline = values.value("baseline") {
-            guard let version = VersionKey(baseline, dotted: true) else {
-                throw values.error("The value '\(baseline)' is invalid for '--baseline <version>': expected a version such as 3, 20240101120000 or 1.1")
-            }
-            options.baseline = version
-        }
-        options.extensions = values.values("load-extension")
-        options.allowChanged = values.flag("allow-changed")
-        options.allowOutOfOrder = values.flag("allow-out-of-order")
-        options.dryRun = values.flag("dry-run")
-        options.statusOnly = values.flag("status")
-        options.create = values.flag("create")
-        options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
+        options.targetVersion = values[Opt.to]
+        options.dialect = values[Opt.dialect]
+        options.baseline = values[Opt.baseline]
+        options.extensions = values[Opt.loadExtension]
+        options.allowChanged = values[Opt.allowChanged]
+        options.allowOutOfOrder = values[Opt.allowOutOfOrder]
+        options.dryRun = values[Opt.dryRun]
+        options.statusOnly = values[Opt.status]
+        options.create = values[Opt.create]
+        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
         if options.dryRun && options.statusOnly {
             throw values.error("'--dry-run' and '--status' cannot be used together")
         }
         if options.create && (options.dryRun || options.statusOnly) {
             throw values.error("'--create' cannot be used with '--dry-run' or '--status'")
         }
-        let backupDirectory = values.value("backup-dir")
+        let backupDirectory = values[Opt.backupDir]
         if backupDirectory == "" { throw values.error("The value '' is invalid for '--backup-dir <dir>'") }
         if backupDirectory != nil && (options.dryRun || options.statusOnly) {
             throw values.error("'--backup-dir' cannot be used with '--dry-run' or '--status'")
         }
         self.options = options
-        self.json = values.flag("json")
-        self.quiet = values.flag("quiet")
+        self.json = values[CommonOptions.json]
+        self.quiet = values[CommonOptions.quiet]
         self.fleet = fleet
         self.backupDirectory = backupDirectory
-        self.allowDrift = values.flag("allow-drift")
+        self.allowDrift = values[Opt.allowDrift]
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
