@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.
-struct BackupCommand: StewardCommand {
+struct BackupCommand: OperationCommand, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
@@ -46,8 +46,7 @@ struct BackupCommand: StewardCommand {
 
     let options: BackupMaker.Options
     let fleet: FleetOptions?
-    let json: Bool
-    let quiet: Bool
+    let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
@@ -88,34 +87,42 @@ struct BackupCommand: StewardCommand {
         }
         self.options = options
         self.fleet = fleet
-        self.json = values[CommonOptions.json]
-        self.quiet = values[CommonOptions.quiet]
+        self.output = OutputOptions(values)
     }
 
+    typealias Work = BackupMaker
+
+    var operationOptions: BackupMaker.Options { options }
+
+    static var drawsLiveProgress: Bool { true }
+
     func run(on terminal: Terminal) throws -> Int32 {
-        if let fleet { return try FleetRun(command: "backup", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
-        if options.toStandardOutput {
+        if fleet == nil && options.toStandardOutput {
             // A reader that goes away must be a write error (EPIPE, 74), not a silent death.
             signal(SIGPIPE, SIG_IGN)
         }
-        let live = terminal.isErrorInteractive && !quiet
-        let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
-            try BackupMaker(options: options, cancellation: cancellation) { event in
-                guard live else { return }
-                Self.draw(event, on: terminal)
-            }.run()
+        return try runOperation(on: terminal)
+    }
+
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (BackupMaker.Event) -> Void {
+        { event in
+            guard live else { return }
+            Self.draw(event, on: terminal)
         }
-        if options.toStandardOutput {
-            // Standard output carries the bundle.
-            if !quiet { terminal.diagnose(Self.render(report)) }
-            return ExitCode.success
-        }
-        terminal.print(json ? try ReportOutput.json(report, command: "backup", exitCode: ExitCode.success) : Self.render(report))
-        return ExitCode.success
+    }
+
+    func deliver(_ report: BackupReport, status: Int32, on terminal: Terminal) throws {
+        guard options.toStandardOutput else { return try printReport(report, status: status, on: terminal) }
+        // Standard output carries the bundle.
+        if !output.quiet { terminal.diagnose(render(report)) }
+    }
+
+    func render(_ report: BackupReport) -> String {
+        Self.render(report)
     }
 
     /// One database of a fleet run; bundles carry the path's tag, since fleets share file names.
-    var fleetItem: @Sendable (String, Cancellation) throws -> FleetRun.Item {
+    func fleetItem() -> FleetRun.Work {
         let options = self.options
         return { path, cancellation in
             var options = options

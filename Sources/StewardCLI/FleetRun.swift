@@ -18,6 +18,9 @@ struct FleetRun {
         let message: String?
     }
 
+    /// One database's run: its path and the run's cancellation in, its line out.
+    typealias Work = @Sendable (_ path: String, _ cancellation: Cancellation) throws -> Item
+
     let command: String
     let fleet: FleetOptions
     let json: Bool

@@ -2,7 +2,7 @@ import ArgumentKit
 import StewardCore
 
 /// `steward inspect PATH`: what is inside a database file.
-struct InspectCommand: StewardCommand {
+struct InspectCommand: OperationCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show what is inside a SQLite database file or a Steward bundle.",
@@ -30,51 +30,46 @@ struct InspectCommand: StewardCommand {
         static let digest = Flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle.")
     }
 
-    let path: String
-    let json: Bool
-    let keys: BundleKeys
-    let digest: Bool
+    let options: Inspection.Options
+    let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         guard let path = values[Arg.path], !path.isEmpty else {
             throw values.error("Missing expected argument '<path>'")
         }
-        self.path = path
-        self.json = values[CommonOptions.json]
-        self.keys = try KeyOptions.parse(values, encrypting: false)
-        self.digest = values[Opt.digest]
+        var options = Inspection.Options(path: path)
+        options.keys = try KeyOptions.parse(values, encrypting: false)
+        options.digest = values[Opt.digest]
+        self.options = options
+        self.output = OutputOptions(values, quiet: false)
     }
 
-    func run(on terminal: Terminal) throws -> Int32 {
-        if digest {
-            let keys = self.keys
-            let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
-                try DigestInspector().inspect(path: path, keys: keys, cancellation: cancellation)
-            }
-            terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
-            return ExitCode.success
+    typealias Work = Inspection
+
+    var operationOptions: Inspection.Options { options }
+
+    var trapsSignals: Bool { Inspection.isCancellable(options) }
+
+    /// A bundle that does not verify is bad input (65); everything else shown is 0.
+    func exitStatus(of report: Inspection.Report) -> Int32 {
+        guard case .bundle(let bundle) = report, !bundle.verification.passed else { return ExitCode.success }
+        return ExitCode.dataError
+    }
+
+    func deliver(_ report: Inspection.Report, status: Int32, on terminal: Terminal) throws {
+        try printReport(report, status: status, on: terminal)
+        if case .bundle(let bundle) = report, !bundle.verification.passed {
+            terminal.diagnose("Error: \(ReportOutput.escaped(bundle.verification.problem ?? "the bundle did not verify"))")
         }
-        if BundleInspector.isBundle(path: path) {
-            if BundleInspector.isEncrypted(path: path), !keys.canOpen {
-                let report = try BundleInspector().inspectEncrypted(path: path)
-                terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
-                return ExitCode.success
-            }
-            let keys = self.keys
-            let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
-                try BundleInspector().inspect(path: path, keys: keys, cancellation: cancellation)
-            }
-            let status = report.verification.passed ? ExitCode.success : ExitCode.dataError
-            terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: status) : Self.render(report))
-            guard report.verification.passed else {
-                terminal.diagnose("Error: \(ReportOutput.escaped(report.verification.problem ?? "the bundle did not verify"))")
-                return ExitCode.dataError
-            }
-            return ExitCode.success
+    }
+
+    func render(_ report: Inspection.Report) -> String {
+        switch report {
+        case .database(let report): Self.render(report)
+        case .bundle(let report): Self.render(report)
+        case .encryptedBundle(let report): Self.render(report)
+        case .digests(let report): Self.render(report)
         }
-        let report = try Inspector().inspect(path: path)
-        terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
-        return ExitCode.success
     }
 
     static func render(_ report: DigestReport) -> String {

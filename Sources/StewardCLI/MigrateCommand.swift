@@ -3,7 +3,7 @@ import Foundation
 import StewardCore
 
 /// `steward migrate`: versioned SQL, all or nothing.
-struct MigrateCommand: StewardCommand {
+struct MigrateCommand: OperationCommand, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Apply versioned SQL migrations, bumping user_version in the same transaction.",
@@ -45,8 +45,7 @@ struct MigrateCommand: StewardCommand {
     }
 
     let options: Migrator.Options
-    let json: Bool
-    let quiet: Bool
+    let output: OutputOptions
     let fleet: FleetOptions?
     let backupDirectory: String?
     let allowDrift: Bool
@@ -79,20 +78,26 @@ struct MigrateCommand: StewardCommand {
             throw values.error("'--backup-dir' cannot be used with '--dry-run' or '--status'")
         }
         self.options = options
-        self.json = values[CommonOptions.json]
-        self.quiet = values[CommonOptions.quiet]
+        self.output = OutputOptions(values)
         self.fleet = fleet
         self.backupDirectory = backupDirectory
         self.allowDrift = values[Opt.allowDrift]
     }
 
-    func run(on terminal: Terminal) throws -> Int32 {
-        if let fleet { return try FleetRun(command: "migrate", fleet: fleet, json: json, quiet: quiet).run(on: terminal, try fleetItem()) }
-        if backupDirectory != nil { return try runWithBackup(on: terminal) }
-        let live = terminal.isErrorInteractive && !quiet
-        let quiet = self.quiet
-        let progress: @Sendable (Migrator.Event) -> Void = { event in
-            guard !quiet else { return }
+    typealias Work = MigrationRun
+
+    var operationOptions: MigrationRun.Options {
+        var run = MigrationRun.Options(migration: options)
+        run.backupDirectory = backupDirectory
+        run.allowDrift = allowDrift
+        run.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        return run
+    }
+
+    static var drawsLiveProgress: Bool { true }
+
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Migrator.Event) -> Void {
+        { event in
             switch event {
             case .applying:
                 break
@@ -112,31 +117,35 @@ struct MigrateCommand: StewardCommand {
                 }
             }
         }
-        let options = self.options
-        let allowDrift = self.allowDrift
-        let drift = FleetMigration.singleRunDriftCheck(options)
-        let (report, schema) = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
-            // Drift is refused before anything is changed, as in runs over many databases.
-            let schema = try FleetMigration(
-                options: options, backupDirectory: nil, backupThreads: 1, drift: drift, allowDrift: allowDrift,
-                cancellation: cancellation
-            ).driftBeforeMigrating()
-            return (try Migrator(options: options, cancellation: cancellation, progress: progress).run(), schema)
-        }
-        if json {
-            terminal.print(try ReportOutput.json(WithSchema(report: report, schema: schema), command: "migrate", exitCode: ExitCode.success))
-        } else {
-            var text = Self.render(report)
+    }
+
+    func render(_ run: MigrationRun.Report) -> String {
+        var text = Self.render(run.migration)
+        guard run.backupRequested else {
             // A match is the normal case and stays quiet; a drift allowed or a check skipped is said.
-            if let schema, schema.status != "match" {
+            if let schema = run.schema, schema.status != "match" {
                 var line = "\nSchema      \(schema.status)"
                 if !schema.differences.isEmpty { line += ": " + schema.differences.joined(separator: "; ") }
                 if let reason = schema.reason { line += ": " + reason }
                 text += line
             }
-            terminal.print(text)
+            return text
         }
-        return ExitCode.success
+        if let bundle = run.backup {
+            text += "\nBackup      \(ReportOutput.escaped(bundle.path)) (user_version \(bundle.userVersion), sha256 \(bundle.sha256))"
+            if let recorded = bundle.recordedFailures {
+                text += "\n            records what was already there: \(recorded.summary)"
+            }
+            text += "\nRollback    \(ReportOutput.command(bundle.rollbackCommand))"
+        } else {
+            text += "\nBackup      none: nothing was changed"
+        }
+        if let schema = run.schema {
+            text += "\nSchema      \(schema.status)"
+                + (schema.differences.isEmpty ? "" : ": \(schema.differences.joined(separator: "; "))")
+                + (schema.reason.map { ": \($0)" } ?? "")
+        }
+        return text
     }
 
     static func rebuildText(_ rebuild: MigrateReport.FTSRebuild) -> String {

@@ -8,7 +8,7 @@ import Glibc
 
 /// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
 /// and only then publish it.
-struct RestoreCommand: StewardCommand {
+struct RestoreCommand: OperationCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Unpack a bundle into a fresh directory and prove the database works.",
@@ -59,8 +59,7 @@ struct RestoreCommand: StewardCommand {
     }
 
     let options: Restorer.Options
-    let json: Bool
-    let quiet: Bool
+    let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         guard let bundle = values[Arg.bundle], !bundle.isEmpty else {
@@ -98,39 +97,47 @@ struct RestoreCommand: StewardCommand {
         options.extensions = values[Opt.loadExtension]
         options.keys = try KeyOptions.parse(values, encrypting: false)
         self.options = options
-        self.json = values[CommonOptions.json]
-        self.quiet = values[CommonOptions.quiet]
+        self.output = OutputOptions(values)
     }
 
-    func run(on terminal: Terminal) throws -> Int32 {
-        let live = terminal.isErrorInteractive && !quiet
-        let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
-            try Restorer(options: options, cancellation: cancellation) { event in
-                guard live else { return }
-                Self.draw(event, on: terminal)
-            }.run()
+    typealias Work = Restorer
+
+    var operationOptions: Restorer.Options { options }
+
+    static var drawsLiveProgress: Bool { true }
+
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Restorer.Event) -> Void {
+        { event in
+            guard live else { return }
+            Self.draw(event, on: terminal)
         }
+    }
+
+    /// A drill passes when every check passed; a restore, when it published.
+    func exitStatus(of report: RestoreReport) -> Int32 {
         let passed = report.checkOnly == true ? report.passed : report.published
-        let status = passed ? ExitCode.success : ExitCode.checkFailed
-        terminal.print(json ? try ReportOutput.json(report, command: "restore", exitCode: status) : Self.render(report))
+        return passed ? ExitCode.success : ExitCode.checkFailed
+    }
+
+    /// The report, then on stderr why nothing was published.
+    func deliver(_ report: RestoreReport, status: Int32, on terminal: Terminal) throws {
+        try printReport(report, status: status, on: terminal)
+        guard status != ExitCode.success else { return }
         if report.checkOnly == true {
-            guard report.passed else {
-                terminal.diagnose("Error: the restore drill failed: \(report.failedChecks.joined(separator: ", ")) failed; nothing was published")
-                return ExitCode.checkFailed
-            }
-            return ExitCode.success
+            terminal.diagnose("Error: the restore drill failed: \(report.failedChecks.joined(separator: ", ")) failed; nothing was published")
+            return
         }
-        guard report.published else {
-            terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.replacement == nil && options.replacePath != nil ? options.replacePath ?? "" : report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
-            if let recorded = report.manifest.recordedFailures {
-                terminal.diagnose(options.acceptsRecordedFailures
-                    ? "The bundle was made with --as-is, but not every failure found is one its manifest recorded (\(ReportOutput.escaped(recorded.summary)))"
-                    : "The bundle was made with --as-is; its manifest records: \(ReportOutput.escaped(recorded.summary)). "
-                        + "--accept-recorded-failures publishes it when every failure found is one of these")
-            }
-            return ExitCode.checkFailed
+        terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.replacement == nil && options.replacePath != nil ? options.replacePath ?? "" : report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
+        if let recorded = report.manifest.recordedFailures {
+            terminal.diagnose(options.acceptsRecordedFailures
+                ? "The bundle was made with --as-is, but not every failure found is one its manifest recorded (\(ReportOutput.escaped(recorded.summary)))"
+                : "The bundle was made with --as-is; its manifest records: \(ReportOutput.escaped(recorded.summary)). "
+                    + "--accept-recorded-failures publishes it when every failure found is one of these")
         }
-        return ExitCode.success
+    }
+
+    func render(_ report: RestoreReport) -> String {
+        Self.render(report)
     }
 
     static func draw(_ event: Restorer.Event, on terminal: Terminal) {

@@ -4,7 +4,7 @@ import StewardCore
 
 /// `steward verify`: prove a database and a search contract; exit 0 only when every
 /// check passed.
-struct VerifyCommand: StewardCommand {
+struct VerifyCommand: OperationCommand, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
@@ -36,8 +36,7 @@ struct VerifyCommand: StewardCommand {
     let options: Verifier.Options
     let fleet: FleetOptions?
     let reportPath: String?
-    let json: Bool
-    let quiet: Bool
+    let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
@@ -72,30 +71,39 @@ struct VerifyCommand: StewardCommand {
         self.options = options
         self.fleet = fleet
         self.reportPath = reportPath
-        self.json = values[CommonOptions.json]
-        self.quiet = values[CommonOptions.quiet]
+        self.output = OutputOptions(values)
     }
 
-    func run(on terminal: Terminal) throws -> Int32 {
-        if let fleet { return try FleetRun(command: "verify", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
-        let quiet = self.quiet
-        let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
-            try Verifier(options: options, cancellation: cancellation) { event in
-                guard !quiet, case .finished(let check, let status, let seconds) = event else { return }
-                terminal.diagnose("\(status.rawValue) \(check) (\(ReportOutput.seconds(seconds)))")
-            }.run()
+    typealias Work = Verifier
+
+    var operationOptions: Verifier.Options { options }
+
+    /// A line per finished check; never a live line, since the lines are the record.
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Verifier.Event) -> Void {
+        { event in
+            guard case .finished(let check, let status, let seconds) = event else { return }
+            terminal.diagnose("\(status.rawValue) \(check) (\(ReportOutput.seconds(seconds)))")
         }
-        let encoded = try ReportOutput.json(
-            report, command: "verify", exitCode: report.passed ? ExitCode.success : ExitCode.checkFailed)
-        if let reportPath {
-            try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
-        }
-        terminal.print(json ? encoded : Self.render(report))
-        return report.passed ? ExitCode.success : ExitCode.checkFailed
+    }
+
+    func exitStatus(of report: VerifyReport) -> Int32 {
+        report.passed ? ExitCode.success : ExitCode.checkFailed
+    }
+
+    /// With `--report`, the JSON goes to that file as well.
+    func deliver(_ report: VerifyReport, status: Int32, on terminal: Terminal) throws {
+        guard let reportPath else { return try printReport(report, status: status, on: terminal) }
+        let encoded = try ReportOutput.json(report, command: "verify", exitCode: status)
+        try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
+        terminal.print(output.json ? encoded : render(report))
+    }
+
+    func render(_ report: VerifyReport) -> String {
+        Self.render(report)
     }
 
     /// One database of a fleet run: passed (0) or failed (1), as a single run exits.
-    var fleetItem: @Sendable (String, Cancellation) throws -> FleetRun.Item {
+    func fleetItem() -> FleetRun.Work {
         let options = self.options
         return { path, cancellation in
             var options = options
