@@ -1,16 +1,6 @@
-/// How long an operation waits for another connection's lock before it gives up with
-/// `StewardError.Kind.busy` (75): `--timeout` of every command that waits, one default.
-public struct LockWait: Sendable, Equatable {
+/// How long an operation waits for other connections' locks before it gives up with
+/// `StewardError.Kind.busy` (75): the default of `--timeout` in every command that waits.
+/// How the time is spent still differs by operation (docs/design-notes.md).
+public enum LockWait {
     public static let defaultSeconds: Double = 30
-
-    public var seconds: Double
-
-    public init(seconds: Double = LockWait.defaultSeconds) {
-        self.seconds = seconds
-    }
-
-    /// For `sqlite3_busy_timeout`, which takes milliseconds in an `Int32`.
-    public var busyTimeoutMilliseconds: Int32 {
-        Int32(min(max(seconds, 0) * 1000, Double(Int32.max)))
-    }
 }
