@@ -1,14 +1,14 @@
 import ArgumentKit
 import StewardCore
 
-/// A command that runs one StewardCore `Operation`. The shared `run(on:)` does once what
+/// A command that runs one StewardCore `StewardOperation`. The shared `run(on:)` does once what
 /// every such command needs: a fleet run when many databases are given, the signal trap
 /// (SIGINT and SIGTERM become the operation's cancellation, 130), progress on stderr
 /// unless `--quiet` (a live line is cleared however the run ends), and the report as
 /// JSON or text on stdout. A command supplies its operation's options, its progress and
 /// text rendering, and its exit-status rule.
 protocol OperationCommand: StewardCommand {
-    associatedtype Work: Operation
+    associatedtype Work: StewardOperation
 
     var output: OutputOptions { get }
     var operationOptions: Work.Options { get }

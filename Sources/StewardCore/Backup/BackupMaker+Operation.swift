@@ -1,1 +1,1 @@
-extension BackupMaker: Operation {}
+extension BackupMaker: StewardOperation {}

@@ -1,1 +1,1 @@
-extension Migrator: Operation {}
+extension Migrator: StewardOperation {}

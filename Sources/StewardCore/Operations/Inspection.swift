@@ -1,7 +1,7 @@
 /// `steward inspect` as one operation: a database file (`Inspector`), a bundle
 /// (`BundleInspector`, verified by streaming), an encrypted bundle no key given opens
 /// (its recipients only), or the content digests of either (`DigestInspector`).
-public struct Inspection: Operation {
+public struct Inspection: StewardOperation {
     public struct Options: Sendable {
         public var path: String
         public var keys = BundleKeys()

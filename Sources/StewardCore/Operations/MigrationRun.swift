@@ -2,7 +2,7 @@
 /// anything changes, then the migration (`Migrator`); with a backup directory, a
 /// verified bundle before the first change (`FleetMigration`, as in runs over many
 /// databases).
-public struct MigrationRun: Operation {
+public struct MigrationRun: StewardOperation {
     public struct Options: Sendable {
         public var migration: Migrator.Options
         /// `--backup-dir`.

@@ -1,1 +1,1 @@
-extension Restorer: Operation {}
+extension Restorer: StewardOperation {}

@@ -1,1 +1,1 @@
-extension Verifier: Operation {}
+extension Verifier: StewardOperation {}

@@ -2,7 +2,7 @@
 /// cancellation that SIGINT and SIGTERM set, and a progress callback, it runs once and
 /// returns a Codable report, or throws `StewardError`. The CLI runs any of them the same
 /// way (`OperationCommand` in StewardCLI): signals, progress, JSON or text.
-public protocol Operation {
+public protocol StewardOperation {
     associatedtype Options: Sendable
     /// What the run reports while it works, for progress output.
     associatedtype Event: Sendable
@@ -14,7 +14,7 @@ public protocol Operation {
     func run() throws -> Report
 }
 
-extension Operation {
+extension StewardOperation {
     /// A run nobody watches: no progress, and a cancellation only the caller can set.
     public init(options: Options, cancellation: Cancellation = Cancellation()) {
         self.init(options: options, cancellation: cancellation, progress: { _ in })
