@@ -16,11 +16,11 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
         case kind, outcome
     }
 
-    /// A database's line.
-    init(report: Report, command: String, exitCode: Int32, outcome: String) {
+    /// A database's line (`kind` `database`), or a bundle's in a restore drill (`bundle`).
+    init(report: Report, command: String, exitCode: Int32, outcome: String, kind: String = "database") {
         self.report = report
         self.envelope = ReportOutput.Envelope(command: command, exitCode: exitCode)
-        self.kind = "database"
+        self.kind = kind
         self.outcome = outcome
     }
 
@@ -53,6 +53,14 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
 /// The report part of the line of a database whose run failed with an error rather than
 /// a report: what a single run prints on failure (`error`), and the database.
 struct FleetFailureLine: Encodable {
-    let database: DatabaseReference
+    /// A bundle as listed: a bundle that could not be read has no size to report.
+    struct ListedBundle: Encodable {
+        let path: String
+    }
+
+    /// The database (migrate, verify, backup), or
+    let database: DatabaseReference?
+    /// the bundle of a restore drill; exactly one of the two.
+    let bundle: ListedBundle?
     let error: ReportOutput.Failure.Detail
 }

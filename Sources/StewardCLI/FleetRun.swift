@@ -19,6 +19,9 @@ struct FleetRun {
         let message: String?
     }
 
+    /// One database's run: its path and the run's cancellation in, its line out.
+    typealias Work = @Sendable (_ path: String, _ cancellation: Cancellation) throws -> Item
+
     let command: String
     let fleet: FleetOptions
     let json: Bool
@@ -58,6 +61,11 @@ struct FleetRun {
         return summary.exitCode
     }
 
+    /// What the listed paths are: bundles for restore (its drills), databases otherwise.
+    static func itemKind(of command: String) -> String {
+        command == "restore" ? "bundle" : "database"
+    }
+
     /// Runs one database, turning a thrown error into its failure line.
     private static func item(
         for path: String, command: String, cancellation: Cancellation,
@@ -73,9 +81,12 @@ struct FleetRun {
         } catch {
             (kind, message, status) = (StewardError.Kind.internal.rawValue, "\(error)", ExitCode.software)
         }
-        let line = FleetFailureLine(database: DatabaseReference(path: path), error: .init(kind: kind, message: message))
-        let json = (try? FleetEnvelope(report: line, command: command, exitCode: status, outcome: "failed").line())
-            ?? "{\"kind\":\"database\",\"status\":\"error\",\"exitCode\":\(status)}"
+        let itemKind = Self.itemKind(of: command)
+        let line = itemKind == "bundle"
+            ? FleetFailureLine(database: nil, bundle: .init(path: path), error: .init(kind: kind, message: message))
+            : FleetFailureLine(database: DatabaseReference(path: path), bundle: nil, error: .init(kind: kind, message: message))
+        let json = (try? FleetEnvelope(report: line, command: command, exitCode: status, outcome: "failed", kind: itemKind).line())
+            ?? "{\"kind\":\"\(itemKind)\",\"status\":\"error\",\"exitCode\":\(status)}"
         return Item(outcome: "failed", exitCode: status, json: json, detail: message, message: message)
     }
 

@@ -16,16 +16,20 @@ struct ReportCommand: StewardCommand {
             databases (0 when every database succeeded; otherwise the status all failures share, or 1); \
             65 for a line that is not one of a fleet run.
             """,
-        arguments: [.init("file", help: "NDJSON files ('-': standard input).", isRepeating: true)],
+        arguments: [Arg.files.definition],
         options: [CommonOptions.json])
+
+    enum Arg {
+        static let files = RepeatedArgument("file", help: "NDJSON files ('-': standard input).")
+    }
 
     let files: [String]
     let json: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        files = values.arguments("file")
+        files = values[Arg.files]
         if files.isEmpty { throw values.error("Missing expected argument '<file> ...'") }
-        json = values.flag("json")
+        json = values[CommonOptions.json]
     }
 
     func run(on terminal: Terminal) throws -> Int32 {

@@ -8,54 +8,52 @@ import StewardCore
 /// then those of `--bundles-from`; each line has `kind` `database` (the bundle's database
 /// was proved) and `path` the bundle as listed, so `steward report` reads it like any other.
 extension RestoreCommand {
-    static let drillOptions: [OptionDefinition] = [
-        .option("bundles-from", value: "file", help: "With --check-only: read bundle paths from this file, one a line ('-': standard input); they follow the <bundle> arguments."),
-        .flag("null", help: "With --bundles-from: the paths are separated by NUL bytes (find -print0)."),
-        .option("jobs", value: "n", help: "With several bundles: how many to check at a time (default: the number of cores)."),
-        .option("shard", value: "K/N", help: "Check only the K-th of N shares of the bundle list: bundle i (from 0, duplicates removed) belongs to share (i mod N) + 1."),
-        .flag("fail-fast", help: "With several bundles: start no further drill once one has failed."),
-    ]
+    /// The fleet options of a drill, worded for bundles.
+    enum Drill {
+        static let bundlesFrom = Option<String>("bundles-from", value: "file", help: "With --check-only: read bundle paths from this file, one a line ('-': standard input); they follow the <bundle> arguments.")
+        static let null = Flag("null", help: "With --bundles-from: the paths are separated by NUL bytes (find -print0).")
+        static let jobs = Option<Int>("jobs", value: "n", help: "With several bundles: how many to check at a time (default: the number of cores).", in: 1...1024)
+        static let shard = Option<Shard>(
+            "shard", value: "K/N", help: "Check only the K-th of N shares of the bundle list: bundle i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
+            expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) })
+        static let failFast = Flag("fail-fast", help: "With several bundles: start no further drill once one has failed.")
+
+        static let options: [any OptionKey] = [bundlesFrom, null, jobs, shard, failFast]
+    }
 
     /// The drill's fleet options, or nil for a run over one bundle: a drill over many is
     /// one with more than one bundle, or with `--bundles-from`, `--jobs` or `--shard`.
     static func drillFleet(_ values: ParsedValues, bundles: [String]) throws(CommandLineError) -> FleetOptions? {
-        let isFleet = bundles.count > 1 || values.isPresent("bundles-from") || values.isPresent("jobs") || values.isPresent("shard")
+        let isFleet = bundles.count > 1 || values.isPresent(Drill.bundlesFrom) || values.isPresent(Drill.jobs) || values.isPresent(Drill.shard)
         guard isFleet else {
-            if values.flag("null") { throw values.error("'--null' needs '--bundles-from <file>'") }
-            if values.flag("fail-fast") {
+            if values[Drill.null] { throw values.error("'--null' needs '--bundles-from <file>'") }
+            if values[Drill.failFast] {
                 throw values.error("'--fail-fast' needs more than one bundle (several <bundle> arguments, or '--bundles-from <file>')")
             }
             return nil
         }
         // A restore publishes into one place: several bundles can only be drilled.
-        guard values.flag("check-only") else {
+        guard values[Opt.checkOnly] else {
             throw values.error("several bundles are restored only as a drill: add --check-only, or restore one bundle at a time")
         }
-        if values.isPresent("into") {
+        if values.isPresent(Opt.into) {
             throw values.error("--into names one directory; a drill over several bundles stages each under TMPDIR and publishes nothing")
         }
         if bundles.contains(where: \.isEmpty) { throw values.error("The value '' is invalid for '<bundle>'") }
         if bundles.contains(Restorer.standardInput) {
             throw values.error("standard input (-) holds one bundle; it cannot be one of several")
         }
-        if values.flag("null") && !values.isPresent("bundles-from") { throw values.error("'--null' needs '--bundles-from <file>'") }
-        if values.value("bundles-from") == "" { throw values.error("The value '' is invalid for '--bundles-from <file>'") }
-        var shard: Shard?
-        if let text = values.value("shard") {
-            guard let parsed = Shard(text) else {
-                throw values.error("The value '\(text)' is invalid for '--shard <K/N>': expected K/N with 1 ≤ K ≤ N, such as 2/4")
-            }
-            shard = parsed
-        }
+        if values[Drill.null] && !values.isPresent(Drill.bundlesFrom) { throw values.error("'--null' needs '--bundles-from <file>'") }
+        if values[Drill.bundlesFrom] == "" { throw values.error("The value '' is invalid for '--bundles-from <file>'") }
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         return FleetOptions(
-            databases: bundles, listSource: values.value("bundles-from"), nullSeparated: values.flag("null"),
-            jobs: try values.integer("jobs", in: 1...1024) ?? cores, shard: shard, failFast: values.flag("fail-fast"))
+            databases: bundles, listSource: values[Drill.bundlesFrom], nullSeparated: values[Drill.null],
+            jobs: values[Drill.jobs] ?? cores, shard: values[Drill.shard], failFast: values[Drill.failFast])
     }
 
     /// One bundle's drill: passed (0) or failed (1) as a single `restore --check-only`
     /// exits; a bundle that cannot be opened is its error's status (65, 66, 77 …).
-    var drillItem: @Sendable (String, Cancellation) throws -> FleetRun.Item {
+    func fleetItem() -> FleetRun.Work {
         let options = self.options
         return { path, cancellation in
             // A list read from a file may still name standard input.
@@ -67,7 +65,7 @@ extension RestoreCommand {
             let report = try Restorer(options: options, cancellation: cancellation).run()
             let status = report.passed ? ExitCode.success : ExitCode.checkFailed
             let outcome = report.passed ? "passed" : "failed"
-            let envelope = FleetEnvelope(report: report, command: "restore", exitCode: status, outcome: outcome)
+            let envelope = FleetEnvelope(report: report, command: "restore", exitCode: status, outcome: outcome, kind: "bundle")
             let detail = report.passed
                 ? "every check passed; nothing was published"
                 : "failed: \(report.failedChecks.joined(separator: ", ")); nothing was published"

@@ -62,8 +62,8 @@ struct RestoreDrillFleetTests {
     /// The bundle lines by path, and the summary.
     static func parts(_ lines: [[String: Any]]) -> (bundles: [String: [String: Any]], summaries: [[String: Any]]) {
         var bundles: [String: [String: Any]] = [:]
-        for line in lines where line["kind"] as? String == "database" {
-            if let path = line["path"] as? String { bundles[path] = line }
+        for line in lines where line["kind"] as? String == "bundle" {
+            if let path = (line["bundle"] as? [String: Any])?["path"] as? String { bundles[path] = line }
         }
         return (bundles, lines.filter { $0["kind"] as? String == "summary" })
     }
@@ -77,6 +77,8 @@ struct RestoreDrillFleetTests {
             ["restore", "--check-only", "--json", "--identity", keyFile, "--jobs", "3"] + made.all, environment: ["TMPDIR": tmp])
         // Three different failure statuses: the fleet's status is 1.
         #expect(run.status == 1, "\(run.stderr)")
+        // Every line (passed, failed, each error, the summary) is what the schema names.
+        #expect(try JSONValidator.problems([("restore drill", run.stdout)], in: directory) == [])
         let (bundles, summaries) = Self.parts(try Self.lines(run))
         #expect(bundles.count == 20)
         for path in made.all {
@@ -158,7 +160,7 @@ struct RestoreDrillFleetTests {
         let lines = try String(contentsOfFile: ndjson, encoding: .utf8).split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
-        let drilled = lines.filter { $0["kind"] as? String == "database" }.compactMap { $0["path"] as? String }
+        let drilled = lines.filter { $0["kind"] as? String == "bundle" }.compactMap { ($0["bundle"] as? [String: Any])?["path"] as? String }
         #expect(drilled.sorted() == made.all.sorted(), "every bundle exactly once")
         #expect(Set(lines.compactMap { $0["shard"] as? String }) == ["1/4", "2/4", "3/4", "4/4"])
         let report = try StewardProcess.run(["report", ndjson, "--json"])

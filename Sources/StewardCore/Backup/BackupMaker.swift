@@ -89,8 +89,8 @@ public struct BackupMaker {
     let cancellation: Cancellation
     let progress: @Sendable (Event) -> Void
 
-    public init(options: Options, cancellation: Cancellation = Cancellation(),
-                progress: @escaping @Sendable (Event) -> Void = { _ in }) {
+    public init(options: Options, cancellation: Cancellation,
+                progress: @escaping @Sendable (Event) -> Void) {
         self.options = options
         self.cancellation = cancellation
         self.progress = progress

@@ -49,10 +49,11 @@ public struct FleetReport: Codable, Sendable {
                     throw StewardError(.badInput, "\(file):\(number + 1): not a JSON object")
                 }
                 switch object["kind"] as? String {
-                case "database":
-                    // `database.path`; lines written before the envelope (schemaVersion 1)
-                    // carried the path as `path`, or `database` as a string.
-                    guard let path = ((object["database"] as? [String: Any])?["path"] as? String)
+                case "database", "bundle":
+                    // `database.path` (a restore drill's line: `bundle.path`); lines written
+                    // before the envelope carried the path as `path`, or `database` as a string.
+                    let reference = object["kind"] as? String == "bundle" ? "bundle" : "database"
+                    guard let path = ((object[reference] as? [String: Any])?["path"] as? String)
                             ?? (object["path"] as? String) ?? (object["database"] as? String),
                           let exitCode = (object["exitCode"] as? NSNumber)?.int32Value
                     else {

@@ -48,8 +48,8 @@ public struct Verifier: Sendable {
     let cancellation: Cancellation
     let progress: @Sendable (Event) -> Void
 
-    public init(options: Options, cancellation: Cancellation = Cancellation(),
-                progress: @escaping @Sendable (Event) -> Void = { _ in }) {
+    public init(options: Options, cancellation: Cancellation,
+                progress: @escaping @Sendable (Event) -> Void) {
         self.options = options
         self.cancellation = cancellation
         self.progress = progress
