@@ -103,7 +103,7 @@ struct FleetRun {
         var databases = "\(summary.listed) listed"
         if summary.duplicates > 0 { databases += ", \(summary.duplicates) duplicate\(summary.duplicates == 1 ? "" : "s") skipped" }
         if let shard = summary.shard { databases += ", shard \(shard): \(summary.selected)" }
-        lines.append("Databases   \(databases)")
+        lines.append((itemKind(of: summary.command) == "bundle" ? "Bundles     " : "Databases   ") + databases)
         let outcomes = summary.outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         lines.append("Result      \(summary.succeeded) succeeded, \(summary.failed) failed"
                      + (outcomes.isEmpty ? "" : " (\(outcomes))")

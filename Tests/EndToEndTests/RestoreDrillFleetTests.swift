@@ -78,7 +78,8 @@ struct RestoreDrillFleetTests {
         // Three different failure statuses: the fleet's status is 1.
         #expect(run.status == 1, "\(run.stderr)")
         // Every line (passed, failed, each error, the summary) is what the schema names.
-        #expect(try JSONValidator.problems([("restore drill", run.stdout)], in: directory) == [])
+        let problems = try JSONValidator.problems([("restore drill", run.stdout)], in: try TemporaryDirectory())
+        #expect(problems.isEmpty, "\(problems)")
         let (bundles, summaries) = Self.parts(try Self.lines(run))
         #expect(bundles.count == 20)
         for path in made.all {
@@ -112,6 +113,7 @@ struct RestoreDrillFleetTests {
         // The text form names each failure with its status; `steward report` summarises the lines.
         let text = try StewardProcess.run(["restore", "--check-only", "--identity", keyFile] + made.all, environment: ["TMPDIR": tmp])
         #expect(text.status == 1)
+        #expect(text.stdout.contains("Bundles     20 listed"), "the summary counts bundles: \(text.stdout)")
         for (path, status) in [(made.encryptedToOther, "exit 77"), (made.missing, "exit 66")] {
             #expect(text.stdout.split(separator: "\n").contains { $0.contains(status) && $0.contains(path) }, "\(text.stdout)")
         }
