@@ -46,12 +46,10 @@ extension MigrateCommand {
         return text
     }
 
-    /// The drift check, for runs that apply migrations (not --status or --dry-run).
-    /// Nil for a set Steward's own layout cannot read (another runner's: each database's
-    /// migration reads it in its layout, and the ledger checks stand in for drift).
+    /// The drift check, for runs that apply migrations (not --status or --dry-run), shared
+    /// by every database of the run.
     func driftCheck() throws -> SchemaDriftCheck? {
-        guard !options.statusOnly && !options.dryRun, options.baseline == nil else { return nil }
-        return try? SchemaDriftCheck(migrationsDirectory: options.migrationsDirectory)
+        FleetMigration.driftCheck(options)
     }
 
     /// One database with `--backup-dir`: the usual report, plus the bundle.

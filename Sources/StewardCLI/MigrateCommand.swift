@@ -120,7 +120,7 @@ struct MigrateCommand: StewardCommand {
         }
         let options = self.options
         let allowDrift = self.allowDrift
-        let drift = FleetMigration.singleRunDriftCheck(options)
+        let drift = FleetMigration.driftCheck(options)
         let (report, schema) = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
             // Drift is refused before anything is changed, as in runs over many databases.
             let schema = try FleetMigration(
