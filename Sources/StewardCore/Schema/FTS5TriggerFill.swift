@@ -26,14 +26,21 @@ public struct FTS5TriggerFill: Sendable, Equatable {
         public let stale: Int
         /// FTS rows with no source row.
         public let extra: Int
+        /// Compared by values (no rowid mapping): a changed row counts as one source row
+        /// not indexed as it is and one indexed row that matches no source row.
+        public var byValue = false
 
         public var isEmpty: Bool { unindexed == 0 && stale == 0 && extra == 0 }
 
         public var sentences: [String] {
+            func rows(_ count: Int) -> String { count == 1 ? "row" : "rows" }
             var result: [String] = []
-            if unindexed > 0 { result.append("\(unindexed) source row\(unindexed == 1 ? "" : "s") not indexed") }
-            if stale > 0 { result.append("\(stale) indexed row\(stale == 1 ? "" : "s") out of date") }
-            if extra > 0 { result.append("\(extra) indexed row\(extra == 1 ? "" : "s") with no source row") }
+            if unindexed > 0 {
+                let how = byValue ? (unindexed == 1 ? " as it is" : " as they are") : ""
+                result.append("\(unindexed) source \(rows(unindexed)) not indexed\(how)")
+            }
+            if stale > 0 { result.append("\(stale) indexed \(rows(stale)) out of date") }
+            if extra > 0 { result.append("\(extra) indexed \(rows(extra)) \(byValue ? "matching" : "with") no source row") }
             return result
         }
     }
@@ -141,7 +148,7 @@ public struct FTS5TriggerFill: Sendable, Equatable {
             "SELECT \(sourceColumns.joined(separator: ", ")) FROM main.\(source) EXCEPT SELECT \(ftsColumns.joined(separator: ", ")) FROM main.\(fts)")
         let extra = try count(
             "SELECT \(ftsColumns.joined(separator: ", ")) FROM main.\(fts) EXCEPT SELECT \(sourceColumns.joined(separator: ", ")) FROM main.\(source)")
-        return Difference(unindexed: unindexed, stale: 0, extra: extra)
+        return Difference(unindexed: unindexed, stale: 0, extra: extra, byValue: true)
     }
 }
 
