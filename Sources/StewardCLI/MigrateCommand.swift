@@ -30,7 +30,7 @@ struct MigrateCommand: StewardCommand {
             .flag("create", help: "Create the database when it does not exist."),
             .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
             .option("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated. Foreign-key violations already there are recorded in the bundle, not refused; the report prints the command that rolls each database back (restore --replace)."),
-            .flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked before every migration of a set in Steward's own layout, except with --baseline), and report the difference."),
+            .flag("allow-drift", help: "Migrate a database whose schema differs from what its applied migrations make (checked before every migration, in every layout, except with --baseline), and report the difference."),
             CommonOptions.quiet,
             CommonOptions.json,
         ] + FleetOptions.definitions)
