@@ -311,27 +311,6 @@ import TestSupport
         }
     }
 
-    // MARK: - Explaining SQLite errors
-
-    @Test(arguments: [
-        (ResultCode.notADatabase, StewardError.Kind.badInput),
-        (.corrupt, .badInput),
-        (.corruptVirtualTable, .badInput),
-        (.busy, .busy),
-        (.locked, .busy),
-        (.busySnapshot, .busy),
-        (.full, .inputOutput),
-        (.ioError, .inputOutput),
-        (.ioErrorRead, .inputOutput),
-        (.error, .badInput),
-    ])
-    func explainMapsSQLiteErrors(_ code: ResultCode, _ kind: StewardError.Kind) {
-        let error = Inspector.explain(SQLiteError(extendedCode: code, message: "the message"), path: "some/db.sqlite")
-        #expect(error.kind == kind)
-        #expect(error.message.contains("some/db.sqlite"))
-        #expect(error.message.contains("the message"))
-    }
-
     @Test func libraryFactsKeepInterestingOptionsOnly() {
         let facts = Inspector.libraryFacts()
         #expect(facts.version == SQLiteLibrary.version)

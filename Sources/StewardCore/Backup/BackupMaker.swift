@@ -219,7 +219,7 @@ public struct BackupMaker {
     /// else uses the file any more).
     static func contentDigests(of path: String, extensions: [String] = [], cancellation: Cancellation) throws -> ContentDigests {
         do {
-            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&nolock=1"), mode: [.readOnly, .uri, .noFollow])
+            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&nolock=1")
             try connection.harden(loadingExtensions: extensions)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             return try ContentDigests.compute(connection, cancellation: cancellation)

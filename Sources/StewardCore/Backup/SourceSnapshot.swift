@@ -79,7 +79,7 @@ struct SourceSnapshot {
             // Read-write when the file allows it, as the application opens it: SQLite may
             // then roll back a hot journal and, as the last connection of a WAL database,
             // checkpoint and remove the -wal it made. Only reads are issued.
-            connection = try Connection(path: FileProbe.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri])
+            connection = try DatabaseFile.open(path: databasePath, .readWrite, followLinks: true)
         } catch let error as SQLiteError {
             throw explainSource(error)
         }
@@ -90,7 +90,7 @@ struct SourceSnapshot {
 
     private func openCopy() throws -> Connection {
         do {
-            let copy = try Connection(path: FileProbe.uri(for: copyPath, query: "mode=rw"), mode: [.readWrite, .uri])
+            let copy = try DatabaseFile.open(path: copyPath, .readWrite, followLinks: true)
             // The copy is private and thrown away on any failure: no journal, no syncs
             // while it is written. The bundle is what gets synced.
             _ = try copy.setJournalMode("off")
@@ -197,7 +197,7 @@ struct SourceSnapshot {
                 .notFound,
                 "cannot read \(databasePath): \(error.message); a database in WAL mode needs its -wal and -shm files, or a directory where SQLite can create them")
         }
-        return Inspector.explain(error, path: databasePath)
+        return DatabaseFile.explain(error, path: databasePath)
     }
 
     private func explainCopy(_ error: SQLiteError) -> StewardError {

@@ -67,7 +67,7 @@ public struct FleetMigration {
             let report = try Migrator(options: options, cancellation: cancellation).run()
             return Result(outcome: report.applied.isEmpty ? "current" : "would-migrate", report: report, bundle: nil, schema: nil)
         }
-        let exists = FileProbe.exists(options.databasePath)
+        let exists = DatabaseFile.exists(options.databasePath)
         var schema: SchemaDriftCheck.Comparison?
         if exists {
             // A read-only look costs one open and a few reads; a database it cannot read
@@ -107,7 +107,7 @@ public struct FleetMigration {
     /// The drift check alone, before a plain one-database migration: nil when the
     /// database does not exist yet or has nothing pending; 65 on drift unless allowed.
     public func driftBeforeMigrating() throws -> SchemaDriftCheck.Comparison? {
-        guard drift != nil, FileProbe.exists(options.databasePath) else { return nil }
+        guard drift != nil, DatabaseFile.exists(options.databasePath) else { return nil }
         let status = try? look()
         if let status, status.pending.isEmpty { return nil }
         return try refuseDrift(status)

@@ -15,15 +15,10 @@ public struct DigestInspector {
             }
             return DigestReport(path: path, kind: "bundle", contentDigests: bundle.manifest.contentDigests)
         }
-        let probe = try FileProbe(path: path)
-        if probe.size == 0 { throw FileProbe.emptyFile(path) }
-        let header: DatabaseHeader
-        do {
-            header = try DatabaseHeader(bytes: probe.headerBytes)
-        } catch let problem as DatabaseHeader.Problem {
-            throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
-        }
-        let mode = try FileProbe.readOnlyMode(path: path, header: header)
+        let probe = try DatabaseFile(path: path)
+        if probe.size == 0 { throw DatabaseFile.emptyFile(path) }
+        let header = try probe.header()
+        let mode = try DatabaseFile.readOnlyMode(path: path, header: header)
         do {
             let connection = try Inspector.open(path: path, immutable: mode.immutable)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
@@ -32,7 +27,7 @@ public struct DigestInspector {
             if error.isInterrupt || cancellation.isCancelled {
                 throw StewardError.interrupted(by: cancellation)
             }
-            throw Inspector.explain(error, path: path)
+            throw DatabaseFile.explain(error, path: path)
         }
     }
 }

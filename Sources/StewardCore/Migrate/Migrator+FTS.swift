@@ -59,10 +59,9 @@ extension Migrator {
             let checkWatch = Stopwatch()
             // Rank 1 compares the index with the content table (SQLite 3.40); it fails
             // with SQLITE_CORRUPT_VTAB on drift.
-            let rank = table.definition.contentMode == .external ? ", 1" : ""
-            let rankColumn = table.definition.contentMode == .external ? ", rank" : ""
             do {
-                try connection.execute(sql: "INSERT INTO \(name)(\(name)\(rankColumn)) VALUES ('integrity-check'\(rank))")
+                try FTS5IntegrityCheck.check(
+                    table.definition.name, rank: table.definition.contentMode == .external ? 1 : nil, on: connection)
             } catch let error as SQLiteError where error.isCorrupt {
                 throw StewardError(
                     .checkFailed,

@@ -13,18 +13,18 @@ extension Migrator {
         if error.isOutOfMemory {
             return StewardError(.inputOutput, "out of memory while reading \(options.databasePath); nothing changed")
         }
-        return Inspector.explain(error, path: options.databasePath)
+        return DatabaseFile.explain(error, path: options.databasePath)
     }
 
     func openExisting(readOnly: Bool) throws -> Connection {
         let path = options.databasePath
-        guard FileProbe.exists(path) else {
+        guard DatabaseFile.exists(path) else {
             throw StewardError(.notFound, "\(path): no such database (use --create to make a new one)")
         }
         // Existence, type and permissions; the header is read only when opening read-only,
         // to choose how. A read-write open leaves the header to SQLite, which reads it under
         // its locks: a plain read could catch another migrator's first commit half written.
-        let probe = try FileProbe(path: path)
+        let probe = try DatabaseFile(path: path)
         // A zero-byte file is almost always a wrong path; only --create takes it as a new
         // database. A -wal beside it with content would hold a database after all.
         let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
@@ -37,13 +37,9 @@ extension Migrator {
             if readOnly {
                 var header: DatabaseHeader?
                 if probe.size > 0 {
-                    do {
-                        header = try DatabaseHeader(bytes: probe.headerBytes)
-                    } catch let problem as DatabaseHeader.Problem {
-                        throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
-                    }
+                    header = try probe.header()
                 }
-                return try withExtensions(FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout))
+                return try withExtensions(DatabaseFile.openReadOnly(path: path, header: header, busyTimeout: options.timeout))
             }
             let connection = try withExtensions(Connection(path: path, mode: [.readWrite]))
             // Until the run installs its own busy handler, wait like it would.

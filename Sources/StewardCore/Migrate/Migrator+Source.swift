@@ -54,14 +54,14 @@ extension Migrator {
 
     /// The ledger tables of the database, when it exists, for detection.
     private func ledgersOfExistingDatabase() throws -> Set<Dialect> {
-        guard FileProbe.exists(options.databasePath), (try? FileProbe(path: options.databasePath))?.size ?? 0 > 0 else {
+        guard DatabaseFile.exists(options.databasePath), (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 else {
             return []
         }
         let connection = try openExisting(readOnly: true)
         do {
             return try Ledgers.present(on: connection)
         } catch let error as SQLiteError {
-            throw Inspector.explain(error, path: options.databasePath)
+            throw DatabaseFile.explain(error, path: options.databasePath)
         }
     }
 

@@ -25,11 +25,12 @@ extension Migrator {
     /// connection setting a migration may change: the rows are judged as every other
     /// connection will read them, with the default.
     func quickCheck(_ connection: Connection) throws {
-        let problems = try sqlite {
+        let check = try sqlite {
             try connection.execute(sql: "PRAGMA case_sensitive_like = OFF")
-            return try connection.integrityCheck(quick: true, maximumErrors: 10)
+            return try DatabaseChecks.integrity(on: connection, quick: true, maximumErrors: 10)
         }
-        guard problems != ["ok"] else { return }
+        guard !check.passed else { return }
+        let problems = check.problems
         // quick_check names tables, indexes, pages and rowids, never values.
         let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; …" : "")
         throw StewardError(

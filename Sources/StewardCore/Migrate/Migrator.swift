@@ -93,7 +93,7 @@ public struct Migrator {
             return try migrate(connection: copy, source: source, validation: validation, created: false, stopwatch: stopwatch)
         }
 
-        let (connection, created) = try FileProbe.exists(options.databasePath)
+        let (connection, created) = try DatabaseFile.exists(options.databasePath)
             ? (openExisting(readOnly: false), false) : createOrOpen()
         do {
             return try migrate(connection: connection, source: source, validation: validation, created: created, stopwatch: stopwatch)
@@ -110,7 +110,7 @@ public struct Migrator {
         let path = options.databasePath
         var info = stat()
         guard stat(FileName.cString(path), &info) == 0, info.st_size == 0,
-              !FileProbe.exists(path + "-journal"), !FileProbe.exists(path + "-wal")
+              !DatabaseFile.exists(path + "-journal"), !DatabaseFile.exists(path + "-wal")
         else { return }
         unlink(FileName.cString(path))
     }

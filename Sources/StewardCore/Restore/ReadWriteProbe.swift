@@ -54,7 +54,7 @@ final class ReadWriteProbe {
         func seconds() -> Double { ((copySeconds + watch.seconds) * 1000).rounded() / 1000 }
         do {
             let summary = try probe(copyPath)
-            for suffix in ["-journal", "-wal", "-shm"] where FileProbe.exists(copyPath + suffix) {
+            for suffix in ["-journal", "-wal", "-shm"] where DatabaseFile.exists(copyPath + suffix) {
                 return .init(name: "read_write_probe", status: .fail,
                              summary: "SQLite left a \(suffix) file beside the copy after closing it", durationSeconds: seconds())
             }
@@ -126,7 +126,7 @@ final class ReadWriteProbe {
     }
 
     private func connect(_ path: String) throws -> Connection {
-        let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+        let connection = try Connection(path: DatabaseFile.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
         try connection.harden(loadingExtensions: extensions)
         let cancellation = self.cancellation
         connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }

@@ -79,20 +79,19 @@ struct RestoredDatabaseChecks {
         let watch = Stopwatch()
         let check: RestoreReport.Check
         if !checksFTS {
-            check = .init(name: "fts5_integrity", status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
+            check = .init(name: CheckName.ftsSync.bundleName, status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
                           durationSeconds: 0)
         } else {
             do {
-                let connection = try Connection(path: FileProbe.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+                let connection = try DatabaseFile.open(path: databasePath, .readWrite)
                 try connection.harden(loadingExtensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
-                let outcome = try FTS5IntegrityCheck(connection: connection).run()
-                check = .init(name: "fts5_integrity", status: outcome.problems.isEmpty ? .pass : .fail,
-                              summary: FTS5IntegrityCheck.summary(of: outcome), durationSeconds: watch.roundedSeconds,
-                              details: outcome.problems)
+                let found = try DatabaseChecks.fts5Integrity(on: connection)
+                check = .init(name: CheckName.ftsSync.bundleName, status: found.passed ? .pass : .fail,
+                              summary: found.detail, durationSeconds: watch.roundedSeconds, details: found.problems)
             } catch let error as SQLiteError {
-                check = .init(name: "fts5_integrity", status: .fail, summary: try Self.failure(error, cancellation),
+                check = .init(name: CheckName.ftsSync.bundleName, status: .fail, summary: try Self.failure(error, cancellation),
                               durationSeconds: watch.roundedSeconds)
             }
         }
@@ -108,16 +107,17 @@ struct RestoredDatabaseChecks {
         do {
             let cancellation = self.cancellation
             let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled || stop.isCancelled }
-            let problems = try connection.integrityCheck(maximumErrors: 10)
-            check = problems == ["ok"]
-                ? .init(name: "integrity_check", status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
-                : .init(name: "integrity_check", status: .fail, summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
+            let found = try DatabaseChecks.integrity(on: connection, maximumErrors: 10)
+            let problems = found.problems
+            check = found.passed
+                ? .init(name: CheckName.integrity.bundleName, status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
+                : .init(name: CheckName.integrity.bundleName, status: .fail, summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
                         durationSeconds: watch.roundedSeconds, details: problems)
         } catch let error as SQLiteError {
-            check = .init(name: "integrity_check", status: .fail, summary: try Self.failure(error, cancellation),
+            check = .init(name: CheckName.integrity.bundleName, status: .fail, summary: try Self.failure(error, cancellation),
                           durationSeconds: watch.roundedSeconds)
         } catch is IntegrityCheck.NotWritable {
-            check = .init(name: "integrity_check", status: .fail,
+            check = .init(name: CheckName.integrity.bundleName, status: .fail,
                           summary: "SQLite opened the staged file read-only, which would leave CHECK constraints unchecked",
                           durationSeconds: watch.roundedSeconds)
         }
@@ -134,7 +134,7 @@ struct RestoredDatabaseChecks {
             connection = try Self.openReadOnly(databasePath, extensions: extensions) { cancellation.isCancelled }
         } catch let error as SQLiteError {
             let summary = try Self.failure(error, cancellation)
-            let names = ["foreign_key_check", "user_version", "application_id", "page_count", "tables"]
+            let names = [CheckName.foreignKeys.bundleName, CheckName.version.bundleName, "application_id", "page_count", "tables"]
             let failed = names.map { RestoreReport.Check(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
             failed.forEach(finished)
             return (failed, [])
@@ -153,15 +153,16 @@ struct RestoredDatabaseChecks {
             checks.append(check)
         }
 
-        try run("foreign_key_check") {
-            let violations = try connection.foreignKeyViolations()
-            guard !violations.isEmpty else { return (.pass, "no violations", []) }
-            return (.fail, "\(violations.count) violation\(violations.count == 1 ? "" : "s"): \(SnapshotVerification.summary(of: violations))", [])
+        try run(CheckName.foreignKeys.bundleName) {
+            let found = try DatabaseChecks.foreignKeys(on: connection)
+            guard !found.passed else { return (.pass, "no violations", []) }
+            return (.fail, "\(found.total) violation\(found.total == 1 ? "" : "s"): \(found.countsSummary)", [])
         }
         let source = manifest.source
-        try run("user_version") {
-            let value = try connection.userVersion()
-            return value == source.userVersion
+        try run(CheckName.version.bundleName) {
+            let found = try DatabaseChecks.userVersion(on: connection, expected: source.userVersion)
+            let value = found.counts["user_version"] ?? 0
+            return found.passed
                 ? (.pass, "\(value), as in the manifest", [])
                 : (.fail, "\(value), the manifest says \(source.userVersion)", [])
         }
@@ -219,7 +220,7 @@ struct RestoredDatabaseChecks {
     /// The restored file, read-only and immutable: no locks, nothing created beside it,
     /// hardened before the schema is read.
     static func openReadOnly(_ path: String, extensions: [String] = [], isCancelled: @escaping () -> Bool) throws -> Connection {
-        let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
+        let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&immutable=1")
         try connection.harden(loadingExtensions: extensions)
         connection.setProgressHandler(instructions: 100_000) { !isCancelled() }
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")

@@ -361,7 +361,7 @@ public struct Restorer {
                           durationSeconds: watch.roundedSeconds), false)
         }
         do {
-            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+            let connection = try DatabaseFile.open(path: path, .readWrite)
             try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
@@ -378,7 +378,7 @@ public struct Restorer {
         // The last connection has closed: SQLite removed the -wal; an -shm it may leave is
         // only an index of a WAL that no longer exists.
         unlink(FileName.cString(path + "-shm"))
-        let bytes = (try? FileProbe(path: path).headerBytes) ?? []
+        let bytes = (try? DatabaseFile(path: path).headerBytes) ?? []
         guard let after = try? DatabaseHeader(bytes: bytes), after.writeVersion == 1, after.readVersion == 1 else {
             return (.init(name: "journal_mode", status: .fail, summary: "WAL in the header, and still after switching to rollback journal",
                           durationSeconds: watch.roundedSeconds), true)
@@ -431,7 +431,7 @@ public struct Restorer {
                          durationSeconds: watch.roundedSeconds)
         }
         do {
-            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
+            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&immutable=1")
             try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }

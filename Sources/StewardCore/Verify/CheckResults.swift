@@ -1,35 +1,38 @@
-import Foundation
+import Synchronization
 
 /// Results gathered from the checks running on several threads.
-final class CheckResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var checks: [String: VerifyReport.Check] = [:]
-    private var cases: [VerifyReport.ContractCase] = []
-    private var firstError: StewardError?
-
-    func add(_ check: VerifyReport.Check) {
-        lock.lock(); defer { lock.unlock() }
-        checks[check.name] = check
+final class CheckResults: Sendable {
+    private struct State {
+        var checks: [CheckName: VerifyReport.Check] = [:]
+        var cases: [VerifyReport.ContractCase] = []
+        var firstError: StewardError?
     }
 
-    func check(named name: String) -> VerifyReport.Check? {
-        lock.lock(); defer { lock.unlock() }
-        return checks[name]
+    private let state = Mutex(State())
+
+    func add(_ check: VerifyReport.Check, as name: CheckName) {
+        state.withLock { $0.checks[name] = check }
+    }
+
+    func skip(_ name: CheckName, _ reason: String) {
+        add(.skipped(name.rawValue, reason), as: name)
+    }
+
+    func check(named name: CheckName) -> VerifyReport.Check? {
+        state.withLock { $0.checks[name] }
     }
 
     /// An error that stops the whole run (bad input, interruption).
     func fail(_ error: StewardError) {
-        lock.lock(); defer { lock.unlock() }
-        if firstError == nil { firstError = error }
+        state.withLock { if $0.firstError == nil { $0.firstError = error } }
     }
 
     var error: StewardError? {
-        lock.lock(); defer { lock.unlock() }
-        return firstError
+        state.withLock { $0.firstError }
     }
 
     var contractCases: [VerifyReport.ContractCase] {
-        get { lock.lock(); defer { lock.unlock() }; return cases }
-        set { lock.lock(); cases = newValue; lock.unlock() }
+        get { state.withLock { $0.cases } }
+        set { state.withLock { $0.cases = newValue } }
     }
 }

@@ -1,17 +1,22 @@
-import Foundation
+import Synchronization
 
-final class DatabaseFactsBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var version: Int32?
-    private var tables: [VerifyReport.FTSTable] = []
+/// What the checks on the original file learn about it for the report, written on a
+/// checking thread and read once they are all done.
+final class DatabaseFactsBox: Sendable {
+    private struct State {
+        var userVersion: Int32?
+        var ftsTables: [VerifyReport.FTSTable] = []
+    }
+
+    private let state = Mutex(State())
 
     var userVersion: Int32? {
-        get { lock.lock(); defer { lock.unlock() }; return version }
-        set { lock.lock(); version = newValue; lock.unlock() }
+        get { state.withLock { $0.userVersion } }
+        set { state.withLock { $0.userVersion = newValue } }
     }
 
     var ftsTables: [VerifyReport.FTSTable] {
-        get { lock.lock(); defer { lock.unlock() }; return tables }
-        set { lock.lock(); tables = newValue; lock.unlock() }
+        get { state.withLock { $0.ftsTables } }
+        set { state.withLock { $0.ftsTables = newValue } }
     }
 }

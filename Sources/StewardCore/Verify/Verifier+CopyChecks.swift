@@ -14,17 +14,17 @@ extension Verifier {
         var workspace: TemporaryWorkspace?
         defer { workspace?.remove() }
         do {
-            let source = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+            let source = try DatabaseFile.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
             for path in options.extensions { try source.loadExtension(path: path) }
             // Only fts-sync (when there is an FTS5 table) and assertions write, so only
             // they need a copy; a schema that cannot be read is left for the copy's
             // checks to report.
             let hasFTS5 = (try? Self.declaresFTS5Table(source)) ?? true
             guard hasFTS5 || !assertions.isEmpty || quick != nil else {
-                timed("fts-sync", into: results) {
+                timed(.ftsSync, into: results) {
                     SQLiteLibrary.canCreateFTS5() ? (true, "no FTS5 tables", []) : (false, "cannot run: FTS5 unavailable", [])
                 }
-                results.add(.skipped("assertions", "no --assert given"))
+                results.skip(.assertions, "no --assert given")
                 return
             }
             let made = try makeCopy(of: source, in: base)
@@ -41,13 +41,13 @@ extension Verifier {
         copy?.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
 
         if let quick {
-            timed("integrity", into: results) {
+            timed(.integrity, into: results) {
                 guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
-                return Self.integrityOutcome(try copy.integrityCheck(quick: quick, maximumErrors: 20), quick: quick)
+                return Self.outcome(try DatabaseChecks.integrity(on: copy, quick: quick, maximumErrors: 20))
             }
         }
 
-        timed("fts-sync", into: results) {
+        timed(.ftsSync, into: results) {
             guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
             guard SQLiteLibrary.canCreateFTS5(on: copy) else {
                 return (false, "cannot run: FTS5 unavailable", [])
@@ -57,14 +57,10 @@ extension Verifier {
             var details: [String] = []
             var deferred: [String] = []
             for table in tables {
-                let name = Connection.quote(identifier: table.name)
                 // Rank 1 compares the index with the content table (SQLite 3.40) and fails
                 // with SQLITE_CORRUPT_VTAB on drift; the default form does not look at it.
-                let sql = table.contentMode == .external
-                    ? "INSERT INTO \(name)(\(name), rank) VALUES ('integrity-check', 1)"
-                    : "INSERT INTO \(name)(\(name)) VALUES ('integrity-check')"
                 do {
-                    try copy.execute(sql: sql)
+                    try FTS5IntegrityCheck.check(table.name, rank: table.contentMode == .external ? 1 : nil, on: copy)
                 } catch let error as SQLiteError where !error.isInterrupt {
                     let what = error.isCorrupt
                         ? (table.contentMode == .external
@@ -74,7 +70,7 @@ extension Verifier {
                     // Rows not yet indexed differ from a damaged index: the default form of
                     // the check, which does not read the content table, must still pass.
                     if error.isCorrupt, table.contentMode == .external, options.ftsDeferred.contains(table.name.lowercased()),
-                       (try? copy.execute(sql: "INSERT INTO \(name)(\(name)) VALUES ('integrity-check')")) != nil {
+                       (try? FTS5IntegrityCheck.check(table.name, rank: nil, on: copy)) != nil {
                         deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
                     } else {
                         details.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
@@ -112,10 +108,10 @@ extension Verifier {
         }
 
         if assertions.isEmpty {
-            results.add(.skipped("assertions", "no --assert given"))
+            results.skip(.assertions, "no --assert given")
             return
         }
-        timed("assertions", into: results) {
+        timed(.assertions, into: results) {
             guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
             var total = 0
             var failures: [AssertionRunner.Failure] = []
@@ -128,12 +124,6 @@ extension Verifier {
             return (false, "\(failures.count) of \(total) statements failed: \(failures.map(\.name).joined(separator: ", "))",
                     failures.map { "\($0.name): \($0.reason)" })
         }
-    }
-
-    static func integrityOutcome(_ problems: [String], quick: Bool) -> (Bool, String, [String]) {
-        let pragma = quick ? "quick_check" : "integrity_check"
-        if problems == ["ok"] { return (true, "\(pragma) returned ok", []) }
-        return (false, "\(pragma) found \(problems.count) problem\(problems.count == 1 ? "" : "s")", problems)
     }
 
     /// Whether the schema declares an FTS5 table, from its text alone: nothing is

@@ -8,16 +8,16 @@ extension Verifier {
     ) throws {
         let connection: Connection
         do {
-            connection = try FileProbe.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+            connection = try DatabaseFile.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
             try connection.harden(loadingExtensions: options.extensions)
         } catch let error as SQLiteError {
-            results.fail(Inspector.explain(error, path: path))
+            results.fail(DatabaseFile.explain(error, path: path))
             return
         }
         let cancellation = self.cancellation
         connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
 
-        timed("sqlite", into: results) {
+        timed(.sqlite, into: results) {
             let canCreate = SQLiteLibrary.canCreateFTS5(on: connection)
             let options = SQLiteLibrary.compileOptions.filter { $0.hasPrefix("ENABLE_FTS") }
             let summary = canCreate
@@ -44,7 +44,7 @@ extension Verifier {
         }
 
         if integrityInPlace {
-            timed("integrity", into: results) {
+            timed(.integrity, into: results) {
                 // This read transaction holds a shared lock while the read-write connection
                 // reads: should a hot journal appear meanwhile, that connection cannot take
                 // the exclusive lock it needs to roll it back into the file.
@@ -57,21 +57,16 @@ extension Verifier {
                 } catch is IntegrityCheck.NotWritable {
                     return (false, "cannot run: SQLite opened the file read-only, which would leave CHECK constraints unchecked", [])
                 }
-                return Self.integrityOutcome(try checker.integrityCheck(quick: quick, maximumErrors: 20), quick: quick)
+                return Self.outcome(try DatabaseChecks.integrity(on: checker, quick: quick, maximumErrors: 20))
             }
         }
 
-        timed("foreign-keys", into: results) {
-            let violations = try connection.foreignKeyViolations()
-            if violations.isEmpty { return (true, "foreign_key_check found no violations", []) }
-            var counts: [String: Int] = [:]
-            for violation in violations { counts["\(violation.table) → \(violation.parent)", default: 0] += 1 }
-            let details = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value) row\($0.value == 1 ? "" : "s")" }
-            return (false, "foreign_key_check found \(violations.count) violation\(violations.count == 1 ? "" : "s")", details)
+        timed(.foreignKeys, into: results) {
+            Self.outcome(try DatabaseChecks.foreignKeys(on: connection))
         }
 
         var schema: Schema?
-        timed("fts-triggers", into: results) {
+        timed(.ftsTriggers, into: results) {
             let read = try Schema(reading: connection)
             schema = read
             let external = read.fts5Tables.filter { $0.contentMode == .external }
@@ -107,20 +102,16 @@ extension Verifier {
         let version = (try? connection.userVersion()) ?? header?.userVersion ?? 0
         facts.userVersion = version
         if let expectedVersion {
-            timed("version", into: results) {
-                version == expectedVersion
-                    ? (true, "user_version is \(version)", [])
-                    : (false, "user_version is \(version), expected \(expectedVersion)", [])
-            }
+            timed(.version, into: results) { Self.outcome(DatabaseChecks.userVersion(version, expected: expectedVersion)) }
         } else {
-            results.add(.skipped("version", "no --expect-version or --migrations given"))
+            results.skip(.version, "no --expect-version or --migrations given")
         }
         if let expectation, expectation.dialectSet != nil {
-            timed("ledger", into: results) { try expectation.checkLedger(on: connection) ?? (true, "", []) }
+            timed(.ledger, into: results) { try expectation.checkLedger(on: connection) ?? (true, "", []) }
         } else if expectation != nil {
-            results.add(.skipped("ledger", "the set is in Steward's own layout: user_version is its record (see version)"))
+            results.skip(.ledger, "the set is in Steward's own layout: user_version is its record (see version)")
         } else {
-            results.add(.skipped("ledger", "no --migrations given"))
+            results.skip(.ledger, "no --migrations given")
         }
         checkSchema(on: connection, version: version, expectation: expectation, results: results)
     }
@@ -131,15 +122,15 @@ extension Verifier {
         on connection: Connection, version: Int32, expectation: MigrationExpectation?, results: CheckResults
     ) {
         guard options.migrationsDirectory != nil else {
-            results.add(.skipped("schema", "no --migrations given"))
+            results.skip(.schema, "no --migrations given")
             return
         }
         guard let expectation, let set = expectation.dialectSet ?? expectation.stewardSet.map(DialectSet.init(steward:)) else {
-            results.add(.skipped("schema", "the migration set could not be read"))
+            results.skip(.schema, "the migration set could not be read")
             return
         }
         var comparison: SchemaDriftCheck.Comparison?
-        timed("schema", into: results) {
+        timed(.schema, into: results) {
             let found = SchemaDriftCheck(extensions: options.extensions).compare(on: connection, set: set, cancellation: cancellation)
             comparison = found
             return found.status == "drift"
@@ -147,7 +138,7 @@ extension Verifier {
                 : (true, "the schema is what the migration set makes at version \(found.builtTo)", [])
         }
         if let comparison, comparison.status == "skipped" {
-            results.add(.skipped("schema", comparison.reason ?? "the schema could not be compared"))
+            results.skip(.schema, comparison.reason ?? "the schema could not be compared")
         }
     }
 }

@@ -3,14 +3,14 @@ import SQLiteKit
 
 extension Verifier {
     func checkContract(_ contract: SearchContract, set: MigrationSet, results: CheckResults) throws {
-        progress(.started(check: "search-contract"))
+        progress(.started(check: CheckName.searchContract.rawValue))
         let watch = Stopwatch()
         guard SQLiteLibrary.canCreateFTS5() else {
             let check = VerifyReport.Check(
-                name: "search-contract", status: .fail, durationSeconds: watch.roundedSeconds,
+                name: CheckName.searchContract.rawValue, status: .fail, durationSeconds: watch.roundedSeconds,
                 summary: "cannot run: FTS5 unavailable", details: [])
-            results.add(check)
-            progress(.finished(check: "search-contract", status: .fail, seconds: check.durationSeconds))
+            results.add(check, as: .searchContract)
+            progress(.finished(check: CheckName.searchContract.rawValue, status: .fail, seconds: check.durationSeconds))
             return
         }
         let cases: [VerifyReport.ContractCase]
@@ -36,9 +36,9 @@ extension Verifier {
             ? "\(cases.count) cases passed on the fresh and the migrated database (contract \(contract.version))"
             : "\(failed.count) of \(cases.count) cases failed: \(failed.map(\.name).joined(separator: ", "))"
         let check = VerifyReport.Check(
-            name: "search-contract", status: failed.isEmpty ? .pass : .fail, durationSeconds: watch.roundedSeconds,
+            name: CheckName.searchContract.rawValue, status: failed.isEmpty ? .pass : .fail, durationSeconds: watch.roundedSeconds,
             summary: summary, details: details)
-        results.add(check)
-        progress(.finished(check: "search-contract", status: check.status, seconds: check.durationSeconds))
+        results.add(check, as: .searchContract)
+        progress(.finished(check: CheckName.searchContract.rawValue, status: check.status, seconds: check.durationSeconds))
     }
 }

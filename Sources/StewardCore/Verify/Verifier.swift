@@ -41,10 +41,8 @@ public struct Verifier: Sendable {
         case finished(check: String, status: VerifyReport.Check.Status, seconds: Double)
     }
 
-    static let checkOrder = [
-        "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "ledger", "schema", "assertions",
-        "search-contract",
-    ]
+    /// The checks' names in report order.
+    static let checkOrder = CheckName.allCases.map(\.rawValue)
 
     let options: Options
     let cancellation: Cancellation
@@ -71,14 +69,10 @@ public struct Verifier: Sendable {
         var header: DatabaseHeader?
         var size: Int64 = 0
         if let path = options.databasePath {
-            let probe = try FileProbe(path: path)
-            guard probe.size > 0 else { throw FileProbe.emptyFile(path) }
+            let probe = try DatabaseFile(path: path)
+            guard probe.size > 0 else { throw DatabaseFile.emptyFile(path) }
             size = probe.size
-            do {
-                header = try DatabaseHeader(bytes: probe.headerBytes)
-            } catch let problem as DatabaseHeader.Problem {
-                throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
-            }
+            header = try probe.header()
         }
 
         let results = CheckResults()
@@ -101,20 +95,20 @@ public struct Verifier: Sendable {
                 try self.checkCopy(path: path, header: headerCopy, assertions: assertions, integrity: inPlace ? nil : quick, results: results)
             }
         } else {
-            for name in Self.checkOrder where name != "search-contract" {
-                results.add(.skipped(name, "no --db given"))
+            for name in CheckName.allCases where name != .searchContract {
+                results.skip(name, "no --db given")
             }
         }
         if let contract, let set {
             dispatch(group, results) { try self.checkContract(contract, set: set, results: results) }
         } else if contract != nil, let expectation {
-            results.add(.skipped(
-                "search-contract",
-                "the migrations are in \(expectation.dialect.rawValue)'s layout; the contract builds its databases from Steward's own"))
+            results.skip(
+                .searchContract,
+                "the migrations are in \(expectation.dialect.rawValue)'s layout; the contract builds its databases from Steward's own")
         } else if contract != nil {
-            results.add(.skipped("search-contract", "no --migrations given to run the contract on"))
+            results.skip(.searchContract, "no --migrations given to run the contract on")
         } else {
-            results.add(.skipped("search-contract", "no --contract given"))
+            results.skip(.searchContract, "no --contract given")
         }
         group.wait()
         if let error = results.error { throw error }
@@ -122,7 +116,7 @@ public struct Verifier: Sendable {
             throw StewardError.interrupted(by: cancellation)
         }
 
-        let checks = Self.checkOrder.compactMap { results.check(named: $0) }
+        let checks = CheckName.allCases.compactMap { results.check(named: $0) }
         let failedChecks = checks.filter { $0.status == .fail }.map(\.name)
         let cases = results.contractCases
         let database = options.databasePath.map { path in
@@ -151,7 +145,13 @@ public struct Verifier: Sendable {
     }
 
     /// Runs one check, timing it and turning thrown errors into a recorded failure.
-    func timed(_ name: String, into results: CheckResults, _ body: () throws -> (Bool, String, [String])) {
+    /// A shared database check as verify reports it: passed, summary, details.
+    static func outcome(_ check: Check) -> (Bool, String, [String]) {
+        (check.passed, check.detail, check.problems)
+    }
+
+    func timed(_ checkName: CheckName, into results: CheckResults, _ body: () throws -> (Bool, String, [String])) {
+        let name = checkName.rawValue
         progress(.started(check: name))
         let watch = Stopwatch()
         let check: VerifyReport.Check
@@ -166,7 +166,7 @@ public struct Verifier: Sendable {
             check = .init(name: name, status: .fail, durationSeconds: watch.roundedSeconds,
                           summary: "cannot run: \(error.localizedDescription)", details: [])
         }
-        results.add(check)
+        results.add(check, as: checkName)
         progress(.finished(check: name, status: check.status, seconds: check.durationSeconds))
     }
 }
