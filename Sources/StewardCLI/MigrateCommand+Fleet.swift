@@ -9,7 +9,7 @@ extension MigrateCommand {
         let options = self.options
         let backupDirectory = self.backupDirectory
         let allowDrift = self.allowDrift
-        let drift = FleetMigration.driftCheck(for: options)
+        let drift = FleetMigration.driftCheck(options)
         let threads = (fleet?.jobs ?? 1) > 1 ? 1 : max(1, ProcessInfo.processInfo.activeProcessorCount)
         return { path, cancellation in
             var options = options

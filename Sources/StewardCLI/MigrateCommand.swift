@@ -36,7 +36,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         static let status = Flag("status", help: "Show the current version and the pending migrations; change nothing.")
         static let create = Flag("create", help: "Create the database when it does not exist.")
         static let backupDir = Option<String>("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated. Foreign-key violations already there are recorded in the bundle, not refused; the report prints the command that rolls each database back (restore --replace).")
-        static let allowDrift = Flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked before every migration of a set in Steward's own layout, except with --baseline), and report the difference.")
+        static let allowDrift = Flag("allow-drift", help: "Migrate a database whose schema differs from what its applied migrations make (checked before every migration, in every layout, except with --baseline), and report the difference.")
 
         static func version(_ name: String, help: String) -> Option<VersionKey> {
             Option(name, value: "version", help: help, expected: "a version such as 3, 20240101120000 or 1.1",

@@ -107,6 +107,9 @@ public struct MigrateReport: Codable, Sendable {
     /// `--status` on a database at version 0 with no ledger: the newest version of the set
     /// whose schema the database has (a candidate for `--baseline`), or nil.
     public var schemaMatches: String?
+    /// The drift check's finding, when the caller asked for it (`Migrator.Options.driftCheck`)
+    /// with `--status`: the schema against what the applied migrations make.
+    public var schema: SchemaDriftCheck.Comparison?
 
     /// What the run did to the database, or would do: `migrated`, `created`, `current`
     /// (nothing to apply), `pending` (`--status` with migrations to apply) or

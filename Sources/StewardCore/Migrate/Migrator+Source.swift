@@ -35,15 +35,7 @@ extension Migrator {
         let set: DialectSet
         if detection.dialect == .steward {
             let steward = try MigrationSet(directory: directory)
-            set = DialectSet(
-                directory: steward.directory, dialect: .steward,
-                migrations: steward.migrations.map { migration in
-                    DialectMigration(
-                        version: VersionKey(Int64(migration.version)), ledgerVersion: String(migration.version),
-                        fileName: migration.fileName, path: migration.path, description: migration.fileName,
-                        bytes: Array(migration.sql.utf8), upSQL: migration.sql)
-                },
-                ignoredFiles: steward.ignoredFiles)
+            set = DialectSet(steward: steward)
         } else {
             set = try DialectSet(directory: directory, dialect: detection.dialect)
         }

@@ -30,6 +30,9 @@ public struct Migrator {
         public var create = false
         /// How long to wait for a lock held by another connection, per wait.
         public var timeout: Double = 30
+        /// With `statusOnly`: compare the schema with what the applied migrations make
+        /// (`MigrateReport.schema`) when migrations are pending, on the same connection.
+        public var driftCheck: SchemaDriftCheck?
 
         public init(databasePath: String, migrationsDirectory: String) {
             self.databasePath = databasePath

@@ -69,26 +69,16 @@ public struct MigrationRun: StewardOperation {
         if let backupDirectory = options.backupDirectory {
             let result = try FleetMigration(
                 options: migration, backupDirectory: backupDirectory, backupThreads: options.backupThreads,
-                drift: FleetMigration.driftCheck(for: migration), allowDrift: options.allowDrift, cancellation: cancellation
+                drift: FleetMigration.driftCheck(migration), allowDrift: options.allowDrift, cancellation: cancellation
             ).run()
             return Report(migration: result.report, schema: result.schema, backupRequested: true, backup: result.bundle)
         }
         // Drift is refused before anything is changed, as in runs over many databases.
         let schema = try FleetMigration(
-            options: migration, backupDirectory: nil, backupThreads: 1, drift: FleetMigration.singleRunDriftCheck(migration),
+            options: migration, backupDirectory: nil, backupThreads: 1, drift: FleetMigration.driftCheck(migration),
             allowDrift: options.allowDrift, cancellation: cancellation
         ).driftBeforeMigrating()
         let report = try Migrator(options: migration, cancellation: cancellation, progress: progress).run()
         return Report(migration: report, schema: schema, backupRequested: false, backup: nil)
-    }
-}
-
-extension FleetMigration {
-    /// The drift check of runs that apply migrations (not `--status` or `--dry-run`, not
-    /// `--baseline`). Nil for a set Steward's own layout cannot read (another runner's:
-    /// each database's migration reads it in its layout, and the ledger checks stand in).
-    public static func driftCheck(for options: Migrator.Options) -> SchemaDriftCheck? {
-        guard !options.statusOnly && !options.dryRun, options.baseline == nil else { return nil }
-        return try? SchemaDriftCheck(migrationsDirectory: options.migrationsDirectory)
     }
 }

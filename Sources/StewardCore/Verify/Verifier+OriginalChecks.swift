@@ -72,21 +72,23 @@ extension Verifier {
             let read = try Schema(reading: connection)
             schema = read
             let external = read.fts5Tables.filter { $0.contentMode == .external }
-            if external.isEmpty { return (true, "no external-content FTS5 tables", []) }
+            // FTS5 tables with their own content that triggers fill from another table
+            // depend on those triggers just as much.
+            let filled = try FTS5TriggerFill.find(on: connection)
+            if external.isEmpty, filled.isEmpty { return (true, "no external-content FTS5 tables", []) }
             var details: [String] = []
             var deferred: [String] = []
-            for table in external {
-                let missing = read.syncTriggers(for: table).missing
-                if !missing.isEmpty {
-                    let line = "\(table.name): no \(missing.joined(separator: ", ")) trigger on \(table.contentTable ?? "its content table") that writes to it"
-                    if options.ftsDeferred.contains(table.name.lowercased()) {
-                        deferred.append(line + " (deferred: indexed in the background)")
-                    } else {
-                        details.append(line)
-                    }
+            let gaps = external.map { ($0.name, $0.contentTable ?? "its content table", read.syncTriggers(for: $0).missing) }
+                + filled.map { ($0.table, $0.source, $0.missing) }
+            for (table, source, missing) in gaps where !missing.isEmpty {
+                let line = "\(table): no \(missing.joined(separator: ", ")) trigger on \(source) that writes to it"
+                if options.ftsDeferred.contains(table.lowercased()) {
+                    deferred.append(line + " (deferred: indexed in the background)")
+                } else {
+                    details.append(line)
                 }
             }
-            let names = external.map(\.name).joined(separator: ", ")
+            let names = (external.map(\.name) + filled.map { "\($0.table) (from \($0.source))" }).joined(separator: ", ")
             if !details.isEmpty { return (false, "missing sync triggers", details + deferred) }
             return deferred.isEmpty
                 ? (true, "insert, delete and update sync triggers present for \(names)", [])
@@ -116,27 +118,26 @@ extension Verifier {
         checkSchema(on: connection, version: version, expectation: expectation, results: results)
     }
 
-    /// Drift: the schema against what the migration set makes at the database's version
-    /// (`SchemaDriftCheck`, as `migrate` checks a fleet).
+    /// Drift: the schema against what the migrations the database has applied make, in
+    /// every layout (`SchemaDriftCheck`, as `migrate` checks a database before migrating it).
     func checkSchema(
         on connection: Connection, version: Int32, expectation: MigrationExpectation?, results: CheckResults
     ) {
-        guard let directory = options.migrationsDirectory else {
+        guard options.migrationsDirectory != nil else {
             results.skip(.schema, missing: .migrations)
             return
         }
-        // user_version counts migrations in other layouts; the ledger check covers them.
-        if let dialect = expectation?.dialectSet?.dialect {
-            results.skip(.schema, "the set is in \(dialect.rawValue)'s layout; drift is compared for Steward's own layout")
+        guard let expectation, let set = expectation.dialectSet ?? expectation.stewardSet.map(DialectSet.init(steward:)) else {
+            results.skip(.schema, "the migration set could not be read")
             return
         }
         var comparison: SchemaDriftCheck.Comparison?
         timed(.schema, into: results) {
-            let found = try SchemaDriftCheck(migrationsDirectory: directory).compare(on: connection, version: version, cancellation: cancellation)
+            let found = SchemaDriftCheck(extensions: options.extensions).compare(on: connection, set: set, cancellation: cancellation)
             comparison = found
             return found.status == "drift"
-                ? (false, "the schema differs from what the migration set makes at version \(version)", found.differences)
-                : (true, "the schema is what the migration set makes at version \(version)", [])
+                ? (false, "the schema differs from what the migration set makes at version \(found.builtTo)", found.differences)
+                : (true, "the schema is what the migration set makes at version \(found.builtTo)", [])
         }
         if let comparison, comparison.status == "skipped" {
             results.skip(.schema, comparison.reason ?? "the schema could not be compared")
