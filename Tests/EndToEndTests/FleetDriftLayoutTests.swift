@@ -29,7 +29,7 @@ private let dbmateAvailable = (try? systemTool(["dbmate", "--version"]).status) 
         var lines: [String: [String: Any]] = [:]
         for line in run.stdout.split(separator: "\n") {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
-            if object["kind"] as? String == "database", let path = object["path"] as? String { lines[path] = object }
+            if object["kind"] as? String == "database", let path = (object["database"] as? [String: Any])?["path"] as? String { lines[path] = object }
         }
         return (run, lines)
     }
@@ -136,7 +136,7 @@ private let dbmateAvailable = (try? systemTool(["dbmate", "--version"]).status) 
         var checks: [String: [String: Any]] = [:]
         for line in verify.stdout.split(separator: "\n") {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            if let path = object["path"] as? String {
+            if let path = (object["database"] as? [String: Any])?["path"] as? String {
                 checks[path] = (object["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "schema" }
             }
         }
