@@ -23,6 +23,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // glibc's GNU-only calls (renameat2, copy_file_range, sync_file_range), declared.
+        .systemLibrary(name: "CSystem"),
 
         // File names as bytes that need not be UTF-8, carried in Swift strings.
         .target(name: "FileNames"),
@@ -35,7 +37,7 @@ let package = Package(
         .target(name: "ArgumentKit"),
 
         // The operations as library APIs returning Codable reports.
-        .target(name: "StewardCore", dependencies: ["SQLiteKit", "ArchiveKit", "FileNames"]),
+        .target(name: "StewardCore", dependencies: ["SQLiteKit", "ArchiveKit", "FileNames", "CSystem"]),
 
         // Commands, help, rendering and exit codes.
         .target(name: "StewardCLI", dependencies: ["ArgumentKit", "StewardCore", "FileNames"]),

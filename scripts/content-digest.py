@@ -32,26 +32,42 @@ def main(path):
     def q(name):
         return '"' + name.replace('"', '""') + '"'
     _, schema = digest(c, "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name")
-    tables = []
-    for name, kind, wr in c.execute("SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main'").fetchall():
-        name = name.decode()
-        kind = kind.decode()
+    # sha256-sha3sum-v2: the tables are chosen from sqlite_schema alone (a virtual table
+    # has rootpage 0), never from the modules this connection has, so the digest is the
+    # same with or without an extension loaded. Skipped: sqlite_%, FTS5's shadow tables
+    # (its content is digested through the FTS5 table), every other virtual table (its
+    # shadow tables are ordinary tables and are digested).
+    entries = [(n.decode(), r, (s or b"").decode())
+               for n, r, s in c.execute("SELECT name, rootpage, sql FROM sqlite_schema WHERE type = 'table'").fetchall()]
+    fts5 = [n for n, r, s in entries if r == 0 and re.search(r"\busing\s+fts5\s*\(", s, re.I)]
+    fts_shadows = {("%s_%s" % (n, suffix)).lower() for n in fts5 for suffix in ("data", "idx", "content", "docsize", "config")}
+    tables, virtual = [], []
+    for name, rootpage, sql in entries:
         if name.lower().startswith("sqlite_"):
             continue
-        if kind == "virtual":
-            sql = c.execute("SELECT sql FROM sqlite_schema WHERE name = ?", (name,)).fetchone()[0].decode()
-            if not re.search(r"using\s+fts5", sql, re.I):
+        if rootpage == 0:
+            if name not in fts5:
+                virtual.append(name)
                 continue
-        elif kind != "table":
-            continue
-        if wr:
-            keys = [r[0].decode() for r in c.execute("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", (name,))]
-            order = ", ".join(q(k) for k in keys)
-        else:
             order = "rowid"
-        rows, sha = digest(c, "SELECT * FROM %s ORDER BY %s" % (q(name), order))
+        elif name.lower() in fts_shadows:
+            continue
+        else:
+            columns = {r[0].decode().lower() for r in c.execute("SELECT name FROM pragma_table_xinfo(?)", (name,))}
+            wr = c.execute("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", (name,)).fetchone()[0]
+            if wr:
+                keys = [r[0].decode() for r in c.execute("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", (name,))]
+                order = ", ".join(q(k) for k in keys)
+            else:
+                # The rowid under a name no column has taken.
+                order = next((n for n in ("rowid", "_rowid_", "oid") if n not in columns), "rowid")
+        rows, sha = digest(c, "SELECT * FROM main.%s ORDER BY %s" % (q(name), order))
         tables.append({"name": name, "rows": rows, "sha256": sha})
     tables.sort(key=lambda t: t["name"].encode())
-    print(json.dumps({"schema": schema, "tables": tables}, sort_keys=True))
+    virtual.sort(key=lambda n: n.encode())
+    result = {"algorithm": "sha256-sha3sum-v2", "schema": schema, "tables": tables}
+    if virtual:
+        result["virtualTables"] = virtual
+    print(json.dumps(result, sort_keys=True))
 
 main(sys.argv[1])

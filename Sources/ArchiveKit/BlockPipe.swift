@@ -7,6 +7,10 @@ import Foundation
 ///
 /// The worker alone touches libarchive from `start()` until it has seen the end of the
 /// data, a failure, or `stop()`; `stop()` returns only once it has let go.
+///
+/// `@unchecked Sendable`: the two threads wait for each other, which `Mutex` cannot do;
+/// every stored `var` is touched only with `condition` held, and the archive handle and
+/// the buffers are used by one thread at a time, as said above.
 final class BlockPipe: @unchecked Sendable {
     struct Block {
         let index: Int

@@ -140,6 +140,9 @@ final class OutputSink {
 
 /// What a background thread needs to free an abandoned archive: the handle, and the
 /// sink that libarchive points to until it is freed.
+///
+/// `@unchecked Sendable`: a C handle is not Sendable; it is handed over whole, and the
+/// thread that abandoned it never touches it (or the sink) again.
 final class AbandonedArchive: @unchecked Sendable {
     let archive: OpaquePointer
     let sink: OutputSink

@@ -20,7 +20,7 @@ public struct CommandConfiguration: Sendable {
         discussion: String? = nil,
         version: String? = nil,
         arguments: [ArgumentDefinition] = [],
-        options: [OptionDefinition] = [],
+        options: [any OptionKey] = [],
         subcommands: [CommandConfiguration] = [],
         unavailableReason: String? = nil,
         isHidden: Bool = false
@@ -30,7 +30,7 @@ public struct CommandConfiguration: Sendable {
         self.discussion = discussion
         self.version = version
         self.arguments = arguments
-        self.options = options
+        self.options = options.map(\.definition)
         self.subcommands = subcommands
         self.unavailableReason = unavailableReason
         self.isHidden = isHidden
@@ -75,6 +75,9 @@ public struct OptionDefinition: Sendable {
     public var defaultValue: String?
     public var isRequired: Bool
     public var isRepeating: Bool
+    /// For a typed option (`Option`, `RepeatedOption`): what a valid value is, or nil when
+    /// the text is one; the parser refuses the others with a usage error.
+    var expectation: (@Sendable (String) -> String?)?
 
     /// An option that takes a value.
     public static func option(
@@ -83,14 +86,14 @@ public struct OptionDefinition: Sendable {
     ) -> OptionDefinition {
         OptionDefinition(
             name: name, shortName: short, valueName: valueName, help: help,
-            defaultValue: defaultValue, isRequired: required, isRepeating: repeating)
+            defaultValue: defaultValue, isRequired: required, isRepeating: repeating, expectation: nil)
     }
 
     /// A flag that is either present or absent.
     public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionDefinition {
         OptionDefinition(
             name: name, shortName: short, valueName: nil, help: help,
-            defaultValue: nil, isRequired: false, isRepeating: false)
+            defaultValue: nil, isRequired: false, isRepeating: false, expectation: nil)
     }
 
     public var isFlag: Bool { valueName == nil }

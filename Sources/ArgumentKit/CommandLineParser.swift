@@ -130,6 +130,9 @@ public struct CommandLineParser: Sendable {
             if !option.isRepeating, values.optionValues[option.name] != nil {
                 throw error("'\(option.display)' was given more than once", command: command, path: path)
             }
+            if let expected = option.expectation?(value) {
+                throw error("The value '\(value)' is invalid for '\(option.display)': expected \(expected)", command: command, path: path)
+            }
             values.optionValues[option.name, default: []].append(value)
         }
 

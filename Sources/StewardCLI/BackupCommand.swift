@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.
-struct BackupCommand: StewardCommand {
+struct BackupCommand: OperationCommand, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
@@ -28,59 +28,58 @@ struct BackupCommand: StewardCommand {
             goes away is exit status 74.
             """,
         options: [
-            .option("db", value: "path", help: "The database to back up; repeat it for several (see --dbs-from).", repeating: true),
-            .option("out", value: "dir", help: "The existing directory to write the bundle into, or - for standard output (not a terminal; not with --json or --name; one database only).", required: true),
-            .option("name", value: "file", help: "The bundle's file name (default: <db>-v<user_version>-<UTC time>.tar.zst)."),
-            .option("level", value: "n", help: "The zstd compression level, 1 (fast) to 19 (small).",
-                    default: String(BackupMaker.defaultCompressionLevel)),
-            .option("timeout", value: "seconds", help: "How long, in all, to wait for other connections' locks.", default: "30"),
-            .option("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
-                    default: String(BackupMaker.defaultPagesPerStep)),
-            .flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst."),
-            .option("load-extension", value: "path", help: "Load this SQLite extension into the connections that check and digest the snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).", repeating: true),
-            .flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot."),
-        ] + KeyOptions.forEncryption + [
-            CommonOptions.quiet,
-            CommonOptions.json,
-        ] + FleetOptions.definitions)
+            Opt.db, Opt.out, Opt.name, Opt.level, CommonOptions.timeout, Opt.pagesPerStep, Opt.asIs, Opt.loadExtension, Opt.checkFTS,
+        ] + KeyOptions.forEncryption + CommonOptions.output + FleetOptions.options)
+
+    enum Opt {
+        static let db = FleetOptions.database(help: "The database to back up; repeat it for several (see --dbs-from).")
+        static let out = Option<String>("out", value: "dir", help: "The existing directory to write the bundle into, or - for standard output (not a terminal; not with --json or --name; one database only).", required: true)
+        static let name = Option<String>("name", value: "file", help: "The bundle's file name (default: <db>-v<user_version>-<UTC time>.tar.zst).")
+        static let level = Option<Int>("level", value: "n", help: "The zstd compression level, 1 (fast) to 19 (small).",
+                                       default: BackupMaker.defaultCompressionLevel, in: 1...19)
+        static let pagesPerStep = Option<Int>("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
+                                              default: Int(BackupMaker.defaultPagesPerStep), in: 1...1_000_000)
+        static let asIs = Flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst.")
+        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into the connections that check and digest the snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let checkFTS = Flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot.")
+    }
 
     let options: BackupMaker.Options
     let fleet: FleetOptions?
-    let json: Bool
-    let quiet: Bool
+    let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        let fleet = try FleetOptions.parse(values)
+        let fleet = try FleetOptions.parse(values, databases: Opt.db)
         var options = BackupMaker.Options(
-            databasePath: fleet == nil ? try values.required("db") : "", outputDirectory: try values.required("out"))
+            databasePath: fleet == nil ? try FleetOptions.singleDatabase(values, Opt.db) : "", outputDirectory: try values.required(Opt.out))
         if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
-        if fleet != nil && values.isPresent("name") {
+        if fleet != nil && values.isPresent(Opt.name) {
             throw values.error("'--name' names one bundle; with many databases each bundle is named <db>-<path hash>-v<user_version>-<UTC time>.tar.zst")
         }
         if options.outputDirectory.isEmpty { throw values.error("The value '' is invalid for '--out <dir>'") }
         if options.outputDirectory == "-" {
             options.toStandardOutput = true
             if fleet != nil { throw values.error("--out - writes one bundle to standard output; with many databases give a directory") }
-            if values.flag("json") { throw values.error("--out - writes the bundle to standard output, so --json cannot go there too") }
-            if values.value("name") != nil { throw values.error("--out - has no file to name; --name cannot be used with it") }
+            if values[CommonOptions.json] { throw values.error("--out - writes the bundle to standard output, so --json cannot go there too") }
+            if values[Opt.name] != nil { throw values.error("--out - has no file to name; --name cannot be used with it") }
             if isatty(STDOUT_FILENO) == 1 {
                 throw values.error("refusing to write a bundle to a terminal: redirect or pipe standard output (--out -)")
             }
         }
         options.keys = try KeyOptions.parse(values, encrypting: true)
-        if let name = values.value("name") {
+        if let name = values[Opt.name] {
             if let problem = BackupMaker.problem(withBundleName: name, encrypted: options.keys.encrypts) {
                 throw values.error("The value '\(name)' is invalid for '--name <file>': \(problem)")
             }
             options.bundleName = name
         }
-        options.compressionLevel = try values.integer("level", in: 1...19) ?? BackupMaker.defaultCompressionLevel
-        options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
-        options.pagesPerStep = Int32(try values.integer("pages-per-step", in: 1...1_000_000) ?? Int(BackupMaker.defaultPagesPerStep))
-        options.checksFTS = values.flag("check-fts")
-        options.extensions = values.values("load-extension")
+        options.compressionLevel = values[Opt.level] ?? BackupMaker.defaultCompressionLevel
+        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
+        options.pagesPerStep = Int32(values[Opt.pagesPerStep] ?? Int(BackupMaker.defaultPagesPerStep))
+        options.checksFTS = values[Opt.checkFTS]
+        options.extensions = values[Opt.loadExtension]
         if let fleet, fleet.jobs > 1 { options.threads = 1 }
-        if values.flag("as-is") {
+        if values[Opt.asIs] {
             options.asIs = .integrityAndForeignKeys
             if let name = options.bundleName, !name.contains(BackupMaker.asIsMarker) {
                 throw values.error("The value '\(name)' is invalid for '--name <file>': a bundle made with --as-is carries '\(BackupMaker.asIsMarker)' in its name")
@@ -88,41 +87,49 @@ struct BackupCommand: StewardCommand {
         }
         self.options = options
         self.fleet = fleet
-        self.json = values.flag("json")
-        self.quiet = values.flag("quiet")
+        self.output = OutputOptions(values)
     }
 
+    typealias Work = BackupMaker
+
+    var operationOptions: BackupMaker.Options { options }
+
+    static var drawsLiveProgress: Bool { true }
+
     func run(on terminal: Terminal) throws -> Int32 {
-        if let fleet { return try FleetRun(command: "backup", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
-        if options.toStandardOutput {
+        if fleet == nil && options.toStandardOutput {
             // A reader that goes away must be a write error (EPIPE, 74), not a silent death.
             signal(SIGPIPE, SIG_IGN)
         }
-        let live = terminal.isErrorInteractive && !quiet
-        let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
-            try BackupMaker(options: options, cancellation: cancellation) { event in
-                guard live else { return }
-                Self.draw(event, on: terminal)
-            }.run()
+        return try runOperation(on: terminal)
+    }
+
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (BackupMaker.Event) -> Void {
+        { event in
+            guard live else { return }
+            Self.draw(event, on: terminal)
         }
-        if options.toStandardOutput {
-            // Standard output carries the bundle.
-            if !quiet { terminal.diagnose(Self.render(report)) }
-            return ExitCode.success
-        }
-        terminal.print(json ? try ReportOutput.json(report, command: "backup", exitCode: ExitCode.success) : Self.render(report))
-        return ExitCode.success
+    }
+
+    func deliver(_ report: BackupReport, status: Int32, on terminal: Terminal) throws {
+        guard options.toStandardOutput else { return try printReport(report, status: status, on: terminal) }
+        // Standard output carries the bundle.
+        if !output.quiet { terminal.diagnose(render(report)) }
+    }
+
+    func render(_ report: BackupReport) -> String {
+        Self.render(report)
     }
 
     /// One database of a fleet run; bundles carry the path's tag, since fleets share file names.
-    var fleetItem: @Sendable (String, Cancellation) throws -> FleetRun.Item {
+    func fleetItem() -> FleetRun.Work {
         let options = self.options
         return { path, cancellation in
             var options = options
             options.databasePath = path
             options.nameTag = try PathTag.of(path)
             let report = try BackupMaker(options: options, cancellation: cancellation).run()
-            let envelope = FleetEnvelope(report: report, path: path, status: "ok", outcome: "backed-up", exitCode: 0)
+            let envelope = FleetEnvelope(report: report, command: "backup", exitCode: ExitCode.success, outcome: "backed-up")
             return FleetRun.Item(outcome: "backed-up", exitCode: 0, json: try envelope.line(),
                                  detail: "user_version \(report.source.userVersion), \(report.bundle.path)", message: nil)
         }
@@ -182,7 +189,7 @@ struct BackupCommand: StewardCommand {
         if let encryption = report.encryption {
             lines.append("Encrypted   age (\(encryption.format)), to \(encryption.describedRecipients); the manifest is inside")
         }
-        lines.append("Source      \(ReportOutput.escaped(report.database)): user_version \(source.userVersion), application_id \(source.applicationID), "
+        lines.append("Source      \(ReportOutput.escaped(report.database.path)): user_version \(source.userVersion), application_id \(source.applicationID), "
                      + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
         lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(report.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "

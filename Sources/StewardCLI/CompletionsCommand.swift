@@ -13,14 +13,18 @@ struct CompletionsCommand: StewardCommand {
             it in the current shell: bash: source <(steward completions bash); zsh: \
             source <(steward completions zsh); fish: steward completions fish | source.
             """,
-        arguments: [ArgumentDefinition("shell", help: "bash, zsh or fish.")],
+        arguments: [Arg.shell.definition],
         isHidden: true)
+
+    enum Arg {
+        static let shell = Argument("shell", help: "bash, zsh or fish.")
+    }
 
     let shell: CompletionShell
     let json = false
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        let name = values.argument("shell") ?? ""
+        let name = values[Arg.shell] ?? ""
         guard let shell = CompletionShell(rawValue: name) else {
             let names = CompletionShell.allCases.map(\.rawValue)
             throw values.error(

@@ -1,58 +1,66 @@
 import Foundation
 import StewardCore
 
-/// One database's line of a fleet run's NDJSON: the object a single run prints, with
-/// `kind`, `path` (the database as listed), `status`, `outcome` and `exitCode` added at
-/// its top level.
+/// One line of a fleet run's NDJSON: exactly the object a single run of the command
+/// prints (its report and the envelope, `ReportOutput.Envelope`), with `kind` added:
+/// `database` on a database's line, which also says its `outcome`, and `summary` on the
+/// last line. schema/steward.schema.json describes every line.
 struct FleetEnvelope<Report: Encodable>: Encodable {
     let report: Report
-    let path: String
-    let status: String
-    let outcome: String
-    let exitCode: Int32
-    /// Extra top-level members (`backup` for `migrate --backup-dir`).
-    var bundle: FleetMigration.Bundle?
-    /// The drift check's finding (`migrate`).
-    var schema: SchemaDriftCheck.Comparison?
+    let envelope: ReportOutput.Envelope
+    let kind: String
+    /// `migrated`, `current`, `passed`, `backed-up`, `failed` …; nil on the summary.
+    let outcome: String?
 
     private enum Keys: String, CodingKey {
-        case kind, path, status, outcome, exitCode, backup, schema
+        case kind, outcome
+    }
+
+    /// A database's line (`kind` `database`), or a bundle's in a restore drill (`bundle`).
+    init(report: Report, command: String, exitCode: Int32, outcome: String, kind: String = "database") {
+        self.report = report
+        self.envelope = ReportOutput.Envelope(command: command, exitCode: exitCode)
+        self.kind = kind
+        self.outcome = outcome
+    }
+
+    /// The summary line: `failed` when any database failed (a run that finished is not
+    /// itself an error, whatever its databases' statuses).
+    init(summary: Report, command: String, exitCode: Int32) {
+        self.report = summary
+        self.envelope = ReportOutput.Envelope(
+            command: command, exitCode: exitCode, status: exitCode == ExitCode.success ? "ok" : "failed")
+        self.kind = "summary"
+        self.outcome = nil
     }
 
     func encode(to encoder: any Encoder) throws {
         try report.encode(to: encoder)
+        try envelope.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
-        try container.encode("database", forKey: .kind)
-        try container.encode(path, forKey: .path)
-        try container.encode(status, forKey: .status)
-        try container.encode(outcome, forKey: .outcome)
-        try container.encode(exitCode, forKey: .exitCode)
-        try container.encodeIfPresent(bundle, forKey: .backup)
-        try container.encodeIfPresent(schema, forKey: .schema)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(outcome, forKey: .outcome)
     }
 
     /// One line of JSON.
     func line() throws -> String {
-        try FleetEnvelope.compact(self)
-    }
-
-    static func compact<Value: Encodable>(_ value: Value) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return ReportOutput.escapingControlCharacters(String(decoding: try encoder.encode(value), as: UTF8.self))
+        return ReportOutput.escapingControlCharacters(String(decoding: try encoder.encode(self), as: UTF8.self))
     }
 }
 
-/// The NDJSON line of a database whose run failed with an error rather than a report:
-/// the failure object a single run prints, with `kind`, `path`, `database` (both the path
-/// as listed) and `outcome`.
+/// The report part of the line of a database whose run failed with an error rather than
+/// a report: what a single run prints on failure (`error`), and the database.
 struct FleetFailureLine: Encodable {
-    let kind = "database"
-    let command: String
-    let path: String
-    let database: String
-    let status = "error"
-    let outcome = "failed"
+    /// A bundle as listed: a bundle that could not be read has no size to report.
+    struct ListedBundle: Encodable {
+        let path: String
+    }
+
+    /// The database (migrate, verify, backup), or
+    let database: DatabaseReference?
+    /// the bundle of a restore drill; exactly one of the two.
+    let bundle: ListedBundle?
     let error: ReportOutput.Failure.Detail
-    let exitCode: Int32
 }

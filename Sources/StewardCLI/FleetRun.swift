@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StewardCore
+import Synchronization
 
 /// A command run over many databases: the list, its shard, a bounded pool of jobs, one
 /// result line per database as it finishes (text, or NDJSON with `--json`), a summary
@@ -17,6 +18,9 @@ struct FleetRun {
         /// Why the database failed, for the summary.
         let message: String?
     }
+
+    /// One database's run: its path and the run's cancellation in, its line out.
+    typealias Work = @Sendable (_ path: String, _ cancellation: Cancellation) throws -> Item
 
     let command: String
     let fleet: FleetOptions
@@ -53,8 +57,13 @@ struct FleetRun {
         let summary = tally.summary(
             command: command, listed: given.count, duplicates: list.duplicateCount, shard: fleet.shard,
             selected: selected.count, interrupted: interrupted, totalSeconds: (Self.seconds(since: start) * 1000).rounded() / 1000)
-        terminal.print(json ? try FleetEnvelope<FleetSummary>.compact(summary) : Self.render(summary))
+        terminal.print(json ? try FleetEnvelope(summary: summary, command: command, exitCode: summary.exitCode).line() : Self.render(summary))
         return summary.exitCode
+    }
+
+    /// What the listed paths are: bundles for restore (its drills), databases otherwise.
+    static func itemKind(of command: String) -> String {
+        command == "restore" ? "bundle" : "database"
     }
 
     /// Runs one database, turning a thrown error into its failure line.
@@ -68,13 +77,16 @@ struct FleetRun {
         do {
             return try work(path, cancellation)
         } catch let error as StewardError {
-            (kind, message, status) = (error.kind.rawValue, error.message, ExitCode.for(error.kind))
+            (kind, message, status) = (error.kind.rawValue, RemedyWording.message(of: error), ExitCode.for(error.kind))
         } catch {
             (kind, message, status) = (StewardError.Kind.internal.rawValue, "\(error)", ExitCode.software)
         }
-        let line = FleetFailureLine(command: command, path: path, database: path, error: .init(kind: kind, message: message), exitCode: status)
-        let json = (try? FleetEnvelope<FleetFailureLine>.compact(line))
-            ?? "{\"kind\":\"database\",\"status\":\"error\",\"exitCode\":\(status)}"
+        let itemKind = Self.itemKind(of: command)
+        let line = itemKind == "bundle"
+            ? FleetFailureLine(database: nil, bundle: .init(path: path), error: .init(kind: kind, message: message))
+            : FleetFailureLine(database: DatabaseReference(path: path), bundle: nil, error: .init(kind: kind, message: message))
+        let json = (try? FleetEnvelope(report: line, command: command, exitCode: status, outcome: "failed", kind: itemKind).line())
+            ?? "{\"kind\":\"\(itemKind)\",\"status\":\"error\",\"exitCode\":\(status)}"
         return Item(outcome: "failed", exitCode: status, json: json, detail: message, message: message)
     }
 
@@ -91,7 +103,7 @@ struct FleetRun {
         var databases = "\(summary.listed) listed"
         if summary.duplicates > 0 { databases += ", \(summary.duplicates) duplicate\(summary.duplicates == 1 ? "" : "s") skipped" }
         if let shard = summary.shard { databases += ", shard \(shard): \(summary.selected)" }
-        lines.append("Databases   \(databases)")
+        lines.append((itemKind(of: summary.command) == "bundle" ? "Bundles     " : "Databases   ") + databases)
         let outcomes = summary.outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         lines.append("Result      \(summary.succeeded) succeeded, \(summary.failed) failed"
                      + (outcomes.isEmpty ? "" : " (\(outcomes))")
@@ -111,8 +123,10 @@ struct FleetRun {
 
     /// Writes result lines from the jobs one at a time, and on a terminal keeps a live
     /// line on stderr (done/total, failed, rate, time left) below them.
-    private final class Output: @unchecked Sendable {
-        private let lock = NSLock()
+    private final class Output: Sendable {
+        /// Held while a result line and the live line are written, so that lines from
+        /// two jobs never interleave.
+        private let writing = Mutex(())
         private let terminal: Terminal
         private let live: Bool
         private let total: Int
@@ -126,16 +140,16 @@ struct FleetRun {
         }
 
         func emit(_ line: String, tally: FleetTally) {
-            lock.lock()
-            defer { lock.unlock() }
-            if live { terminal.progress("\r\u{1B}[2K") }
-            terminal.print(line)
-            guard live else { return }
-            let (done, failed) = tally.counts
-            let elapsed = FleetRun.seconds(since: start)
-            let rate = elapsed > 0 ? Double(done) / elapsed : 0
-            let left = rate > 0 ? Double(total - done) / rate : 0
-            terminal.progress(String(format: "%d/%d done, %d failed, %.1f/s, %.0f s left", done, total, failed, rate, left))
+            writing.withLock { _ in
+                if live { terminal.progress("\r\u{1B}[2K") }
+                terminal.print(line)
+                guard live else { return }
+                let (done, failed) = tally.counts
+                let elapsed = FleetRun.seconds(since: start)
+                let rate = elapsed > 0 ? Double(done) / elapsed : 0
+                let left = rate > 0 ? Double(total - done) / rate : 0
+                terminal.progress(String(format: "%d/%d done, %d failed, %.1f/s, %.0f s left", done, total, failed, rate, left))
+            }
         }
     }
 }

@@ -2,7 +2,7 @@ import ArgumentKit
 import StewardCore
 
 /// `steward inspect PATH`: what is inside a database file.
-struct InspectCommand: StewardCommand {
+struct InspectCommand: OperationCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show what is inside a SQLite database file or a Steward bundle.",
@@ -19,56 +19,62 @@ struct InspectCommand: StewardCommand {
             (an age file) shows only its recipients' types unless --identity or a passphrase opens \
             it; 77 when those given do not.
             """,
-        arguments: [ArgumentDefinition("path", help: "The database file or bundle to inspect.")],
-        options: [
-            .flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle."),
-        ] + KeyOptions.forDecryption + [CommonOptions.json])
+        arguments: [Arg.path.definition],
+        options: [Opt.digest] + KeyOptions.forDecryption + [CommonOptions.json])
 
-    let path: String
-    let json: Bool
-    let keys: BundleKeys
-    let digest: Bool
-
-    init(_ values: ParsedValues) throws(CommandLineError) {
-        guard let path = values.argument("path"), !path.isEmpty else {
-            throw values.error("Missing expected argument '<path>'")
-        }
-        self.path = path
-        self.json = values.flag("json")
-        self.keys = try KeyOptions.parse(values, encrypting: false)
-        self.digest = values.flag("digest")
+    enum Arg {
+        static let path = Argument("path", help: "The database file or bundle to inspect.")
     }
 
-    func run(on terminal: Terminal) throws -> Int32 {
-        if digest {
-            let keys = self.keys
-            let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
-                try DigestInspector().inspect(path: path, keys: keys, cancellation: cancellation)
-            }
-            terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
-            return ExitCode.success
+    enum Opt {
+        static let digest = Flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle.")
+    }
+
+    let options: Inspection.Options
+    let output: OutputOptions
+
+    init(_ values: ParsedValues) throws(CommandLineError) {
+        guard let path = values[Arg.path], !path.isEmpty else {
+            throw values.error("Missing expected argument '<path>'")
         }
-        if BundleInspector.isBundle(path: path) {
-            if BundleInspector.isEncrypted(path: path), !keys.canOpen {
-                let report = try BundleInspector().inspectEncrypted(path: path)
-                terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
-                return ExitCode.success
-            }
-            let keys = self.keys
-            let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
-                try BundleInspector().inspect(path: path, keys: keys, cancellation: cancellation)
-            }
-            let status = report.verification.passed ? ExitCode.success : ExitCode.dataError
-            terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: status) : Self.render(report))
-            guard report.verification.passed else {
-                terminal.diagnose("Error: \(ReportOutput.escaped(report.verification.problem ?? "the bundle did not verify"))")
-                return ExitCode.dataError
-            }
-            return ExitCode.success
+        var options = Inspection.Options(path: path)
+        options.keys = try KeyOptions.parse(values, encrypting: false)
+        options.digest = values[Opt.digest]
+        self.options = options
+        self.output = OutputOptions(values, quiet: false)
+    }
+
+    typealias Work = Inspection
+
+    var operationOptions: Inspection.Options { options }
+
+    var trapsSignals: Bool { Inspection.isCancellable(options) }
+
+    /// A bundle that does not verify is bad input (65); everything else shown is 0.
+    func exitStatus(of report: Inspection.Report) -> Int32 {
+        guard case .bundle(let bundle) = report, !bundle.verification.passed else { return ExitCode.success }
+        return ExitCode.dataError
+    }
+
+    /// A bundle that did not verify: its report with the error beside it (65).
+    func deliver(_ report: Inspection.Report, status: Int32, on terminal: Terminal) throws {
+        guard case .bundle(let bundle) = report, !bundle.verification.passed else {
+            return try printReport(report, status: status, on: terminal)
         }
-        let report = try Inspector().inspect(path: path)
-        terminal.print(json ? try ReportOutput.json(report, command: "inspect", exitCode: ExitCode.success) : Self.render(report))
-        return ExitCode.success
+        let problem = bundle.verification.problem ?? "the bundle did not verify"
+        let failing = ReportOutput.Failing(
+            report: bundle, failure: .init(error: .init(kind: StewardError.Kind.badInput.rawValue, message: problem)))
+        terminal.print(output.json ? try ReportOutput.json(failing, command: "inspect", exitCode: status) : render(report))
+        terminal.diagnose("Error: \(ReportOutput.escaped(problem))")
+    }
+
+    func render(_ report: Inspection.Report) -> String {
+        switch report {
+        case .database(let report): Self.render(report)
+        case .bundle(let report): Self.render(report)
+        case .encryptedBundle(let report): Self.render(report)
+        case .digests(let report): Self.render(report)
+        }
     }
 
     static func render(_ report: DigestReport) -> String {
@@ -85,8 +91,8 @@ struct InspectCommand: StewardCommand {
 
     static func render(_ report: EncryptedBundleReport) -> String {
         [
-            "Bundle     \(report.path)",
-            "Size       \(ReportOutput.bytes(report.sizeBytes))",
+            "Bundle     \(ReportOutput.escaped(report.bundle.path))",
+            "Size       \(ReportOutput.bytes(report.bundle.sizeBytes))",
             "Encrypted  age (\(report.encryption.format)), to \(report.encryption.describedRecipients)",
             "           the manifest and the payload are inside the encryption; give --identity FILE, or",
             "           --passphrase-file or --passphrase-env for a passphrase, to see and verify them",
@@ -99,8 +105,8 @@ struct InspectCommand: StewardCommand {
         let source = manifest.source
         let snapshot = manifest.snapshot
         let checks = manifest.checks
-        lines.append("Bundle     \(ReportOutput.escaped(report.path))")
-        lines.append("Size       \(ReportOutput.bytes(report.sizeBytes))")
+        lines.append("Bundle     \(ReportOutput.escaped(report.bundle.path))")
+        lines.append("Size       \(ReportOutput.bytes(report.bundle.sizeBytes))")
         if let encryption = report.encryption {
             lines.append("Encrypted  age (\(encryption.format)), to \(encryption.describedRecipients); decrypted and authenticated")
         }
@@ -143,7 +149,7 @@ struct InspectCommand: StewardCommand {
     static func render(_ report: InspectReport) -> String {
         var lines: [String] = []
         let fts = report.sqlite.fts5Available ? "FTS5 available" : "FTS5 NOT available"
-        lines.append("Database   \(ReportOutput.escaped(report.path))")
+        lines.append("Database   \(ReportOutput.escaped(report.database.path))")
         lines.append("SQLite     \(report.sqlite.version) (\(fts))")
         lines.append("Size       \(ReportOutput.bytes(report.file.sizeBytes))")
         let beside = [("-wal", report.file.walExists), ("-shm", report.file.shmExists),

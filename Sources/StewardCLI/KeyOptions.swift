@@ -6,38 +6,37 @@ import StewardCore
 /// for `backup`, identities and a passphrase for `restore` and `inspect`. A passphrase is
 /// never an argument: the command line is visible to every user of the machine.
 enum KeyOptions {
-    static let recipient = OptionDefinition.option(
-        "recipient", value: "age1…", help: "Encrypt the bundle to this age X25519 recipient (repeatable).", repeating: true)
-    static let recipientsFile = OptionDefinition.option(
-        "recipients-file", value: "file", help: "Encrypt to every age1… recipient in this file (repeatable).", repeating: true)
-    static let identity = OptionDefinition.option(
-        "identity", value: "file", help: "An age identity file (AGE-SECRET-KEY-1… lines) to open an encrypted bundle (repeatable).",
-        repeating: true)
-    static let passphraseFile = OptionDefinition.option(
+    static let recipient = RepeatedOption<String>(
+        "recipient", value: "age1…", help: "Encrypt the bundle to this age X25519 recipient (repeatable).")
+    static let recipientsFile = RepeatedOption<String>(
+        "recipients-file", value: "file", help: "Encrypt to every age1… recipient in this file (repeatable).")
+    static let identity = RepeatedOption<String>(
+        "identity", value: "file", help: "An age identity file (AGE-SECRET-KEY-1… lines) to open an encrypted bundle (repeatable).")
+    static let passphraseFile = Option<String>(
         "passphrase-file", value: "file", help: "Read the passphrase of an encrypted bundle from the first line of this file.")
-    static let passphraseEnvironment = OptionDefinition.option(
+    static let passphraseEnvironment = Option<String>(
         "passphrase-env", value: "name", help: "Read the passphrase of an encrypted bundle from this environment variable.")
 
-    static let forEncryption = [recipient, recipientsFile, passphraseFile, passphraseEnvironment]
-    static let forDecryption = [identity, passphraseFile, passphraseEnvironment]
+    static let forEncryption: [any OptionKey] = [recipient, recipientsFile, passphraseFile, passphraseEnvironment]
+    static let forDecryption: [any OptionKey] = [identity, passphraseFile, passphraseEnvironment]
 
     /// The keys as given; usage errors for what can be judged without reading a file.
     static func parse(_ values: ParsedValues, encrypting: Bool) throws(CommandLineError) -> BundleKeys {
         var keys = BundleKeys()
         if encrypting {
-            keys.recipients = values.values("recipient")
+            keys.recipients = values[recipient]
             for text in keys.recipients {
                 if let problem = BundleKeys.problem(withRecipient: text) {
                     throw values.error("The value '\(text)' is invalid for '--recipient <age1…>': \(problem)")
                 }
             }
-            keys.recipientsFiles = values.values("recipients-file")
+            keys.recipientsFiles = values[recipientsFile]
             if keys.recipientsFiles.contains("") { throw values.error("The value '' is invalid for '--recipients-file <file>'") }
         } else {
-            keys.identityFiles = values.values("identity")
+            keys.identityFiles = values[identity]
             if keys.identityFiles.contains("") { throw values.error("The value '' is invalid for '--identity <file>'") }
         }
-        let file = values.value("passphrase-file"), variable = values.value("passphrase-env")
+        let file = values[passphraseFile], variable = values[passphraseEnvironment]
         if file != nil, variable != nil {
             throw values.error("'--passphrase-file' and '--passphrase-env' cannot be used together")
         }

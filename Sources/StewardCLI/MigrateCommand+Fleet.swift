@@ -1,15 +1,15 @@
 import Foundation
 import StewardCore
 
-/// `migrate` over many databases, and `--backup-dir`.
+/// `migrate` over many databases.
 extension MigrateCommand {
     /// One database of a fleet run: progress stays quiet (many databases would interleave
     /// it); the line names the versions and the bundle.
-    func fleetItem() throws -> @Sendable (String, Cancellation) throws -> FleetRun.Item {
+    func fleetItem() throws -> FleetRun.Work {
         let options = self.options
         let backupDirectory = self.backupDirectory
         let allowDrift = self.allowDrift
-        let drift = try driftCheck()
+        let drift = FleetMigration.driftCheck(options)
         let threads = (fleet?.jobs ?? 1) > 1 ? 1 : max(1, ProcessInfo.processInfo.activeProcessorCount)
         return { path, cancellation in
             var options = options
@@ -18,8 +18,9 @@ extension MigrateCommand {
                 options: options, backupDirectory: backupDirectory, backupThreads: threads, drift: drift,
                 allowDrift: allowDrift, cancellation: cancellation
             ).run()
-            let envelope = FleetEnvelope(report: result.report, path: path, status: "ok", outcome: result.outcome, exitCode: 0,
-                                         bundle: result.bundle, schema: result.schema)
+            let envelope = FleetEnvelope(
+                report: MigrateOutput(report: result.report, bundle: result.bundle, schema: result.schema),
+                command: "migrate", exitCode: ExitCode.success, outcome: result.outcome)
             return FleetRun.Item(outcome: result.outcome, exitCode: 0, json: try envelope.line(),
                                  detail: Self.fleetDetail(result), message: nil)
         }
@@ -44,81 +45,5 @@ extension MigrateCommand {
                 : ", drift check skipped: \(schema.reason ?? "")"
         }
         return text
-    }
-
-    /// The drift check, for runs that apply migrations (not --status or --dry-run).
-    /// Nil for a set Steward's own layout cannot read (another runner's: each database's
-    /// migration reads it in its layout, and the ledger checks stand in for drift).
-    func driftCheck() throws -> SchemaDriftCheck? {
-        guard !options.statusOnly && !options.dryRun, options.baseline == nil else { return nil }
-        return try? SchemaDriftCheck(migrationsDirectory: options.migrationsDirectory)
-    }
-
-    /// One database with `--backup-dir`: the usual report, plus the bundle.
-    func runWithBackup(on terminal: Terminal) throws -> Int32 {
-        let options = self.options
-        let backupDirectory = self.backupDirectory
-        let allowDrift = self.allowDrift
-        let drift = try driftCheck()
-        let result = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
-            try FleetMigration(
-                options: options, backupDirectory: backupDirectory,
-                backupThreads: max(1, ProcessInfo.processInfo.activeProcessorCount), drift: drift, allowDrift: allowDrift,
-                cancellation: cancellation
-            ).run()
-        }
-        if json {
-            terminal.print(try ReportOutput.json(
-                WithBackup(report: result.report, backup: result.bundle, schema: result.schema),
-                command: "migrate", exitCode: ExitCode.success))
-        } else {
-            var text = Self.render(result.report)
-            if let bundle = result.bundle {
-                text += "\nBackup      \(ReportOutput.escaped(bundle.path)) (user_version \(bundle.userVersion), sha256 \(bundle.sha256))"
-                if let recorded = bundle.recordedFailures {
-                    text += "\n            records what was already there: \(recorded.summary)"
-                }
-                text += "\nRollback    \(ReportOutput.command(bundle.rollbackCommand))"
-            } else {
-                text += "\nBackup      none: nothing was changed"
-            }
-            if let schema = result.schema {
-                text += "\nSchema      \(schema.status)"
-                    + (schema.differences.isEmpty ? "" : ": \(schema.differences.joined(separator: "; "))")
-                    + (schema.reason.map { ": \($0)" } ?? "")
-            }
-            terminal.print(text)
-        }
-        return ExitCode.success
-    }
-
-    /// The single-database report with `schema` added when the drift check ran.
-    struct WithSchema: Encodable {
-        let report: MigrateReport
-        let schema: SchemaDriftCheck.Comparison?
-
-        private enum Keys: String, CodingKey { case schema }
-
-        func encode(to encoder: any Encoder) throws {
-            try report.encode(to: encoder)
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encodeIfPresent(schema, forKey: .schema)
-        }
-    }
-
-    /// The single-database report with `backup` added (null when no bundle was needed).
-    struct WithBackup: Encodable {
-        let report: MigrateReport
-        let backup: FleetMigration.Bundle?
-        let schema: SchemaDriftCheck.Comparison?
-
-        private enum Keys: String, CodingKey { case backup, schema }
-
-        func encode(to encoder: any Encoder) throws {
-            try report.encode(to: encoder)
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(backup, forKey: .backup)
-            try container.encodeIfPresent(schema, forKey: .schema)
-        }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import StewardCore
 
 /// `steward migrate`: versioned SQL, all or nothing.
-struct MigrateCommand: StewardCommand {
+struct MigrateCommand: OperationCommand, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Apply versioned SQL migrations, bumping user_version in the same transaction.",
@@ -17,88 +17,87 @@ struct MigrateCommand: StewardCommand {
             checked before the commit. Any failure rolls everything back.
             """,
         options: [
-            .option("db", value: "path", help: "The database to migrate; repeat it for several (see --dbs-from).", repeating: true),
-            .option("migrations", value: "dir", help: "The migration directory.", default: "migrations"),
-            .option("to", value: "version", help: "Stop at this version instead of the newest."),
-            .option("dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected)."),
-            .option("baseline", value: "version", help: "Adopt a database that has this version's schema but no record of it: compared, then recorded as applied."),
-            .option("load-extension", value: "path", help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).", repeating: true),
-            .flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report)."),
-            .flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle)."),
-            .flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched."),
-            .flag("status", help: "Show the current version and the pending migrations; change nothing."),
-            .flag("create", help: "Create the database when it does not exist."),
-            .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
-            .option("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated. Foreign-key violations already there are recorded in the bundle, not refused; the report prints the command that rolls each database back (restore --replace)."),
-            .flag("allow-drift", help: "Migrate a database whose schema differs from what the set makes at its version (checked before every migration of a set in Steward's own layout, except with --baseline), and report the difference."),
-            CommonOptions.quiet,
-            CommonOptions.json,
-        ] + FleetOptions.definitions)
+            Opt.db, Opt.migrations, Opt.to, Opt.dialect, Opt.baseline, Opt.loadExtension, Opt.allowChanged, Opt.allowOutOfOrder,
+            Opt.dryRun, Opt.status, Opt.create, CommonOptions.timeout, Opt.backupDir, Opt.allowDrift,
+        ] + CommonOptions.output + FleetOptions.options)
+
+    enum Opt {
+        static let db = FleetOptions.database(help: "The database to migrate; repeat it for several (see --dbs-from).")
+        static let migrations = Option<String>("migrations", value: "dir", help: "The migration directory.", default: "migrations")
+        static let to = version("to", help: "Stop at this version instead of the newest.")
+        static let dialect = Option<Dialect>(
+            "dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected).",
+            expected: "one of \(Dialect.names.joined(separator: ", "))", convert: { Dialect(rawValue: $0) })
+        static let baseline = version("baseline", help: "Adopt a database that has this version's schema but no record of it: compared, then recorded as applied.")
+        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).")
+        static let allowChanged = Flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report).")
+        static let allowOutOfOrder = Flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle).")
+        static let dryRun = Flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched.")
+        static let status = Flag("status", help: "Show the current version and the pending migrations; change nothing.")
+        static let create = Flag("create", help: "Create the database when it does not exist.")
+        static let backupDir = Option<String>("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated. Foreign-key violations already there are recorded in the bundle, not refused; the report prints the command that rolls each database back (restore --replace).")
+        static let allowDrift = Flag("allow-drift", help: "Migrate a database whose schema differs from what its applied migrations make (checked before every migration, in every layout, except with --baseline), and report the difference.")
+
+        static func version(_ name: String, help: String) -> Option<VersionKey> {
+            Option(name, value: "version", help: help, expected: "a version such as 3, 20240101120000 or 1.1",
+                   convert: { VersionKey($0, dotted: true) })
+        }
+    }
 
     let options: Migrator.Options
-    let json: Bool
-    let quiet: Bool
+    let output: OutputOptions
     let fleet: FleetOptions?
     let backupDirectory: String?
     let allowDrift: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        let fleet = try FleetOptions.parse(values)
+        let fleet = try FleetOptions.parse(values, databases: Opt.db)
         var options = Migrator.Options(
-            databasePath: fleet == nil ? try values.required("db") : "",
-            migrationsDirectory: try values.required("migrations"))
+            databasePath: fleet == nil ? try FleetOptions.singleDatabase(values, Opt.db) : "",
+            migrationsDirectory: try values.required(Opt.migrations))
         if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
-        if let target = values.value("to") {
-            guard let version = VersionKey(target, dotted: true) else {
-                throw values.error("The value '\(target)' is invalid for '--to <version>': expected a version such as 3, 20240101120000 or 1.1")
-            }
-            options.targetVersion = version
-        }
-        if let name = values.value("dialect") {
-            guard let dialect = Dialect(rawValue: name) else {
-                throw values.error("The value '\(name)' is invalid for '--dialect <name>': expected one of \(Dialect.names.joined(separator: ", "))")
-            }
-            options.dialect = dialect
-        }
-        if let baseline = values.value("baseline") {
-            guard let version = VersionKey(baseline, dotted: true) else {
-                throw values.error("The value '\(baseline)' is invalid for '--baseline <version>': expected a version such as 3, 20240101120000 or 1.1")
-            }
-            options.baseline = version
-        }
-        options.extensions = values.values("load-extension")
-        options.allowChanged = values.flag("allow-changed")
-        options.allowOutOfOrder = values.flag("allow-out-of-order")
-        options.dryRun = values.flag("dry-run")
-        options.statusOnly = values.flag("status")
-        options.create = values.flag("create")
-        options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
+        options.targetVersion = values[Opt.to]
+        options.dialect = values[Opt.dialect]
+        options.baseline = values[Opt.baseline]
+        options.extensions = values[Opt.loadExtension]
+        options.allowChanged = values[Opt.allowChanged]
+        options.allowOutOfOrder = values[Opt.allowOutOfOrder]
+        options.dryRun = values[Opt.dryRun]
+        options.statusOnly = values[Opt.status]
+        options.create = values[Opt.create]
+        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
         if options.dryRun && options.statusOnly {
             throw values.error("'--dry-run' and '--status' cannot be used together")
         }
         if options.create && (options.dryRun || options.statusOnly) {
             throw values.error("'--create' cannot be used with '--dry-run' or '--status'")
         }
-        let backupDirectory = values.value("backup-dir")
+        let backupDirectory = values[Opt.backupDir]
         if backupDirectory == "" { throw values.error("The value '' is invalid for '--backup-dir <dir>'") }
         if backupDirectory != nil && (options.dryRun || options.statusOnly) {
             throw values.error("'--backup-dir' cannot be used with '--dry-run' or '--status'")
         }
         self.options = options
-        self.json = values.flag("json")
-        self.quiet = values.flag("quiet")
+        self.output = OutputOptions(values)
         self.fleet = fleet
         self.backupDirectory = backupDirectory
-        self.allowDrift = values.flag("allow-drift")
+        self.allowDrift = values[Opt.allowDrift]
     }
 
-    func run(on terminal: Terminal) throws -> Int32 {
-        if let fleet { return try FleetRun(command: "migrate", fleet: fleet, json: json, quiet: quiet).run(on: terminal, try fleetItem()) }
-        if backupDirectory != nil { return try runWithBackup(on: terminal) }
-        let live = terminal.isErrorInteractive && !quiet
-        let quiet = self.quiet
-        let progress: @Sendable (Migrator.Event) -> Void = { event in
-            guard !quiet else { return }
+    typealias Work = MigrationRun
+
+    var operationOptions: MigrationRun.Options {
+        var run = MigrationRun.Options(migration: options)
+        run.backupDirectory = backupDirectory
+        run.allowDrift = allowDrift
+        run.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        return run
+    }
+
+    static var drawsLiveProgress: Bool { true }
+
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Migrator.Event) -> Void {
+        { event in
             switch event {
             case .applying:
                 break
@@ -112,44 +111,57 @@ struct MigrateCommand: StewardCommand {
                 if live { terminal.progress("\r\u{1B}[2K") }
                 let check = "integrity-check passed in \(ReportOutput.seconds(checkSeconds))"
                 switch rebuiltBy {
-                case "steward": terminal.diagnose("rebuilt \(ReportOutput.escaped(table)) in \(ReportOutput.seconds(seconds)), \(check)")
-                case "migration": terminal.diagnose("checked \(ReportOutput.escaped(table)) (rebuilt by the migration), \(check)")
-                default: terminal.diagnose("checked \(ReportOutput.escaped(table)) (contentless, not rebuilt), \(check)")
+                case .steward: terminal.diagnose("rebuilt \(ReportOutput.escaped(table)) in \(ReportOutput.seconds(seconds)), \(check)")
+                case .migration: terminal.diagnose("checked \(ReportOutput.escaped(table)) (rebuilt by the migration), \(check)")
+                case .none: terminal.diagnose("checked \(ReportOutput.escaped(table)) (contentless, not rebuilt), \(check)")
                 }
             }
         }
-        let options = self.options
-        let allowDrift = self.allowDrift
-        let drift = FleetMigration.singleRunDriftCheck(options)
-        let (report, schema) = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
-            // Drift is refused before anything is changed, as in runs over many databases.
-            let schema = try FleetMigration(
-                options: options, backupDirectory: nil, backupThreads: 1, drift: drift, allowDrift: allowDrift,
-                cancellation: cancellation
-            ).driftBeforeMigrating()
-            return (try Migrator(options: options, cancellation: cancellation, progress: progress).run(), schema)
-        }
-        if json {
-            terminal.print(try ReportOutput.json(WithSchema(report: report, schema: schema), command: "migrate", exitCode: ExitCode.success))
-        } else {
-            var text = Self.render(report)
+    }
+
+    /// The JSON of a single run is the fleet line's (`MigrateOutput`): `outcome`, and
+    /// `bundle` and `schema` when they apply.
+    func deliver(_ run: MigrationRun.Report, status: Int32, on terminal: Terminal) throws {
+        terminal.print(output.json
+            ? try ReportOutput.json(MigrateOutput(report: run.migration, bundle: run.backup, schema: run.schema),
+                                    command: "migrate", exitCode: status)
+            : render(run))
+    }
+
+    func render(_ run: MigrationRun.Report) -> String {
+        var text = Self.render(run.migration)
+        guard run.backupRequested else {
             // A match is the normal case and stays quiet; a drift allowed or a check skipped is said.
-            if let schema, schema.status != "match" {
+            if let schema = run.schema, schema.status != "match" {
                 var line = "\nSchema      \(schema.status)"
                 if !schema.differences.isEmpty { line += ": " + schema.differences.joined(separator: "; ") }
                 if let reason = schema.reason { line += ": " + reason }
                 text += line
             }
-            terminal.print(text)
+            return text
         }
-        return ExitCode.success
+        if let bundle = run.backup {
+            text += "\nBackup      \(ReportOutput.escaped(bundle.path)) (user_version \(bundle.userVersion), sha256 \(bundle.sha256))"
+            if let recorded = bundle.recordedFailures {
+                text += "\n            records what was already there: \(recorded.summary)"
+            }
+            text += "\nRollback    \(ReportOutput.command(bundle.rollbackCommand))"
+        } else {
+            text += "\nBackup      none: nothing was changed"
+        }
+        if let schema = run.schema {
+            text += "\nSchema      \(schema.status)"
+                + (schema.differences.isEmpty ? "" : ": \(schema.differences.joined(separator: "; "))")
+                + (schema.reason.map { ": \($0)" } ?? "")
+        }
+        return text
     }
 
     static func rebuildText(_ rebuild: MigrateReport.FTSRebuild) -> String {
         switch rebuild.rebuiltBy {
-        case "migration": return "rebuilt by the migration"
-        case "none": return "not rebuilt (contentless)"
-        default: return "rebuild \(ReportOutput.seconds(rebuild.rebuildSeconds))"
+        case .migration: return "rebuilt by the migration"
+        case .none: return "not rebuilt (contentless)"
+        case .steward: return "rebuild \(ReportOutput.seconds(rebuild.rebuildSeconds))"
         }
     }
 
@@ -157,8 +169,8 @@ struct MigrateCommand: StewardCommand {
     static func render(_ report: MigrateReport) -> String {
         var lines: [String] = []
         switch report.mode {
-        case "status":
-            lines.append("Database    \(ReportOutput.escaped(report.database))")
+        case .status:
+            lines.append("Database    \(ReportOutput.escaped(report.database.path))")
             lines.append("Version     \(report.fromVersion) (newest migration: \(report.newestVersion))")
             if let match = report.schemaMatches {
                 lines.append("Schema      matches version \(match) of the set (adopt it with --baseline \(match))")
@@ -169,9 +181,9 @@ struct MigrateCommand: StewardCommand {
                 lines.append("Pending     \(report.pending.count)")
                 lines.append(ReportOutput.table(report.pending.map { [$0.versionText, $0.file] }, indent: 4))
             }
-        default:
-            let verb = report.mode == "dry-run" ? "would migrate" : "migrated"
-            lines.append("Database    \(ReportOutput.escaped(report.database))\(report.created ? " (created)" : "")")
+        case .apply, .dryRun:
+            let verb = report.mode == .dryRun ? "would migrate" : "migrated"
+            lines.append("Database    \(ReportOutput.escaped(report.database.path))\(report.created ? " (created)" : "")")
             if report.applied.isEmpty {
                 lines.append("Version     \(report.fromVersion): nothing to do (newest migration: \(report.newestVersion))")
             } else {
@@ -184,7 +196,7 @@ struct MigrateCommand: StewardCommand {
             if !report.ftsRebuilt.isEmpty {
                 lines.append("FTS5        rebuilt and checked")
                 lines.append(ReportOutput.table(report.ftsRebuilt.map {
-                    [$0.table, $0.reason, Self.rebuildText($0),
+                    [$0.table, $0.reason.rawValue, Self.rebuildText($0),
                      "integrity-check \(ReportOutput.seconds($0.checkSeconds))"]
                 }, indent: 4))
             }
@@ -199,8 +211,8 @@ struct MigrateCommand: StewardCommand {
                     lines.append("             \(ReportOutput.escaped(table.table)) compared by count only: \(table.reason)")
                 }
             }
-            if report.mode == "dry-run" {
-                lines.append("Dry run     nothing was written to \(ReportOutput.escaped(report.database))")
+            if report.mode == .dryRun {
+                lines.append("Dry run     nothing was written to \(ReportOutput.escaped(report.database.path))")
             }
         }
         if report.dialect != "steward" {

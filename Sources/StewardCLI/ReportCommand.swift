@@ -16,16 +16,20 @@ struct ReportCommand: StewardCommand {
             databases (0 when every database succeeded; otherwise the status all failures share, or 1); \
             65 for a line that is not one of a fleet run.
             """,
-        arguments: [.init("file", help: "NDJSON files ('-': standard input).", isRepeating: true)],
+        arguments: [Arg.files.definition],
         options: [CommonOptions.json])
+
+    enum Arg {
+        static let files = RepeatedArgument("file", help: "NDJSON files ('-': standard input).")
+    }
 
     let files: [String]
     let json: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        files = values.arguments("file")
+        files = values[Arg.files]
         if files.isEmpty { throw values.error("Missing expected argument '<file> ...'") }
-        json = values.flag("json")
+        json = values[CommonOptions.json]
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
@@ -46,7 +50,7 @@ struct ReportCommand: StewardCommand {
         if !report.exitCodes.isEmpty {
             lines.append("Failures    by exit status: "
                          + report.exitCodes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
-            lines.append(ReportOutput.table(report.failures.map { ["\($0.exitCode)", $0.database, $0.message] }, indent: 4))
+            lines.append(ReportOutput.table(report.failures.map { ["\($0.exitCode)", $0.database.path, $0.message] }, indent: 4))
         }
         lines.append("Exit status \(report.exitCode)")
         return lines.joined(separator: "\n")

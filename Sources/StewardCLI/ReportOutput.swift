@@ -116,22 +116,33 @@ enum ReportOutput {
         scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
     }
 
-    /// The JSON object printed on stdout when a `--json` run fails.
+    /// What the envelope carries when a `--json` run fails: `error: {kind, message}`.
     struct Failure: Encodable {
-        let command: String
-        let status = "error"
         let error: Detail
-        let exitCode: Int32
 
         struct Detail: Encodable {
+            /// `StewardError.Kind`'s name (`not-found`, `bad-input` …), or `usage`.
             let kind: String
             let message: String
         }
     }
 
+    /// A report printed although the run failed (`inspect` of a bundle that does not
+    /// verify): the report's fields and `error`, as every failure carries it.
+    struct Failing<Report: Encodable>: Encodable {
+        let report: Report
+        let failure: Failure
+
+        func encode(to encoder: any Encoder) throws {
+            try report.encode(to: encoder)
+            try failure.encode(to: encoder)
+        }
+    }
+
     static func failure(command: String, kind: String, message: String, exitCode: Int32) -> String {
-        let report = Failure(command: command, error: .init(kind: kind, message: message), exitCode: exitCode)
-        return (try? json(report, command: command, exitCode: exitCode, status: report.status)) ?? "{\"status\":\"error\",\"exitCode\":\(exitCode)}"
+        let report = Failure(error: .init(kind: kind, message: message))
+        // Status 1 (a check failed, Steward refused to publish) is `failed`, with its error.
+        return (try? json(report, command: command, exitCode: exitCode)) ?? "{\"status\":\"error\",\"exitCode\":\(exitCode)}"
     }
 
     /// A duration as reports print it: `0.123 s`.

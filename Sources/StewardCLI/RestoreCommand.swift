@@ -8,7 +8,7 @@ import Glibc
 
 /// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
 /// and only then publish it.
-struct RestoreCommand: StewardCommand {
+struct RestoreCommand: OperationCommand, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Unpack a bundle into a fresh directory and prove the database works.",
@@ -28,7 +28,10 @@ struct RestoreCommand: StewardCommand {
             --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \
             authenticated before it is used. With - as the bundle, it is read from standard input \
             (spooled into a private directory under TMPDIR first), with the same checks, staging and publish. --check-only runs all of it and publishes nothing (a restore \
-            drill; no --into needed). A bundle made with backup --as-is is published only with \
+            drill; no --into needed). With --check-only, several bundles (arguments, or --bundles-from) \
+            are drilled as a fleet run: --jobs at a time, --shard, --fail-fast, one line per bundle as it \
+            finishes (NDJSON with --json, kind database, path the bundle) and a summary; several bundles \
+            without --check-only are a usage error. A bundle made with backup --as-is is published only with \
             --accept-recorded-failures, and only when every failure found is one its manifest recorded. \
             --replace PATH rolls a database back in place: once every check passed, the database at PATH \
             is replaced atomically while no other connection holds a lock on it (waiting at most \
@@ -37,95 +40,115 @@ struct RestoreCommand: StewardCommand {
             connection in rollback-journal mode holds no lock and cannot be seen. Exit status 1 when a check fails, 65 for a bad bundle \
             (a damaged header or chunk included), 77 when no key given opens an encrypted bundle.
             """,
-        arguments: [ArgumentDefinition("bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore; - reads it from standard input.")],
+        arguments: [Arg.bundles.definition],
         options: [
-            .option("into", value: "dir", help: "The directory to create; it must not exist, or be empty. Required unless --check-only or --replace."),
-            .option("replace", value: "path", help: "Replace the database at <path> with the restored one, atomically, once every check passed."),
-            .option("keep-replaced", value: "dir", help: "With --replace: keep the replaced database in <dir> (same file system; default: beside <path>)."),
-            .flag("discard-replaced", help: "With --replace: do not keep the replaced database."),
-            .option("timeout", value: "seconds", help: "With --replace: how long, in all, to wait for other connections' locks on <path>.", default: "30"),
-            .flag("accept-recorded-failures", help: "Publish a bundle made with backup --as-is when every failure found is one its manifest recorded."),
-            .flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published."),
-            .option("load-extension", value: "path", help: "Load this SQLite extension into every connection to the restored database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).", repeating: true),
-            .flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped."),
-        ] + KeyOptions.forDecryption + [
-            CommonOptions.quiet,
-            CommonOptions.json,
-        ])
+            Opt.into, Opt.replace, Opt.keepReplaced, Opt.discardReplaced, CommonOptions.timeout, Opt.acceptRecordedFailures,
+            Opt.checkOnly, Opt.loadExtension, Opt.skipFTSCheck,
+        ] + KeyOptions.forDecryption + CommonOptions.output + Drill.options)
+
+    enum Arg {
+        static let bundles = RepeatedArgument(
+            "bundle", help: "The bundle (.tar.zst, or .tar.zst.age when encrypted) to restore; - reads it from standard input. With --check-only, several bundles may be given: one drill each.",
+            isOptional: true)
+    }
+
+    enum Opt {
+        static let into = Option<String>("into", value: "dir", help: "The directory to create; it must not exist, or be empty. Required unless --check-only or --replace.")
+        static let replace = Option<String>("replace", value: "path", help: "Replace the database at <path> with the restored one, atomically, once every check passed; --timeout bounds the wait for other connections' locks on it.")
+        static let keepReplaced = Option<String>("keep-replaced", value: "dir", help: "With --replace: keep the replaced database in <dir> (same file system; default: beside <path>).")
+        static let discardReplaced = Flag("discard-replaced", help: "With --replace: do not keep the replaced database.")
+        static let acceptRecordedFailures = Flag("accept-recorded-failures", help: "Publish a bundle made with backup --as-is when every failure found is one its manifest recorded.")
+        static let checkOnly = Flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published.")
+        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the restored database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let skipFTSCheck = Flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped.")
+    }
 
     let options: Restorer.Options
-    let json: Bool
-    let quiet: Bool
+    /// A drill over several bundles.
+    let fleet: FleetOptions?
+    let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        guard let bundle = values.argument("bundle"), !bundle.isEmpty else {
+        let bundles = values[Arg.bundles]
+        let fleet = try Self.drillFleet(values, bundles: bundles)
+        let bundle = bundles.first ?? ""
+        if fleet == nil && bundle.isEmpty {
             throw values.error("Missing expected argument '<bundle>'")
         }
         if bundle == Restorer.standardInput && isatty(STDIN_FILENO) == 1 {
             throw values.error("refusing to read a bundle from a terminal: pipe or redirect it into standard input (restore -)")
         }
-        let checkOnly = values.flag("check-only")
-        let into = values.value("into") ?? ""
-        let replace = values.value("replace")
+        let checkOnly = values[Opt.checkOnly]
+        let into = values[Opt.into] ?? ""
+        let replace = values[Opt.replace]
         if let replace {
             if replace.isEmpty { throw values.error("The value '' is invalid for '--replace <path>'") }
-            if values.value("into") != nil { throw values.error("--replace puts the database back at <path>; --into cannot be used with it") }
+            if values[Opt.into] != nil { throw values.error("--replace puts the database back at <path>; --into cannot be used with it") }
             if checkOnly { throw values.error("--check-only publishes nothing; --replace cannot be used with it") }
-            if values.flag("discard-replaced") && values.value("keep-replaced") != nil {
+            if values[Opt.discardReplaced] && values[Opt.keepReplaced] != nil {
                 throw values.error("--keep-replaced and --discard-replaced cannot be used together")
             }
-        } else if values.value("keep-replaced") != nil || values.flag("discard-replaced") || values.isPresent("timeout") {
+        } else if values[Opt.keepReplaced] != nil || values[Opt.discardReplaced] || values.isPresent(CommonOptions.timeout) {
             throw values.error("--keep-replaced, --discard-replaced and --timeout go with --replace")
         }
-        if values.value("into") == nil && !checkOnly && replace == nil { _ = try values.required("into") }
-        if values.value("into") != nil && into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
+        if values[Opt.into] == nil && !checkOnly && replace == nil { _ = try values.required(Opt.into) }
+        if values[Opt.into] != nil && into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
         var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
         options.checkOnly = checkOnly
         options.replacePath = replace
-        if let keep = values.value("keep-replaced") {
+        if let keep = values[Opt.keepReplaced] {
             if keep.isEmpty { throw values.error("The value '' is invalid for '--keep-replaced <dir>'") }
             options.keepReplacedDirectory = keep
         }
-        options.discardsReplaced = values.flag("discard-replaced")
-        options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
-        options.acceptsRecordedFailures = values.flag("accept-recorded-failures")
-        options.checksFTS = !values.flag("skip-fts-check")
-        options.extensions = values.values("load-extension")
+        options.discardsReplaced = values[Opt.discardReplaced]
+        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
+        options.acceptsRecordedFailures = values[Opt.acceptRecordedFailures]
+        options.checksFTS = !values[Opt.skipFTSCheck]
+        options.extensions = values[Opt.loadExtension]
         options.keys = try KeyOptions.parse(values, encrypting: false)
         self.options = options
-        self.json = values.flag("json")
-        self.quiet = values.flag("quiet")
+        self.fleet = fleet
+        self.output = OutputOptions(values)
     }
 
-    func run(on terminal: Terminal) throws -> Int32 {
-        let live = terminal.isErrorInteractive && !quiet
-        let report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
-            try Restorer(options: options, cancellation: cancellation) { event in
-                guard live else { return }
-                Self.draw(event, on: terminal)
-            }.run()
+    typealias Work = Restorer
+
+    var operationOptions: Restorer.Options { options }
+
+    static var drawsLiveProgress: Bool { true }
+
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Restorer.Event) -> Void {
+        { event in
+            guard live else { return }
+            Self.draw(event, on: terminal)
         }
+    }
+
+    /// A drill passes when every check passed; a restore, when it published.
+    func exitStatus(of report: RestoreReport) -> Int32 {
         let passed = report.checkOnly == true ? report.passed : report.published
-        let status = passed ? ExitCode.success : ExitCode.checkFailed
-        terminal.print(json ? try ReportOutput.json(report, command: "restore", exitCode: status) : Self.render(report))
+        return passed ? ExitCode.success : ExitCode.checkFailed
+    }
+
+    /// The report, then on stderr why nothing was published.
+    func deliver(_ report: RestoreReport, status: Int32, on terminal: Terminal) throws {
+        try printReport(report, status: status, on: terminal)
+        guard status != ExitCode.success else { return }
         if report.checkOnly == true {
-            guard report.passed else {
-                terminal.diagnose("Error: the restore drill failed: \(report.failedChecks.joined(separator: ", ")) failed; nothing was published")
-                return ExitCode.checkFailed
-            }
-            return ExitCode.success
+            terminal.diagnose("Error: the restore drill failed: \(report.failedChecks.joined(separator: ", ")) failed; nothing was published")
+            return
         }
-        guard report.published else {
-            terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.replacement == nil && options.replacePath != nil ? options.replacePath ?? "" : report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
-            if let recorded = report.manifest.recordedFailures {
-                terminal.diagnose(options.acceptsRecordedFailures
-                    ? "The bundle was made with --as-is, but not every failure found is one its manifest recorded (\(ReportOutput.escaped(recorded.summary)))"
-                    : "The bundle was made with --as-is; its manifest records: \(ReportOutput.escaped(recorded.summary)). "
-                        + "--accept-recorded-failures publishes it when every failure found is one of these")
-            }
-            return ExitCode.checkFailed
+        terminal.diagnose("Error: refusing to publish \(ReportOutput.escaped(report.replacement == nil && options.replacePath != nil ? options.replacePath ?? "" : report.into)): \(report.failedChecks.joined(separator: ", ")) failed; nothing was left behind")
+        if let recorded = report.manifest.recordedFailures {
+            terminal.diagnose(options.acceptsRecordedFailures
+                ? "The bundle was made with --as-is, but not every failure found is one its manifest recorded (\(ReportOutput.escaped(recorded.summary)))"
+                : "The bundle was made with --as-is; its manifest records: \(ReportOutput.escaped(recorded.summary)). "
+                    + "--accept-recorded-failures publishes it when every failure found is one of these")
         }
-        return ExitCode.success
+    }
+
+    func render(_ report: RestoreReport) -> String {
+        Self.render(report)
     }
 
     static func draw(_ event: Restorer.Event, on terminal: Terminal) {
@@ -149,7 +172,7 @@ struct RestoreCommand: StewardCommand {
         var lines: [String] = []
         let manifest = report.manifest
         let source = manifest.source
-        lines.append("Bundle      \(ReportOutput.escaped(report.bundle))  \(ReportOutput.bytes(report.bundleSizeBytes))")
+        lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))  \(ReportOutput.bytes(report.bundle.sizeBytes))")
         if let encryption = report.encryption {
             lines.append("Encrypted   age, to \(encryption.describedRecipients); every chunk authenticated")
         }
@@ -166,7 +189,7 @@ struct RestoreCommand: StewardCommand {
         }
         if report.walConverted {
             lines.append("WAL         the header said WAL: switched to rollback journal in staging")
-            lines.append("            sha256 now \(report.databaseSHA256)")
+            lines.append("            sha256 now \(report.database.sha256 ?? "")")
         }
         lines.append("")
         lines.append("Checks")
@@ -203,11 +226,11 @@ struct RestoreCommand: StewardCommand {
             lines.append(replacement.replacedKeptAs.map { "Kept        the replaced database as \(ReportOutput.escaped($0))" }
                          ?? "Kept        nothing: the replaced database was discarded (--discard-replaced)")
         } else if report.published {
-            lines.append("Restored    \(ReportOutput.escaped(report.database))")
+            lines.append("Restored    \(ReportOutput.escaped(report.database.path))")
             lines.append("            extracted in \(ReportOutput.seconds(report.extractSeconds)), checked in \(ReportOutput.seconds(report.checkSeconds)), "
                          + "total \(ReportOutput.seconds(report.totalSeconds))")
         } else {
-            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(ReportOutput.escaped(report.into.isEmpty ? report.database : report.into))")
+            lines.append("Result      NOT RESTORED: \(report.failedChecks.joined(separator: ", ")) failed; nothing was written to \(ReportOutput.escaped(report.into.isEmpty ? report.database.path : report.into))")
         }
         return lines.joined(separator: "\n")
     }

@@ -40,14 +40,19 @@ public enum Steward {
     public static func run(arguments: [String], terminal: Terminal) -> Int32 {
         let parser = CommandLineParser(root: root)
         let values: ParsedValues
+        // `--json` belongs to the commands, not to `steward` itself; before `--version` it
+        // asks for the version as JSON, as it does after.
+        let leading = arguments.prefix { $0.hasPrefix("-") }
+        let versionAsJSON = leading.contains("--version") && leading.contains("--json")
+            && leading.allSatisfy { $0 == "--json" || $0 == "--version" }
         do {
-            switch try parser.parse(arguments) {
+            switch try parser.parse(versionAsJSON ? ["--version"] : arguments) {
             case .help(let text):
                 terminal.print(text)
                 return ExitCode.success
             case .version(let version):
-                if arguments.prefix(while: { $0 != "--" }).contains("--json"),
-                   let json = try? ReportOutput.json(VersionReport(version: version), command: "steward", exitCode: ExitCode.success) {
+                if versionAsJSON || arguments.prefix(while: { $0 != "--" }).contains("--json"),
+                   let json = try? ReportOutput.json(VersionReport(versionText: version), command: "version", exitCode: ExitCode.success) {
                     terminal.print(json)
                 } else {
                     terminal.print(version)
@@ -79,7 +84,7 @@ public enum Steward {
         do {
             return try command.run(on: terminal)
         } catch let error as StewardError {
-            return fail(command: name, kind: error.kind.rawValue, message: error.message,
+            return fail(command: name, kind: error.kind.rawValue, message: RemedyWording.message(of: error),
                         status: ExitCode.for(error.kind), json: command.json, terminal: terminal)
         } catch {
             return fail(command: name, kind: StewardError.Kind.internal.rawValue, message: "\(error)",
@@ -110,9 +115,10 @@ public enum Steward {
         return status
     }
 
-    /// `--version --json`: the version text inside the envelope the other commands print.
+    /// `--version --json`: the envelope the other commands print (`command` `version`,
+    /// `stewardVersion`), with the text `--version` prints (the commit of a stamped build).
     struct VersionReport: Encodable {
-        let version: String
+        let versionText: String
     }
 
     /// The arguments byte for byte: `CommandLine.arguments` replaces bytes that are not

@@ -16,8 +16,3 @@ protocol StewardCommand {
     func run(on terminal: Terminal) throws -> Int32
 }
 
-/// The shared `--json` option.
-enum CommonOptions {
-    static let json = OptionDefinition.flag("json", help: "Print the report as one JSON object on stdout.")
-    static let quiet = OptionDefinition.flag("quiet", short: "q", help: "Print no progress on stderr.")
-}

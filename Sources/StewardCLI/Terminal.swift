@@ -7,13 +7,13 @@ import Glibc
 
 /// Where a command writes: stdout for the report, stderr for diagnostics and progress.
 /// Tests substitute their own.
-public final class Terminal: @unchecked Sendable {
-    private let writeOut: (String) -> Void
-    private let writeError: (String) -> Void
+public final class Terminal: Sendable {
+    private let writeOut: @Sendable (String) -> Void
+    private let writeError: @Sendable (String) -> Void
     /// Whether stderr is a terminal (progress bars only then).
     public let isErrorInteractive: Bool
 
-    public init(out: @escaping (String) -> Void, error: @escaping (String) -> Void, isErrorInteractive: Bool) {
+    public init(out: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void, isErrorInteractive: Bool) {
         self.writeOut = out
         self.writeError = error
         self.isErrorInteractive = isErrorInteractive

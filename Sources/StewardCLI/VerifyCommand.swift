@@ -4,7 +4,7 @@ import StewardCore
 
 /// `steward verify`: prove a database and a search contract; exit 0 only when every
 /// check passed.
-struct VerifyCommand: StewardCommand {
+struct VerifyCommand: OperationCommand, FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
@@ -17,40 +17,41 @@ struct VerifyCommand: StewardCommand {
             status 0 when every check passed, 1 when any failed.
             """,
         options: [
-            .option("db", value: "path", help: "The database to verify (required unless only a contract is run); repeat it for several (see --dbs-from).", repeating: true),
-            .flag("quick", help: "Use PRAGMA quick_check instead of integrity_check."),
-            .option("expect-version", value: "n", help: "The user_version the database must have."),
-            .option("migrations", value: "dir", help: "A migration set: expects its newest version, and builds the contract's databases."),
-            .option("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).", repeating: true),
-            .option("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).", repeating: true),
-            .option("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).", repeating: true),
-            .option("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations)."),
-            .option("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run."),
-            .option("timeout", value: "seconds", help: "How long to wait for another connection's lock.", default: "30"),
-            CommonOptions.quiet,
-            CommonOptions.json,
-        ] + FleetOptions.definitions)
+            Opt.db, Opt.quick, Opt.expectVersion, Opt.migrations, Opt.assert, Opt.ftsDeferred, Opt.loadExtension, Opt.contract,
+            Opt.report, CommonOptions.timeout,
+        ] + CommonOptions.output + FleetOptions.options)
+
+    enum Opt {
+        static let db = FleetOptions.database(help: "The database to verify (required unless only a contract is run); repeat it for several (see --dbs-from).")
+        static let quick = Flag("quick", help: "Use PRAGMA quick_check instead of integrity_check.")
+        static let expectVersion = Option<Int>("expect-version", value: "n", help: "The user_version the database must have.", in: 0...Int(Int32.max))
+        static let migrations = Option<String>("migrations", value: "dir", help: "A migration set: expects its newest version, and builds the contract's databases.")
+        static let assert = RepeatedOption<String>("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).")
+        static let ftsDeferred = RepeatedOption<String>("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).")
+        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let contract = Option<String>("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations).")
+        static let report = Option<String>("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run.")
+    }
 
     let options: Verifier.Options
     let fleet: FleetOptions?
     let reportPath: String?
-    let json: Bool
-    let quiet: Bool
+    let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        let fleet = try FleetOptions.parse(values)
-        if fleet != nil && values.isPresent("report") {
+        let fleet = try FleetOptions.parse(values, databases: Opt.db)
+        if fleet != nil && values.isPresent(Opt.report) {
             throw values.error("'--report' takes one database; with many, '--json' prints a line for each")
         }
-        var options = Verifier.Options(databasePath: fleet == nil ? values.value("db") : "")
-        options.quick = values.flag("quick")
-        options.expectedVersion = try values.integer("expect-version", in: 0...Int(Int32.max)).map { Int32($0) }
-        options.migrationsDirectory = values.value("migrations")
-        options.assertionFiles = values.values("assert")
-        options.contractPath = values.value("contract")
-        options.ftsDeferred = Set(values.values("fts-deferred").map { $0.lowercased() })
-        options.extensions = values.values("load-extension")
-        options.timeout = try values.seconds("timeout", in: 0...86_400) ?? 30
+        var options = Verifier.Options(databasePath: fleet == nil ? values[Opt.db].last : "")
+        options.quick = values[Opt.quick]
+        options.expectedVersion = values[Opt.expectVersion].map { Int32($0) }
+        options.migrationsDirectory = values[Opt.migrations]
+        options.assertionFiles = values[Opt.assert]
+        options.contractPath = values[Opt.contract]
+        options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
+        options.extensions = values[Opt.loadExtension]
+        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
         if options.databasePath == nil && options.contractPath == nil {
             throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")
         }
@@ -60,48 +61,59 @@ struct VerifyCommand: StewardCommand {
         if options.databasePath == nil && !(options.assertionFiles.isEmpty && options.expectedVersion == nil && !options.quick) {
             throw values.error("'--assert', '--expect-version' and '--quick' need '--db <path>'")
         }
-        for (name, value) in [("db", fleet == nil ? options.databasePath : nil), ("report", values.value("report"))] where value?.isEmpty == true {
+        for (name, value) in [("db", fleet == nil ? options.databasePath : nil), ("report", values[Opt.report])] where value?.isEmpty == true {
             throw values.error("The value '' is invalid for '--\(name)'")
         }
-        let reportPath = values.value("report")
+        let reportPath = values[Opt.report]
         if let reportPath, let conflict = ReportFile.conflict(path: reportPath, inputs: Self.inputs(of: options)) {
             throw values.error("'--report \(reportPath)' \(conflict); a report never replaces an input")
         }
         self.options = options
         self.fleet = fleet
         self.reportPath = reportPath
-        self.json = values.flag("json")
-        self.quiet = values.flag("quiet")
+        self.output = OutputOptions(values)
     }
 
-    func run(on terminal: Terminal) throws -> Int32 {
-        if let fleet { return try FleetRun(command: "verify", fleet: fleet, json: json, quiet: quiet).run(on: terminal, fleetItem) }
-        let quiet = self.quiet
-        let report = try SignalTrap.run(clearingProgressOn: nil) { cancellation in
-            try Verifier(options: options, cancellation: cancellation) { event in
-                guard !quiet, case .finished(let check, let status, let seconds) = event else { return }
-                terminal.diagnose("\(status.rawValue) \(check) (\(ReportOutput.seconds(seconds)))")
-            }.run()
+    typealias Work = Verifier
+
+    var operationOptions: Verifier.Options { options }
+
+    /// A line per finished check; never a live line, since the lines are the record.
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Verifier.Event) -> Void {
+        { event in
+            guard case .finished(let check, let status, let seconds) = event else { return }
+            terminal.diagnose("\(status.rawValue) \(check) (\(ReportOutput.seconds(seconds)))")
         }
-        let encoded = try ReportOutput.json(
-            report, command: "verify", exitCode: report.passed ? ExitCode.success : ExitCode.checkFailed)
-        if let reportPath {
-            try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
-        }
-        terminal.print(json ? encoded : Self.render(report))
-        return report.passed ? ExitCode.success : ExitCode.checkFailed
+    }
+
+    func exitStatus(of report: VerifyReport) -> Int32 {
+        report.passed ? ExitCode.success : ExitCode.checkFailed
+    }
+
+    /// With `--report`, the JSON goes to that file as well.
+    func deliver(_ report: VerifyReport, status: Int32, on terminal: Terminal) throws {
+        // The core says why a check was skipped; the wording names the option that runs it.
+        let report = VerifyWording.worded(report)
+        guard let reportPath else { return try printReport(report, status: status, on: terminal) }
+        let encoded = try ReportOutput.json(report, command: "verify", exitCode: status)
+        try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
+        terminal.print(output.json ? encoded : render(report))
+    }
+
+    func render(_ report: VerifyReport) -> String {
+        Self.render(report)
     }
 
     /// One database of a fleet run: passed (0) or failed (1), as a single run exits.
-    var fleetItem: @Sendable (String, Cancellation) throws -> FleetRun.Item {
+    func fleetItem() -> FleetRun.Work {
         let options = self.options
         return { path, cancellation in
             var options = options
             options.databasePath = path
-            let report = try Verifier(options: options, cancellation: cancellation).run()
+            let report = VerifyWording.worded(try Verifier(options: options, cancellation: cancellation).run())
             let status = report.passed ? ExitCode.success : ExitCode.checkFailed
             let outcome = report.passed ? "passed" : "failed"
-            let envelope = FleetEnvelope(report: report, path: path, status: report.passed ? "ok" : "failed", outcome: outcome, exitCode: status)
+            let envelope = FleetEnvelope(report: report, command: "verify", exitCode: status, outcome: outcome)
             let detail = report.passed
                 ? "\(report.checks.filter { $0.status == .pass }.count) checks passed"
                 : "failed: \(report.failedChecks.joined(separator: ", "))"

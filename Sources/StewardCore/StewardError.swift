@@ -28,10 +28,13 @@ public struct StewardError: Error, LocalizedError, Equatable, Sendable, CustomSt
 
     public let kind: Kind
     public let message: String
+    /// What the user can do about it, which the CLI words with the option that does it.
+    public let remedy: Remedy?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, remedy: Remedy? = nil) {
         self.kind = kind
         self.message = message
+        self.remedy = remedy
     }
 
     public var description: String { message }
@@ -43,8 +46,13 @@ public struct StewardError: Error, LocalizedError, Equatable, Sendable, CustomSt
 extension StewardError {
     /// Work stopped by a signal: "interrupted by SIGINT" followed by `detail` as given
     /// (for example "; nothing changed"), so each operation can say what it left behind.
-    static func interrupted(by cancellation: Cancellation, _ detail: String = "") -> StewardError {
-        StewardError(.interrupted, "interrupted by \(cancellation.reason ?? "a signal")\(detail)")
+    static func interrupted(by cancellation: Cancellation?, _ detail: String = "") -> StewardError {
+        StewardError(.interrupted, "interrupted by \(cancellation?.reason ?? "a signal")\(detail)")
+    }
+
+    /// A file that is no SQLite database: "not a SQLite database: PATH (REASON)".
+    static func notADatabase(_ path: String, _ reason: String) -> StewardError {
+        StewardError(.badInput, "not a SQLite database: \(path) (\(reason))")
     }
 
     /// A lock held past the timeout: "PATH is locked by another connection; gave up after N s (MESSAGE)".

@@ -5,7 +5,7 @@ import Testing
 /// option appears, hidden commands do not, and values complete by their placeholder.
 @Suite struct CompletionScriptTests {
     static let hidden = CommandConfiguration(
-        commandName: "secret", abstract: "Not for users.", options: [.flag("now", help: "Right away.")],
+        commandName: "secret", abstract: "Not for users.", options: [OptionDefinition.flag("now", help: "Right away.")],
         isHidden: true)
 
     static var rootWithHidden: CommandConfiguration {
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func flagsCompleteNothing() {
-        #expect(SampleCommands.json.valueCompletion == .none)
+        #expect(SampleCommands.json.definition.valueCompletion == .none)
     }
 
     @Test func hiddenCommandIsLeftOutOfHelpButStillParses() throws {
@@ -112,7 +112,7 @@ import Testing
             commandName: "steward", abstract: "Root.",
             subcommands: [CommandConfiguration(
                 commandName: "odd", abstract: "It's [odd].",
-                options: [.flag("loud", help: "Say 'hi' [twice] \\ now.")])])
+                options: [OptionDefinition.flag("loud", help: "Say 'hi' [twice] \\ now.")])])
         #expect(CompletionShell.zsh.script(for: root).contains("'--loud[Say '\\''hi'\\'' \\[twice\\] \\\\ now.]'"))
         #expect(CompletionShell.fish.script(for: root).contains("-d 'Say \\'hi\\' [twice] \\\\ now.'"))
         #expect(CompletionShell.zsh.script(for: root).contains("'odd:It'\\''s [odd].'"))

@@ -95,7 +95,7 @@ import Testing
     @Test func longLabelPutsHelpOnTheNextLine() {
         let command = CommandConfiguration(
             commandName: "x", abstract: "X.",
-            options: [.option("output-directory", short: "o", value: "directory", help: "Where to put it.")])
+            options: [OptionDefinition.option("output-directory", short: "o", value: "directory", help: "Where to put it.")])
         let text = HelpFormatter.help(for: command, path: ["x"])
         #expect(text.contains("  -o, --output-directory <directory>\n" + String(repeating: " ", count: 26) + "Where to put it.\n"))
     }
@@ -104,7 +104,7 @@ import Testing
         let words = (1...40).map { "word\($0)" }
         let command = CommandConfiguration(
             commandName: "x", abstract: "X.",
-            options: [.flag("verbose", help: words.joined(separator: " "))])
+            options: [OptionDefinition.flag("verbose", help: words.joined(separator: " "))])
         let text = HelpFormatter.help(for: command, path: ["x"])
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.allSatisfy { $0.count <= 80 })

@@ -6,7 +6,7 @@ import Testing
     static let report = CommandConfiguration(
         commandName: "report", abstract: "Summarise.",
         arguments: [ArgumentDefinition("file", help: "Files.", isRepeating: true)],
-        options: [.flag("json", help: "JSON.")])
+        options: [OptionDefinition.flag("json", help: "JSON.")])
     static let parser = CommandLineParser(root: CommandConfiguration(
         commandName: "steward", abstract: "Test.", subcommands: [report]))
 

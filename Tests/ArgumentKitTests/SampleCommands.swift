@@ -3,8 +3,13 @@ import ArgumentKit
 /// A command tree shaped like Steward's, built for the tests so that they do not
 /// depend on the real commands' wording.
 enum SampleCommands {
-    static let json = OptionDefinition.flag("json", help: "Print the report as one JSON object on stdout.")
-    static let quiet = OptionDefinition.flag("quiet", short: "q", help: "Print no progress on stderr.")
+    static let json = Flag("json", help: "Print the report as one JSON object on stdout.")
+    static let quiet = Flag("quiet", short: "q", help: "Print no progress on stderr.")
+    static let output = Option<String>("output", short: "o", value: "path", help: "Where to write the bundle.", required: true)
+    static let retries = Option<Int>("retries", value: "count", help: "How often to retry on SQLITE_BUSY.", default: 3, in: 0...10)
+    static let timeout = Option<Double>.seconds("timeout", help: "How long to wait for a lock.", default: 5, in: 0...60)
+    static let check = RepeatedOption<String>("check", value: "sql", help: "An SQL assertion to run on the copy.")
+    static let path = Argument("path", help: "The database to back up.")
 
     static let inspect = CommandConfiguration(
         commandName: "inspect",
@@ -16,14 +21,8 @@ enum SampleCommands {
         commandName: "backup",
         abstract: "Take a consistent online snapshot.",
         discussion: "The bundle is written under a temporary name.\nIt is renamed into place at the end.",
-        arguments: [ArgumentDefinition("path", help: "The database to back up.")],
-        options: [
-            .option("output", short: "o", value: "path", help: "Where to write the bundle.", required: true),
-            .option("retries", value: "count", help: "How often to retry on SQLITE_BUSY.", default: "3"),
-            .option("timeout", value: "seconds", help: "How long to wait for a lock.", default: "5"),
-            .option("check", value: "sql", help: "An SQL assertion to run on the copy.", repeating: true),
-            json,
-        ])
+        arguments: [path.definition],
+        options: [output, retries, timeout, check, json])
 
     static let verify = CommandConfiguration(
         commandName: "verify",

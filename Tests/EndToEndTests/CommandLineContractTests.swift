@@ -115,7 +115,7 @@ import TestSupport
         try Fixtures.makeExampleDatabase(at: path)
         let run = try StewardProcess.run(["inspect", "--json", "--", "-odd-name.db"], currentDirectory: directory.path)
         #expect(run.status == 0)
-        #expect(try run.json()["path"] as? String == "-odd-name.db")
+        #expect((try run.json()["database"] as? [String: Any])?["path"] as? String == "-odd-name.db")
     }
 
     @Test(arguments: [

@@ -45,8 +45,8 @@ import TestSupport
         return path
     }
 
-    func stewardDigests(_ path: String) throws -> [String: Any] {
-        let run = try StewardProcess.run(["inspect", "--digest", path, "--json"])
+    func stewardDigests(_ path: String, identity: String? = nil) throws -> [String: Any] {
+        let run = try StewardProcess.run(["inspect", "--digest", path, "--json"] + (identity.map { ["--identity", $0] } ?? []))
         try #require(run.status == 0, "\(run.stderr)")
         return try #require(try run.json()["contentDigests"] as? [String: Any])
     }
@@ -74,7 +74,7 @@ import TestSupport
         let mine = try stewardDigests(path)
         let theirs = try pythonDigests(path)
         #expect(essence(mine) == essence(theirs))
-        #expect(mine["algorithm"] as? String == "sha256-sha3sum-v1")
+        #expect(mine["algorithm"] as? String == "sha256-sha3sum-v2")
         let names = (mine["tables"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(names == ["customer", "doc", "odd \"x\" name", "setting"], "no sqlite_% and no FTS5 shadow tables")
 
@@ -82,6 +82,22 @@ import TestSupport
         let example = directory.file("example.db")
         _ = try Fixtures.makeExampleDatabase(at: example)
         #expect(essence(try stewardDigests(example)) == essence(try pythonDigests(example)))
+
+        // Built-in modules other than FTS5: their virtual tables are named, not digested;
+        // their shadow tables (FTS4's _content, _segdir …; R*Tree's _node, _rowid, _parent)
+        // are ordinary tables and are.
+        let modules = directory.file("modules.db")
+        try Connection(path: modules).execute(sql: """
+            CREATE VIRTUAL TABLE notes USING fts4(body);
+            INSERT INTO notes(body) VALUES ('printer on fire'), ('café au lait');
+            CREATE VIRTUAL TABLE geo USING rtree(id, minX, maxX, minY, maxY);
+            INSERT INTO geo VALUES (1, 0, 1, 0, 1), (2, -5.5, 5.5, 2, 3);
+            """)
+        let withModules = try stewardDigests(modules)
+        #expect(essence(withModules) == essence(try pythonDigests(modules)))
+        #expect(withModules["virtualTables"] as? [String] == ["geo", "notes"])
+        let moduleTables = (withModules["tables"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(moduleTables.contains("notes_content") && moduleTables.contains("geo_node"), "\(moduleTables)")
     }
 
     @Test func digestsSurviveVacuumAndPageSizeAndSeeOneChangedValue() throws {
@@ -140,5 +156,123 @@ import TestSupport
         let check = try #require(checks.first { $0["name"] as? String == "content_digest" })
         #expect(check["status"] as? String == "pass")
         #expect(!restore.allOutput.contains("Café"), "no row data")
+    }
+
+    // MARK: - Virtual tables of loadable modules
+
+    /// vec0 tables (sqlite-vec) made with the sqlite3 shell, the extension loaded: a plain
+    /// one, and one in the form of a public application's migration (GrailFinder/gf-lt,
+    /// storage/migrations/002_add_vector.up.sql: a TEXT primary key and a metadata column,
+    /// which add `_metadatachunks00` and `_metadatatext00` shadow tables; fewer dimensions).
+    func makeVectorDatabase(_ library: String) throws -> String {
+        let path = directory.file("vectors.db")
+        let made = try systemTool(["sqlite3", path, ".load \(library)", """
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
+            INSERT INTO item(name) VALUES ('lamp'), ('desk'), ('chair');
+            CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);
+            INSERT INTO item_vec(rowid, embedding) VALUES
+              (1, '[0.1, 0.2, 0.3, 0.4]'), (2, '[0.5, 0.25, 0, 1]'), (3, '[1, 1, 1, 1]');
+            CREATE VIRTUAL TABLE IF NOT EXISTS embeddings USING vec0(
+                embedding FLOAT[4],
+                slug TEXT NOT NULL,
+                raw_text TEXT PRIMARY KEY
+            );
+            INSERT INTO embeddings(embedding, slug, raw_text) VALUES
+              ('[1, 0, 0, 0]', 'intro', 'chapter one'), ('[0, 1, 0, 0]', 'outro', 'the end');
+            """])
+        try #require(made.status == 0, "\(made.output)")
+        return path
+    }
+
+    /// Regression: which tables were digested depended on the modules loaded. With
+    /// sqlite-vec loaded, `PRAGMA table_list` calls vec0's `_chunks`, `_rowids` and `_info`
+    /// `shadow` and they were skipped; without it they are ordinary tables and were
+    /// digested. So a bundle made with `--load-extension` recorded other digests than
+    /// `inspect --digest` computed for the same database, and a bundle made without it
+    /// failed restore's `content_digest` when restored with it.
+    @Test(.enabled(if: MigrateDialectCommandTests.vectorExtension != nil,
+                   "sqlite-vec is not installed (scripts/install-deps.sh installs it with pip)"))
+    func aVectorTableDigestsTheSameWithOrWithoutItsExtension() throws {
+        let library = try #require(MigrateDialectCommandTests.vectorExtension)
+        let path = try makeVectorDatabase(library)
+        let out = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let withExtension = try StewardProcess.run(
+            ["backup", "--db", path, "--out", out, "--name", "with.tar.zst", "--load-extension", library, "--quiet"])
+        try #require(withExtension.status == 0, "\(withExtension.stderr)")
+        let withoutExtension = try StewardProcess.run(["backup", "--db", path, "--out", out, "--name", "without.tar.zst", "--quiet"])
+        try #require(withoutExtension.status == 0, "\(withoutExtension.stderr)")
+
+        let computed = try stewardDigests(path)
+        let recordedWith = try stewardDigests(out + "/with.tar.zst")
+        let recordedWithout = try stewardDigests(out + "/without.tar.zst")
+        #expect(essence(recordedWith) == essence(computed), "made with the extension: the digests computed without it")
+        #expect(essence(recordedWithout) == essence(computed))
+        #expect(computed["virtualTables"] as? [String] == ["embeddings", "item_vec"])
+        let names = (computed["tables"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        for name in ["item", "item_vec_rowids", "item_vec_vector_chunks00", "embeddings_rowids", "embeddings_metadatatext00"] {
+            #expect(names.contains(name), "\(name) in \(names)")
+        }
+        #expect(!names.contains("item_vec") && !names.contains("embeddings"))
+        if Self.python != nil {
+            #expect(essence(try pythonDigests(path)) == essence(computed), "the independent implementation agrees")
+        }
+
+        // Either bundle restores with the extension (the table is read through vec0) and
+        // its digests match.
+        for name in ["with.tar.zst", "without.tar.zst"] {
+            let drill = try StewardProcess.run(["restore", out + "/" + name, "--check-only", "--load-extension", library, "--json"])
+            #expect(drill.status == 0, "\(name): \(drill.stdout)")
+            let checks = try #require(try drill.json()["checks"] as? [[String: Any]])
+            #expect(checks.first { $0["name"] as? String == "content_digest" }?["status"] as? String == "pass", "\(name)")
+        }
+
+        // One changed vector: only the chunk table that holds the vectors differs.
+        let changed = try systemTool(["sqlite3", path, ".load \(library)", "UPDATE item_vec SET embedding = '[0.5, 0.25, 0, 0.75]' WHERE rowid = 2;"])
+        try #require(changed.status == 0, "\(changed.output)")
+        let after = try stewardDigests(path)
+        #expect(after["schema"] as? String == computed["schema"] as? String)
+        let differing = zip(computed["tables"] as? [[String: Any]] ?? [], after["tables"] as? [[String: Any]] ?? [])
+            .filter { $0.0["sha256"] as? String != $0.1["sha256"] as? String }.compactMap { $0.0["name"] as? String }
+        #expect(differing == ["item_vec_vector_chunks00"])
+        if Self.python != nil {
+            #expect(essence(try pythonDigests(path)) == essence(after))
+        }
+    }
+
+    /// A bundle made before v2 records `sha256-sha3sum-v1` digests, which chose tables by
+    /// the modules loaded; restore recomputes them by that rule, so such a bundle still
+    /// restores, and an algorithm it does not know skips the comparison.
+    @Test(.enabled(if: MigrateDialectCommandTests.vectorExtension != nil,
+                   "sqlite-vec is not installed (scripts/install-deps.sh installs it with pip)"))
+    func aBundleWithFirstRuleDigestsIsComparedByThatRule() throws {
+        let library = try #require(MigrateDialectCommandTests.vectorExtension)
+        let path = try makeVectorDatabase(library)
+        let out = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let made = try StewardProcess.run(["backup", "--db", path, "--out", out, "--name", "v2.tar.zst", "--load-extension", library, "--quiet"])
+        try #require(made.status == 0, "\(made.stderr)")
+
+        // What v1 recorded with sqlite-vec loaded: no table the module calls shadow.
+        var parts = try BundleParts(reading: out + "/v2.tar.zst")
+        var digests = try #require(parts.manifest["contentDigests"] as? [String: Any])
+        let listed = try systemTool(["sqlite3", path, ".load \(library)", "SELECT name FROM pragma_table_list WHERE type = 'shadow'"])
+        let shadows = Set(listed.output.split(separator: "\n").map(String.init))
+        #expect(shadows.contains("item_vec_rowids"), "\(listed.output)")
+        digests["tables"] = (digests["tables"] as? [[String: Any]] ?? []).filter { !shadows.contains($0["name"] as? String ?? "") }
+        digests["algorithm"] = "sha256-sha3sum-v1"
+        digests["virtualTables"] = nil
+        parts.manifest["contentDigests"] = digests
+        try parts.bundle(to: out + "/v1.tar.zst")
+        digests["algorithm"] = "sha256-something-newer"
+        parts.manifest["contentDigests"] = digests
+        try parts.bundle(to: out + "/newer.tar.zst")
+
+        for (name, expected) in [("v1.tar.zst", "pass"), ("newer.tar.zst", "skipped")] {
+            let drill = try StewardProcess.run(["restore", out + "/" + name, "--check-only", "--load-extension", library, "--json"])
+            #expect(drill.status == 0, "\(name): \(drill.stdout)")
+            let checks = try #require(try drill.json()["checks"] as? [[String: Any]])
+            #expect(checks.first { $0["name"] as? String == "content_digest" }?["status"] as? String == expected, "\(name)")
+        }
     }
 }

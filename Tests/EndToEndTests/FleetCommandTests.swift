@@ -47,7 +47,7 @@ import TestSupport
     static func databases(_ lines: [[String: Any]]) -> [String: [String: Any]] {
         var result: [String: [String: Any]] = [:]
         for line in lines where line["kind"] as? String == "database" {
-            if let path = line["path"] as? String { result[path] = line }
+            if let path = (line["database"] as? [String: Any])?["path"] as? String { result[path] = line }
         }
         return result
     }
@@ -163,7 +163,7 @@ import TestSupport
         _ = FileManager.default.createFile(atPath: list, contents: Data(paths.joined(separator: "\0").utf8 + [0]))
         let run = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--jobs", "1", "--dbs-from", list, "--null"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        let order = try Self.lines(run).compactMap { $0["path"] as? String }
+        let order = try Self.lines(run).compactMap { ($0["database"] as? [String: Any])?["path"] as? String }
         #expect(order == paths)
 
         let stdinList = paths.prefix(2).joined(separator: "\n")
@@ -283,11 +283,11 @@ import TestSupport
                                           "--db", first, "--db", second, "--db", current])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let byDatabase = Self.databases(try Self.lines(run))
-        #expect(byDatabase[current]?["backup"] == nil)
+        #expect(byDatabase[current]?["bundle"] == nil)
         let names = try directory.contents(of: "bundles")
         #expect(names.count == 2)
         for (path, state) in zip([first, second], before) {
-            let backup = try #require(byDatabase[path]?["backup"] as? [String: Any])
+            let backup = try #require(byDatabase[path]?["bundle"] as? [String: Any])
             let bundle = try #require(backup["path"] as? String)
             let name = (bundle as NSString).lastPathComponent
             let tag = try systemTool(["sh", "-c", "printf %s \"$1\" | sha256sum", "sh", path]).output.prefix(12)
@@ -318,7 +318,7 @@ import TestSupport
         #expect(run.status == 0, "\(run.stderr)")
         let report = try run.json()
         #expect(report["toVersion"] as? Int == 2)
-        let backup = try #require(report["backup"] as? [String: Any])
+        let backup = try #require(report["bundle"] as? [String: Any])
         #expect(FileManager.default.fileExists(atPath: try #require(backup["path"] as? String)))
         let again = try StewardProcess.run(["migrate", "--migrations", migrations, "--backup-dir", bundles, "--db", old])
         #expect(again.status == 0)
@@ -451,7 +451,7 @@ import TestSupport
         for index in 1...3 {
             let run = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--status", "--dbs-from", file, "--shard", "\(index)/3"])
             #expect(run.status == 0)
-            let share = try Self.lines(run).filter { $0["kind"] as? String == "database" }.compactMap { $0["path"] as? String }
+            let share = try Self.lines(run).filter { $0["kind"] as? String == "database" }.compactMap { ($0["database"] as? [String: Any])?["path"] as? String }
             #expect(Set(share) == Set(paths.enumerated().filter { $0.offset % 3 == index - 1 }.map(\.element)))
             seen += share
         }
@@ -480,7 +480,7 @@ import TestSupport
         #expect(json["outcomes"] as? [String: Int] == ["migrated": 5, "failed": 1])
         let failures = try #require(json["failures"] as? [[String: Any]])
         #expect(failures.count == 1)
-        #expect(failures.first?["database"] as? String == broken)
+        #expect((failures.first?["database"] as? [String: Any])?["path"] as? String == broken)
         #expect(failures.first?["exitCode"] as? Int == 65)
 
         // The broken database is replaced and the run repeated: its last line counts.
@@ -523,7 +523,7 @@ import TestSupport
         let lines = try text.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
-        let databases = lines.filter { $0["kind"] as? String == "database" }.compactMap { $0["path"] as? String }
+        let databases = lines.filter { $0["kind"] as? String == "database" }.compactMap { ($0["database"] as? [String: Any])?["path"] as? String }
         #expect(databases.count == paths.count)
         #expect(Set(databases) == Set(paths))
         let summaries = lines.filter { $0["kind"] as? String == "summary" }

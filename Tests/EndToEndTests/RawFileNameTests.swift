@@ -35,7 +35,7 @@ import TestSupport
         #expect(inspect.stdout.contains("Database   \(directory.path)/x\\xFF.db"))
         let json = try StewardProcess.run(rawArguments: ["inspect", "--json", database])
         #expect(json.status == 0)
-        #expect(try json.json()["path"] as? String == "\(directory.path)/x\\xFF.db", "JSON writes the byte as \\xFF")
+        #expect((try json.json()["database"] as? [String: Any])?["path"] as? String == "\(directory.path)/x\\xFF.db", "JSON writes the byte as \\xFF")
 
         let verify = try StewardProcess.run(rawArguments: ["verify", "--db", database])
         #expect(verify.status == 0, "\(verify.allOutput)")

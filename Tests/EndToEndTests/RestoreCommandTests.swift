@@ -53,7 +53,7 @@ import TestSupport
         let report = try run.json()
         #expect(report["command"] as? String == "restore")
         #expect(report["published"] as? Bool == true)
-        #expect(report["database"] as? String == into + "/data/tickets.sqlite")
+        #expect((report["database"] as? [String: Any])?["path"] as? String == into + "/data/tickets.sqlite")
         #expect(report["walConverted"] as? Bool == false)
         let checks = try #require(report["checks"] as? [[String: Any]])
         #expect(checks.count == 14)

@@ -33,7 +33,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
         let run = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--backup-dir", bundles, "--db", path])
         #expect(run.status == 0, "\(run.allOutput)")
-        let backup = try #require(try run.json()["backup"] as? [String: Any])
+        let backup = try #require(try run.json()["bundle"] as? [String: Any])
         return (try #require(backup["path"] as? String), try #require(backup["rollbackCommand"] as? String))
     }
 
@@ -111,8 +111,8 @@ import TestSupport
         #expect(run.status == 0, "\(run.allOutput)")
         for line in run.stdout.split(separator: "\n") {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            guard object["kind"] as? String == "database", let path = object["path"] as? String else { continue }
-            let backup = try #require(object["backup"] as? [String: Any])
+            guard object["kind"] as? String == "database", let path = (object["database"] as? [String: Any])?["path"] as? String else { continue }
+            let backup = try #require(object["bundle"] as? [String: Any])
             let bundle = try #require(backup["path"] as? String)
             #expect(backup["rollbackCommand"] as? String == "steward restore \(bundle) --replace \(path)")
         }
@@ -252,7 +252,7 @@ import TestSupport
         let run = try StewardProcess.run(["migrate", "--migrations", set, "--json", "--backup-dir", bundles, "--db", path])
         #expect(run.status == 0, "\(run.allOutput)")
         #expect(try Self.userVersion(path) == 2)
-        let backup = try #require(try run.json()["backup"] as? [String: Any])
+        let backup = try #require(try run.json()["bundle"] as? [String: Any])
         let recorded = try #require(backup["recordedFailures"] as? [String: Any])
         let violations = try #require(recorded["foreignKeyViolations"] as? [[String: Any]])
         #expect(violations.first?["count"] as? Int == 2, "\(recorded)")

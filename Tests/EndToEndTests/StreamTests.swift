@@ -36,7 +36,7 @@ import TestSupport
         #expect(restore.output.contains("Bundle      -"), "the backup's report goes to stderr")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("report.json")))) as? [String: Any])
         #expect(report["published"] as? Bool == true)
-        #expect(report["bundle"] as? String == "-")
+        #expect((report["bundle"] as? [String: Any])?["path"] as? String == "-")
         #expect(FileManager.default.fileExists(atPath: directory.file("restored/data/tickets.sqlite")))
         #expect(try directory.contents(of: "tmp") == [], "no spooled copy or temporary left")
         for title in Self.titles { #expect(!restore.output.contains(title)) }

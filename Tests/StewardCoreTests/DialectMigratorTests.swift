@@ -108,7 +108,7 @@ import TestSupport
         let before = try bytes()
         let error = try failure()
         #expect(error.kind == .badInput)
-        #expect(error.message.contains("20240102120000_email.sql") && error.message.contains("--allow-changed"))
+        #expect(error.message.contains("20240102120000_email.sql") && error.remedy == .allowChangedMigrations)
         #expect(try bytes() == before)
         let report = try migrate { $0.allowChanged = true }
         #expect(report.notes.contains { $0.contains("20240102120000_email.sql changed") })

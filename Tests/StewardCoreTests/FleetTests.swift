@@ -104,16 +104,16 @@ import TestSupport
             CREATE INDEX [ticket_title] ON ticket (title);
             CREATE TABLE schema_migrations(version TEXT PRIMARY KEY);
             """)
-        let want = try SchemaShape(reading: expected)
-        #expect(try SchemaShape(reading: same).differences(from: want).isEmpty)
+        let want = try SchemaFingerprint(reading: expected)
+        #expect(try SchemaFingerprint(reading: same).differences(from: want).isEmpty)
 
         try same.execute(sql: """
             ALTER TABLE ticket ADD COLUMN email TEXT;
             DROP INDEX ticket_title;
             CREATE TRIGGER t AFTER INSERT ON ticket BEGIN SELECT 1; END;
             """)
-        #expect(try SchemaShape(reading: same).differences(from: want) == [
-            "trigger t extra", "table ticket: column email extra", "index ticket_title missing",
+        #expect(try SchemaFingerprint(reading: same).differences(from: want) == [
+            "table ticket: column email extra", "index ticket_title missing", "trigger t extra",
         ])
     }
 
@@ -121,15 +121,44 @@ import TestSupport
         let directory = try TemporaryDirectory()
         try "CREATE TABLE a(x);".write(toFile: directory.file("0001_a.sql"), atomically: true, encoding: .utf8)
         try "CREATE TABLE b(y);".write(toFile: directory.file("0003_b.sql"), atomically: true, encoding: .utf8)
-        let check = try SchemaDriftCheck(migrationsDirectory: directory.path)
+        let set = try DialectSet(directory: directory.path, dialect: .steward)
+        let check = SchemaDriftCheck()
         let database = try Connection.inMemory()
         try database.execute(sql: "CREATE TABLE a(x)")
-        #expect(check.compare(on: database, version: 1, cancellation: Cancellation()).status == "match")
-        let atThree = check.compare(on: database, version: 3, cancellation: Cancellation())
+        func compare(at version: Int32) throws -> SchemaDriftCheck.Comparison {
+            try database.setUserVersion(version)
+            return check.compare(on: database, set: set, cancellation: Cancellation())
+        }
+        #expect(try compare(at: 1).status == "match")
+        let atThree = try compare(at: 3)
         #expect(atThree.status == "drift")
         #expect(atThree.differences == ["table b missing"])
-        #expect(check.compare(on: database, version: 2, cancellation: Cancellation()).status == "skipped")
-        #expect(check.compare(on: database, version: 4, cancellation: Cancellation()).reason?.contains("newer") == true)
+        #expect(try compare(at: 2).status == "skipped")
+        #expect(try compare(at: 4).reason?.contains("newer") == true)
+    }
+
+    /// Another runner's layout: what is applied is what its ledger says, and the expected
+    /// schema is built from exactly those migrations (the pending third one's index is not
+    /// expected), whatever `user_version` says (dbmate does not set it).
+    @Test func inOtherLayoutsTheLedgersAppliedSetIsWhatTheSchemaIsComparedWith() throws {
+        let directory = try TemporaryDirectory()
+        for (name, sql) in [("20240101000000_a.sql", "CREATE TABLE a(x);"), ("20240102000000_b.sql", "CREATE TABLE b(y);"),
+                            ("20240103000000_c.sql", "CREATE INDEX a_x ON a(x);")] {
+            try "-- migrate:up\n\(sql)\n-- migrate:down\n".write(toFile: directory.file(name), atomically: true, encoding: .utf8)
+        }
+        let set = try DialectSet(directory: directory.path, dialect: .dbmate)
+        let check = SchemaDriftCheck()
+        let database = try Connection.inMemory()
+        try database.execute(sql: """
+            CREATE TABLE schema_migrations(version VARCHAR(128) PRIMARY KEY);
+            INSERT INTO schema_migrations VALUES ('20240101000000'), ('20240102000000');
+            CREATE TABLE a(x); CREATE TABLE b(y);
+            """)
+        let match = check.compare(on: database, set: set, cancellation: Cancellation())
+        #expect(match.status == "match", "\(match)")
+        #expect(match.newestApplied == "20240102000000")
+        try database.execute(sql: "CREATE TABLE by_hand(z)")
+        #expect(check.compare(on: database, set: set, cancellation: Cancellation()).differences == ["table by_hand extra"])
     }
 
     private final class Counter: @unchecked Sendable {

@@ -23,7 +23,7 @@ import TestSupport
         let report = try Inspector().inspect(path: path)
         #expect(report.command == "inspect")
         #expect(report.kind == "database")
-        #expect(report.path == path)
+        #expect(report.database.path == path)
         #expect(report.stewardVersion == StewardVersion.current)
         #expect(report.sqlite.version == SQLiteLibrary.version)
         #expect(report.sqlite.fts5Available)
@@ -105,7 +105,7 @@ import TestSupport
         let directory = try TemporaryDirectory()
         try Fixtures.makeExampleDatabase(at: directory.file("a b#?%é.sqlite"))
         let report = try Inspector().inspect(path: directory.file("a b#?%é.sqlite"))
-        #expect(report.path == directory.file("a b#?%é.sqlite"))
+        #expect(report.database.path == directory.file("a b#?%é.sqlite"))
         #expect(report.tables.first { $0.name == "ticket" }?.rowCount == 2)
     }
 
@@ -305,31 +305,11 @@ import TestSupport
         try Fixtures.makeExampleDatabase(at: path)
         let json = try JSONEncoder().encode(try Inspector().inspect(path: path))
         let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
-        for key in ["command", "stewardVersion", "path", "kind", "sqlite", "file", "database", "fileHeader", "journalMode",
+        #expect((object["database"] as? [String: Any])?["path"] as? String == path)
+        for key in ["command", "stewardVersion", "kind", "sqlite", "file", "database", "fileHeader", "journalMode",
                     "tables", "indexes", "triggers", "views", "ftsTables", "warnings"] {
             #expect(object[key] != nil, "missing \(key)")
         }
-    }
-
-    // MARK: - Explaining SQLite errors
-
-    @Test(arguments: [
-        (ResultCode.notADatabase, StewardError.Kind.badInput),
-        (.corrupt, .badInput),
-        (.corruptVirtualTable, .badInput),
-        (.busy, .busy),
-        (.locked, .busy),
-        (.busySnapshot, .busy),
-        (.full, .inputOutput),
-        (.ioError, .inputOutput),
-        (.ioErrorRead, .inputOutput),
-        (.error, .badInput),
-    ])
-    func explainMapsSQLiteErrors(_ code: ResultCode, _ kind: StewardError.Kind) {
-        let error = Inspector.explain(SQLiteError(extendedCode: code, message: "the message"), path: "some/db.sqlite")
-        #expect(error.kind == kind)
-        #expect(error.message.contains("some/db.sqlite"))
-        #expect(error.message.contains("the message"))
     }
 
     @Test func libraryFactsKeepInterestingOptionsOnly() {

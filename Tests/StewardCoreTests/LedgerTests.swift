@@ -237,7 +237,7 @@ import TestSupport
             try connection.execute(sql: "insert into schema_migrations (version) values (?)", bindings: [.text(version)])
         }
         let error = try #require(throws: StewardError.self) { try makePlan(set, connection) }
-        #expect(error.message.contains("2_m.sql") && error.message.contains("--allow-out-of-order"))
+        #expect(error.message.contains("2_m.sql") && error.remedy == .allowOutOfOrder(count: 1))
         var options = LedgerPlan.Options()
         options.allowOutOfOrder = true
         #expect(try makePlan(set, connection, options: options).outOfOrder.map(\.fileName) == ["2_m.sql"])

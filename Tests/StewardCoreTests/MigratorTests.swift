@@ -78,9 +78,9 @@ import TestSupport
 
         let report = try migrate { $0.create = true }
         #expect(report.command == "migrate")
-        #expect(report.mode == "apply")
+        #expect(report.mode == .apply)
         #expect(report.created)
-        #expect(report.database == database)
+        #expect(report.database.path == database)
         #expect(report.migrations == migrations)
         #expect(report.stewardVersion == StewardVersion.current)
         #expect(report.sqliteVersion == SQLiteLibrary.version)
@@ -96,7 +96,7 @@ import TestSupport
         // Created in this run: the directive does not add a second entry.
         let fts = try #require(report.ftsRebuilt.only)
         #expect(fts.table == "ticket_fts")
-        #expect(fts.reason == "created")
+        #expect(fts.reason == .created)
         #expect(fts.rebuilt && fts.checked)
         let keys = try #require(report.foreignKeys)
         #expect(keys.violationsBefore == 0 && keys.violationsAfter == 0)
@@ -118,7 +118,7 @@ import TestSupport
         #expect(report.fromVersion == 1 && report.toVersion == 2)
         let fts = try #require(report.ftsRebuilt.only)
         #expect(fts.table == "ticket_fts")
-        #expect(fts.reason == "redefined")
+        #expect(fts.reason == .redefined)
         #expect(fts.rebuilt && fts.checked)
         #expect(try search("ticket_fts", "jamming") == [[.integer(1)]])
         #expect(try search("ticket_fts", "run") == [[.integer(2)]])
@@ -131,7 +131,7 @@ import TestSupport
         let report = try migrate()
         let fts = try #require(report.ftsRebuilt.only)
         #expect(fts.table == "ticket_fts")
-        #expect(fts.reason == "redefined")
+        #expect(fts.reason == .redefined)
         #expect(fts.rebuilt && fts.checked)
         #expect(try search("ticket_fts", "printer") == [[.integer(1)]])
     }
@@ -148,7 +148,7 @@ import TestSupport
         let report = try migrate()
         let fts = try #require(report.ftsRebuilt.only)
         #expect(fts.table == "ticket_fts")
-        #expect(fts.reason == "directive")
+        #expect(fts.reason == .directive)
         #expect(fts.rebuilt && fts.checked)
         #expect(try search("ticket_fts", "projector") == [[.integer(3)]])
     }
@@ -170,12 +170,12 @@ import TestSupport
         let created = try migrate { $0.create = true; $0.targetVersion = 1 }
         let fts = try #require(created.ftsRebuilt.only)
         #expect(fts.table == "note_fts")
-        #expect(fts.reason == "created")
+        #expect(fts.reason == .created)
         #expect(!fts.rebuilt)
         #expect(fts.checked)
 
         let directive = try #require(try migrate().ftsRebuilt.only)
-        #expect(directive.reason == "directive")
+        #expect(directive.reason == .directive)
         #expect(!directive.rebuilt && directive.checked)
         #expect(try search("note_fts", "gamma") == [[.integer(2)]])
     }
@@ -188,7 +188,7 @@ import TestSupport
         let report = try migrate { $0.create = true }
         let fts = try #require(report.ftsRebuilt.only)
         #expect(fts.table == "doc_fts")
-        #expect(fts.reason == "created")
+        #expect(fts.reason == .created)
         #expect(fts.rebuilt && fts.checked)
         #expect(try search("doc_fts", "invoice") == [[.integer(2)]])
     }
@@ -202,7 +202,7 @@ import TestSupport
         let before = try fileBytes()
 
         let report = try migrate { $0.statusOnly = true }
-        #expect(report.mode == "status")
+        #expect(report.mode == .status)
         #expect(!report.created)
         #expect(report.fromVersion == 1 && report.toVersion == 1)
         #expect(report.newestVersion == 5)
@@ -238,11 +238,11 @@ import TestSupport
         let state = try DatabaseState(path: database)
 
         let report = try migrate { $0.dryRun = true }
-        #expect(report.mode == "dry-run")
+        #expect(report.mode == .dryRun)
         #expect(!report.created)
         #expect(report.fromVersion == 1 && report.toVersion == 3)
         #expect(report.applied.map(\.statements) == [2, 2])
-        #expect(report.ftsRebuilt.map(\.reason) == ["redefined"])
+        #expect(report.ftsRebuilt.map(\.reason) == [.redefined])
         #expect(try fileBytes() == before)
         #expect(try DatabaseState(path: database) == state)
         #expect(try directory.contents() == ["migrations", "tickets.db"])
@@ -281,7 +281,7 @@ import TestSupport
         _ = try migrate { $0.create = true }
         let before = try fileBytes()
         let error = try refusal { $0.targetVersion = 1 }
-        #expect(error == StewardError(.badInput, "database is at version 2, newer than --to 1; refusing to downgrade"))
+        #expect(error == StewardError(.badInput, "database is at version 2, newer than the target version 1; refusing to downgrade"))
         #expect(try fileBytes() == before)
         #expect(try Connection(path: database).userVersion() == 2)
     }

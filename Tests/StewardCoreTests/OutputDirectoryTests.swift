@@ -100,8 +100,4 @@ import TestSupport
         #expect(try directory.contents() == ["a.tar.zst", "b.tar.zst"])
         try output.sync()
     }
-
-    @Test func renameat2IsFoundInThisLibc() {
-        #expect(OutputDirectory.renameNoReplace != nil)
-    }
 }

@@ -110,23 +110,24 @@ import TestSupport
         #expect(report.passed)
         for check in report.checks where check.name != "search-contract" {
             #expect(check.status == .skipped)
-            #expect(check.summary == "no --db given")
+            #expect(check.missingInput == .database)
+            #expect(check.summary == "no database given")
         }
-        #expect(try check(report, "search-contract").summary == "no --contract given")
+        #expect(try check(report, "search-contract").missingInput == .contract)
         #expect(report.checks.count == Verifier.checkOrder.count)
     }
 
     @Test func skippedReasons() throws {
         try makeExample()
         let report = try verify()
-        for (name, reason) in [
-            ("version", "no --expect-version or --migrations given"),
-            ("assertions", "no --assert given"),
-            ("search-contract", "no --contract given"),
+        for (name, input) in [
+            ("version", VerifyReport.Check.MissingInput.expectedVersion),
+            ("assertions", .assertions),
+            ("search-contract", .contract),
         ] {
             let skipped = try check(report, name)
             #expect(skipped.status == .skipped)
-            #expect(skipped.summary == reason)
+            #expect(skipped.missingInput == input)
             #expect(skipped.durationSeconds == 0)
         }
     }
@@ -137,7 +138,7 @@ import TestSupport
         let report = try verify { $0.contractPath = contract }
         let skipped = try check(report, "search-contract")
         #expect(skipped.status == .skipped)
-        #expect(skipped.summary == "no --migrations given to run the contract on")
+        #expect(skipped.missingInput == .migrationsForContract)
     }
 
     // MARK: - Options

@@ -1,6 +1,7 @@
 import Foundation
 import FileNames
 import SQLiteKit
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,8 @@ import Glibc
 
 /// `steward backup`: a consistent online snapshot of a live database, checked, hashed and
 /// streamed into a tar+zstd bundle that appears under its final name only when complete
-/// (field notes §3, design.md "Bundle format").
+/// (docs/design-notes.md, "Bundle format"; the online backup API:
+/// https://www.sqlite.org/backup.html).
 ///
 /// The phases, in order:
 /// 1. snapshot: a read transaction pins the source; the online backup API copies it into
@@ -87,8 +89,8 @@ public struct BackupMaker {
     let cancellation: Cancellation
     let progress: @Sendable (Event) -> Void
 
-    public init(options: Options, cancellation: Cancellation = Cancellation(),
-                progress: @escaping @Sendable (Event) -> Void = { _ in }) {
+    public init(options: Options, cancellation: Cancellation,
+                progress: @escaping @Sendable (Event) -> Void) {
         self.options = options
         self.cancellation = cancellation
         self.progress = progress
@@ -144,9 +146,7 @@ public struct BackupMaker {
         let (verified, compression, framePath, digests) = try checkAndCompress(
             copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
             finalPath: finalPath)
-        guard let payloadDigest = compression.digest else {
-            throw StewardError(.internal, "the compressing thread ended without the payload's SHA-256")
-        }
+        let payloadDigest = try compression.payloadDigest()
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
         unlink(FileName.cString(copy.path))
@@ -167,7 +167,7 @@ public struct BackupMaker {
 
         var report = BackupReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
-            database: options.databasePath, createdAt: manifest.createdAt, source: manifest.source,
+            database: DatabaseReference(path: options.databasePath), createdAt: manifest.createdAt, source: manifest.source,
             snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
             bundle: .init(
                 path: streams ? "-" : finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
@@ -191,8 +191,13 @@ public struct BackupMaker {
         let compression: PayloadCompression
         let verified: SnapshotVerification.Result
         let digests: ContentDigests
-        let digesting = BackgroundContentDigests(path: copyPath, extensions: options.extensions, cancellation: cancellation)
-        digesting.start()
+        // Beside the checks, the hash and the compression, which read the same finished
+        // file (issue 14: run one after the other, the digests were a third of a backup).
+        let extensions = options.extensions
+        let cancellation = self.cancellation
+        let digesting = BackgroundWork { stop in
+            try Self.contentDigests(of: copyPath, extensions: extensions, cancellation: cancellation, stop: stop)
+        }
         // Whatever is thrown, the thread is done with the copy before the copy goes.
         defer {
             digesting.cancel()
@@ -232,16 +237,14 @@ public struct BackupMaker {
     static func contentDigests(
         of path: String, extensions: [String] = [], cancellation: Cancellation, stop: Cancellation? = nil
     ) throws -> ContentDigests {
-        do {
-            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&nolock=1"), mode: [.readOnly, .uri, .noFollow])
+        let mapping = SQLiteErrorMapping(
+            path: path, role: .checkedCopy(refusal: "the copy's content digests cannot be computed"),
+            cancellation: cancellation, interruptedDetail: "; no bundle was written")
+        return try mapping.run {
+            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&nolock=1")
             try connection.harden(loadingExtensions: extensions)
             connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop?.isCancelled == true) }
             return try ContentDigests.compute(connection, cancellation: cancellation)
-        } catch let error as SQLiteError {
-            if error.isInterrupt || cancellation.isCancelled {
-                throw StewardError.interrupted(by: cancellation, "; no bundle was written")
-            }
-            throw StewardError(.checkFailed, "refusing to publish: the copy's content digests cannot be computed: \(error.message)")
         }
     }
 
@@ -357,17 +360,16 @@ public struct BackupMaker {
 
 /// Says when progress is due: every 0.1 s, and at the end. Returns the seconds since the
 /// first call.
-final class Throttle: @unchecked Sendable {
-    private let lock = NSLock()
+final class Throttle: Sendable {
     private let watch = Stopwatch()
-    private var last = -1.0
+    private let last = Mutex(-1.0)
 
     func due(final: Bool) -> Double? {
-        lock.lock()
-        defer { lock.unlock() }
-        let seconds = watch.seconds
-        guard final || seconds - last >= 0.1 else { return nil }
-        last = seconds
-        return seconds
+        last.withLock { last in
+            let seconds = watch.seconds
+            guard final || seconds - last >= 0.1 else { return nil }
+            last = seconds
+            return seconds
+        }
     }
 }

@@ -16,8 +16,8 @@ public struct BackupReport: Codable, Sendable {
     public var command = "backup"
     public let stewardVersion: String
     public let sqliteVersion: String
-    /// The database path as given.
-    public let database: String
+    /// The database, its path as given.
+    public let database: DatabaseReference
     public let createdAt: String
     public let source: BundleManifest.Source
     public let snapshot: BundleManifest.Snapshot

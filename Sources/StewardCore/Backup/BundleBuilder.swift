@@ -37,12 +37,10 @@ struct BundleBuilder {
         path payloadPath: String, entryName: String, size: Int64, modificationTime: Int64, into descriptor: Int32,
         outputName: String, progress: @escaping @Sendable (Int64, Int64) -> Void
     ) -> PayloadCompression {
-        let compression = PayloadCompression(
+        PayloadCompression(
             payloadPath: payloadPath, entryName: entryName, size: size,
             options: .init(compressionLevel: compressionLevel, threads: threads, modificationTime: modificationTime),
             descriptor: descriptor, outputName: outputName, cancellation: cancellation, progress: progress)
-        compression.start()
-        return compression
     }
 
     /// Writes the first frame for `manifest`, then the finished payload frame from
@@ -143,28 +141,26 @@ struct BundleBuilder {
     }
 }
 
-/// The payload frame being compressed on a thread of its own, which also computes the
-/// payload's SHA-256 from the blocks it reads: one read of the copy feeds both (issue 14).
-final class PayloadCompression: @unchecked Sendable {
+/// The payload frame being compressed on a thread of its own (`BackgroundWork`), started
+/// when it is made. The same thread computes the payload's SHA-256 from the blocks it
+/// reads: one read of the copy feeds both (issue 14).
+struct PayloadCompression: Sendable {
     let payloadPath: String
     let entryName: String
     let size: Int64
     let options: ArchiveWriter.Options
-    private let descriptor: Int32
-    private let outputName: String
-    private let cancellation: Cancellation
-    private let stop = Cancellation()
-    private let progress: @Sendable (Int64, Int64) -> Void
-    private let done = DispatchSemaphore(value: 0)
-    private var outcome: Result<Int64, Error>?
-    private var isWaited = false
-    struct Digest {
+    private let work: BackgroundWork<Output>
+
+    /// The payload as read for the frame.
+    struct Digest: Sendable {
         let size: Int64
         let sha256: String
     }
 
-    /// The payload's size and SHA-256, once `wait()` returned.
-    private(set) var digest: Digest?
+    private struct Output: Sendable {
+        let frameSize: Int64
+        let digest: Digest
+    }
 
     init(payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, descriptor: Int32,
          outputName: String, cancellation: Cancellation, progress: @escaping @Sendable (Int64, Int64) -> Void) {
@@ -172,35 +168,32 @@ final class PayloadCompression: @unchecked Sendable {
         self.entryName = entryName
         self.size = size
         self.options = options
-        self.descriptor = descriptor
-        self.outputName = outputName
-        self.cancellation = cancellation
-        self.progress = progress
-    }
-
-    func start() {
-        Thread.detachNewThread { [self] in
-            outcome = Result { try compress() }
-            done.signal()
+        work = BackgroundWork { stop in
+            try Self.compress(
+                payloadPath: payloadPath, entryName: entryName, size: size, options: options, descriptor: descriptor,
+                outputName: outputName, cancellation: cancellation, stop: stop, progress: progress)
         }
     }
 
     /// Asks the thread to stop early: the bundle will not be written.
     func cancel() {
-        stop.cancel(reason: "not needed")
+        work.cancel()
     }
 
     /// Waits for the thread; returns the size of the frame.
     func wait() throws -> Int64 {
-        if !isWaited {
-            done.wait()
-            isWaited = true
-        }
-        guard let outcome else { throw StewardError(.internal, "the compressing thread ended without a result") }
-        return try outcome.get()
+        try work.wait().frameSize
     }
 
-    private func compress() throws -> Int64 {
+    /// Waits for the thread; returns the payload's size and SHA-256.
+    func payloadDigest() throws -> Digest {
+        try work.wait().digest
+    }
+
+    private static func compress(
+        payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, descriptor: Int32,
+        outputName: String, cancellation: Cancellation, stop: Cancellation, progress: (Int64, Int64) -> Void
+    ) throws -> Output {
         // Either flag stops it: a signal, or checks that failed.
         let combined = Cancellation()
         let isStopped = { [cancellation, stop] in cancellation.isCancelled || stop.isCancelled }
@@ -221,10 +214,9 @@ final class PayloadCompression: @unchecked Sendable {
             }
             try writer.endFile()
             try writer.finish()
-            digest = .init(size: read, sha256: try hasher.finalize())
+            return Output(frameSize: sink.bytesWritten, digest: .init(size: read, sha256: try hasher.finalize()))
         } catch {
             throw BundleBuilder.explain(error, outputName: outputName, cancellation: cancellation)
         }
-        return sink.bytesWritten
     }
 }

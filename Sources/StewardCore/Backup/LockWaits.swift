@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -7,11 +8,10 @@ import Glibc
 /// The time a backup may spend waiting for other connections' locks, in all: SQLite's
 /// busy handler and the retries of `sqlite3_backup_step` draw on the same allowance, so
 /// that `--timeout` bounds the whole run's waiting, not each wait.
-final class LockWaits: @unchecked Sendable {
+final class LockWaits: Sendable {
     let timeout: Double
     private let cancellation: Cancellation
-    private let lock = NSLock()
-    private var waited: Double = 0
+    private let waited = Mutex<Double>(0)
 
     init(timeout: Double, cancellation: Cancellation) {
         self.timeout = timeout
@@ -19,9 +19,7 @@ final class LockWaits: @unchecked Sendable {
     }
 
     var secondsWaited: Double {
-        lock.lock()
-        defer { lock.unlock() }
-        return waited
+        waited.withLock { $0 }
     }
 
     /// Sleeps briefly (longer as `attempt` grows, at most 50 ms) and returns true, or
@@ -34,9 +32,7 @@ final class LockWaits: @unchecked Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         usleep(useconds_t(pause * 1_000_000))
         let slept = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        lock.lock()
-        waited += slept
-        lock.unlock()
+        waited.withLock { $0 += slept }
         return true
     }
 }

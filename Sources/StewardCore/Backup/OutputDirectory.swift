@@ -81,13 +81,12 @@ final class OutputDirectory {
 
     /// Gives `temporary` the name `name` in this directory, failing with 73 when a file of
     /// that name exists: it is never replaced. The directory itself is not synced here.
-    /// `useRename: false` takes the hard-link path that serves when renameat2 is missing.
+    /// `useRename: false` takes the hard-link path that serves where the kernel or the file
+    /// system cannot renameat2 (ENOSYS, EINVAL).
     func publish(_ temporary: String, as name: String, useRename: Bool = true) throws {
         let target = file(name)
-        if useRename, let renameNoReplace = Self.renameNoReplace {
-            if renameNoReplace(AT_FDCWD, FileName.cString(temporary), AT_FDCWD, FileName.cString(target), Self.renameNoReplaceFlag) == 0 {
-                return
-            }
+        if useRename {
+            if LinuxCalls.renameNoReplace(temporary, to: target) == 0 { return }
             let code = errno
             // EINVAL: this file system cannot rename without replacing; try a hard link.
             guard code == EINVAL || code == ENOSYS else { throw publishFailure(code, target: target) }
@@ -108,16 +107,4 @@ final class OutputDirectory {
         }
         return StewardError(SystemCall.outputKind(code), "cannot publish \(target): \(SystemCall.message(code))")
     }
-
-    /// RENAME_NOREPLACE from <linux/fs.h>.
-    static let renameNoReplaceFlag: UInt32 = 1
-
-    typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-
-    /// glibc's renameat2 (2.28 and later). Swift's Glibc module leaves out GNU-only
-    /// declarations, so it is looked up at run time; without it, link() does the job.
-    static let renameNoReplace: RenameAt2? = {
-        guard let symbol = dlsym(nil, "renameat2") else { return nil }
-        return unsafeBitCast(symbol, to: RenameAt2.self)
-    }()
 }

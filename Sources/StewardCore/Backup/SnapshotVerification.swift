@@ -1,7 +1,7 @@
 import Foundation
 import SQLiteKit
 
-/// The checks on the copy (field notes §3): `integrity_check` says exactly `ok` (on a
+/// The checks on the copy: `integrity_check` says exactly `ok` (on a
 /// read-write, query-only connection, so that CHECK constraints are checked),
 /// `foreign_key_check` finds nothing, `user_version` is the source's, the header says
 /// rollback journal, and on request FTS5's integrity-check passes for every FTS5 table
@@ -31,27 +31,25 @@ struct SnapshotVerification {
         do {
             findings = try check()
         } catch let error as SQLiteError {
-            if error.isInterrupt || cancellation.isCancelled {
-                throw StewardError.interrupted(by: cancellation, "; no bundle was written")
-            }
-            throw StewardError(.checkFailed, "refusing to publish: the copy cannot be checked: \(error.message)")
+            throw SQLiteErrorMapping(path: copyPath, role: .checkedCopy(refusal: "the copy cannot be checked"),
+                                     cancellation: cancellation, interruptedDetail: "; no bundle was written").error(for: error)
         }
         // The header as it will be bundled: nothing writes the copy any more.
-        let headerBytes = try FileProbe(path: copyPath).headerBytes
+        let headerBytes = try DatabaseFile(path: copyPath).headerBytes
 
         var problems: [String] = []
         let recordsIntegrity = asIs == .integrityAndForeignKeys
         let recordsForeignKeys = asIs != .off
-        if findings.integrity != ["ok"] && !recordsIntegrity {
-            problems.append("integrity_check: \(findings.integrity.joined(separator: "; "))")
+        if !findings.integrity.passed && !recordsIntegrity {
+            problems.append("integrity_check: \(findings.integrity.problems.joined(separator: "; "))")
         }
-        if let fts = findings.fts5, !fts.problems.isEmpty, !recordsIntegrity {
+        if let fts = findings.fts5, !fts.passed, !recordsIntegrity {
             problems.append("FTS5 integrity-check: \(fts.problems.joined(separator: "; "))")
         }
-        if !findings.violations.isEmpty && !recordsForeignKeys {
-            problems.append("foreign_key_check: \(Self.summary(of: findings.violations))")
+        if !findings.foreignKeys.passed && !recordsForeignKeys {
+            problems.append("foreign_key_check: \(findings.foreignKeys.countsSummary)")
         }
-        if findings.userVersion != source.userVersion {
+        if !findings.userVersionCheck.passed {
             problems.append("user_version is \(findings.userVersion), the source's is \(source.userVersion)")
         }
         let header = try? DatabaseHeader(bytes: headerBytes)
@@ -65,27 +63,30 @@ struct SnapshotVerification {
         if asIs == .foreignKeys, recorded?.isEmpty == true { recorded = nil }
         return Result(
             checks: .init(
-                integrityCheck: findings.integrity == ["ok"] ? "ok" : "failed (recorded)", foreignKeyViolations: findings.violations.count, userVersion: findings.userVersion,
+                integrityCheck: findings.integrity.passed ? "ok" : "failed (recorded)", foreignKeyViolations: findings.foreignKeys.total, userVersion: findings.userVersion,
                 userVersionMatchesSource: true, journalMode: findings.journalMode,
                 writeVersion: Int(header?.writeVersion ?? 0), readVersion: Int(header?.readVersion ?? 0),
                 durationSeconds: watch.roundedSeconds,
-                checksRun: ["integrity_check", "foreign_key_check", "user_version", "journal_mode"] + (checksFTS ? ["fts5_integrity"] : []),
-                fts5Tables: findings.fts5?.tables),
+                checksRun: [CheckName.integrity.bundleName, CheckName.foreignKeys.bundleName, CheckName.version.bundleName, "journal_mode"]
+                    + (checksFTS ? [CheckName.ftsSync.bundleName] : []),
+                fts5Tables: findings.fts5.map { $0.counts.keys.sorted() }),
             recorded: recorded)
     }
 
     private struct Findings {
-        let integrity: [String]
-        let violations: [Connection.ForeignKeyViolation]
-        let userVersion: Int32
+        let integrity: Check
+        let foreignKeys: Check
+        let userVersionCheck: Check
         let journalMode: String
-        let fts5: FTS5IntegrityCheck.Outcome?
+        let fts5: Check?
         let recorded: RecordedFailures?
+
+        var userVersion: Int32 { Int32(truncatingIfNeeded: userVersionCheck.counts["user_version"] ?? 0) }
     }
 
     private func check() throws -> Findings {
         // Read-write, so that integrity_check sees CHECK constraints, but query-only; no
-        // locks (`nolock=1`), so that the hashing thread's descriptor on the same file
+        // locks (`nolock=1`), so that the compressing thread's descriptor on the same file
         // cannot drop any. The copy is in rollback-journal mode: nothing is created beside it.
         let cancellation = self.cancellation
         let connection: Connection
@@ -94,31 +95,25 @@ struct SnapshotVerification {
         } catch is IntegrityCheck.NotWritable {
             throw StewardError(.checkFailed, "refusing to publish: the copy opened read-only, so its CHECK constraints cannot be checked")
         }
-        let integrity = try connection.integrityCheck(maximumErrors: 10)
-        let violations = try connection.foreignKeyViolations()
-        var fts5: FTS5IntegrityCheck.Outcome?
+        let integrity = try DatabaseChecks.integrity(on: connection, maximumErrors: 10)
+        let foreignKeys = try DatabaseChecks.foreignKeys(on: connection)
+        var fts5: Check?
         if checksFTS {
             // FTS5's check is an INSERT: a connection of its own that may write, inside
             // BEGIN … ROLLBACK, though it writes nothing.
-            let writer = try Connection(path: FileProbe.uri(for: copyPath, query: "mode=rw&nolock=1"), mode: [.readWrite, .uri, .noFollow])
+            let writer = try DatabaseFile.open(path: copyPath, .readWrite, parameters: "&nolock=1")
             try writer.harden(loadingExtensions: extensions)
             writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            fts5 = try FTS5IntegrityCheck(connection: writer).run()
+            fts5 = try DatabaseChecks.fts5Integrity(on: writer)
         }
         var recorded: RecordedFailures?
         if asIs != .off {
-            let failedFTS = (fts5?.tables ?? []).filter { table in fts5?.problems.contains { $0.contains(table) } == true }
+            let failedFTS = (fts5?.counts ?? [:]).filter { $0.value > 0 }.keys.sorted()
             recorded = try RecordedFailures.find(connection, fts5Failures: failedFTS)
         }
         return Findings(
-            integrity: integrity, violations: violations, userVersion: try connection.userVersion(),
+            integrity: integrity, foreignKeys: foreignKeys,
+            userVersionCheck: try DatabaseChecks.userVersion(on: connection, expected: source.userVersion),
             journalMode: try connection.journalMode(), fts5: fts5, recorded: recorded)
-    }
-
-    /// `ticket → customer: 3` per pair of tables; never the rows.
-    static func summary(of violations: [Connection.ForeignKeyViolation]) -> String {
-        var counts: [String: Int] = [:]
-        for violation in violations { counts["\(violation.table) → \(violation.parent)", default: 0] += 1 }
-        return counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
     }
 }

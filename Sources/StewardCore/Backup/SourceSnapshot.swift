@@ -3,7 +3,8 @@ import SQLiteKit
 
 /// The part of a backup that holds the source: a read transaction pins one point in time,
 /// the online backup API copies it into the temporary file in chunks, and the source is
-/// released at once (field notes §3). Nothing else happens while it is held.
+/// released at once (https://www.sqlite.org/backup.html; a long reader holds back WAL
+/// checkpoints). Nothing else happens while it is held.
 ///
 /// The source is read only through SQLite connections: a plain descriptor on it, once
 /// closed, would drop every POSIX lock this process holds on the file.
@@ -79,7 +80,7 @@ struct SourceSnapshot {
             // Read-write when the file allows it, as the application opens it: SQLite may
             // then roll back a hot journal and, as the last connection of a WAL database,
             // checkpoint and remove the -wal it made. Only reads are issued.
-            connection = try Connection(path: FileProbe.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri])
+            connection = try DatabaseFile.open(path: databasePath, .readWrite, followLinks: true)
         } catch let error as SQLiteError {
             throw explainSource(error)
         }
@@ -90,7 +91,7 @@ struct SourceSnapshot {
 
     private func openCopy() throws -> Connection {
         do {
-            let copy = try Connection(path: FileProbe.uri(for: copyPath, query: "mode=rw"), mode: [.readWrite, .uri])
+            let copy = try DatabaseFile.open(path: copyPath, .readWrite, followLinks: true)
             // The copy is private and thrown away on any failure: no journal, no syncs
             // while it is written. The bundle is what gets synced.
             _ = try copy.setJournalMode("off")
@@ -184,32 +185,13 @@ struct SourceSnapshot {
     }
 
     private func explainSource(_ error: SQLiteError) -> StewardError {
-        if error.isInterrupt || cancellation.isCancelled { return interrupted() }
-        if error.isBusy { return busy(error) }
-        if error.code == .cantOpen {
-            return StewardError(.notFound, "cannot open \(databasePath): \(error.message)")
-        }
-        if error.code == .readOnly {
-            // Reading a WAL database needs its -shm (and -wal); when neither exists and the
-            // directory is read-only, SQLite cannot make them. Reading the main file alone
-            // would not be pinned against a writer that starts meanwhile: refused.
-            return StewardError(
-                .notFound,
-                "cannot read \(databasePath): \(error.message); a database in WAL mode needs its -wal and -shm files, or a directory where SQLite can create them")
-        }
-        return Inspector.explain(error, path: databasePath)
+        SQLiteErrorMapping(path: databasePath, role: .sourceDatabase, cancellation: cancellation,
+                           interruptedDetail: "; no bundle was written", lockTimeout: waits.timeout).error(for: error)
     }
 
     private func explainCopy(_ error: SQLiteError) -> StewardError {
-        if error.isInterrupt || cancellation.isCancelled { return interrupted() }
-        let directory = Paths.directory(of: copyPath)
-        if error.code == .full {
-            return StewardError(.inputOutput, "no space left in \(directory) for the copy (\(error.message))")
-        }
-        if error.code == .readOnly || error.code == .cantOpen {
-            return StewardError(.cannotCreate, "cannot write the copy in \(directory): \(error.message)")
-        }
-        return StewardError(.inputOutput, "cannot write the copy in \(directory): \(error.message) (SQLite error \(error.extendedCode))")
+        SQLiteErrorMapping(path: copyPath, role: .copy, cancellation: cancellation,
+                           interruptedDetail: "; no bundle was written").error(for: error)
     }
 
     /// A failed step: a full or failing disk is the copy's, damage is the source's.

@@ -70,7 +70,7 @@ public struct DatabaseList: Sendable {
         }
         let paths = parse([UInt8](data), nullSeparated: nullSeparated)
         if !nullSeparated, paths.contains(where: { $0.utf8.contains(0) }) {
-            throw StewardError(.badInput, "the database list \(source) contains a NUL byte; use --null for NUL-separated names")
+            throw StewardError(.badInput, "the database list \(source) contains a NUL byte", remedy: .nulSeparatedList)
         }
         return paths
     }

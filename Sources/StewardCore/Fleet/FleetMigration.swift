@@ -61,81 +61,70 @@ public struct FleetMigration {
     public func run() throws -> Result {
         if options.statusOnly {
             let report = try Migrator(options: options, cancellation: cancellation).run()
-            return Result(outcome: report.pending.isEmpty ? "current" : "pending", report: report, bundle: nil, schema: nil)
+            return Result(outcome: report.outcome, report: report, bundle: nil, schema: nil)
         }
         if options.dryRun {
             let report = try Migrator(options: options, cancellation: cancellation).run()
-            return Result(outcome: report.applied.isEmpty ? "current" : "would-migrate", report: report, bundle: nil, schema: nil)
+            return Result(outcome: report.outcome, report: report, bundle: nil, schema: nil)
         }
-        let exists = FileProbe.exists(options.databasePath)
+        let exists = DatabaseFile.exists(options.databasePath)
         var schema: SchemaDriftCheck.Comparison?
         if exists {
-            // A read-only look costs one open and one pragma; a database it cannot read
+            // A read-only look costs one open and a few reads; a database it cannot read
             // (a hot journal that the writer will roll back, say) goes the full way, which
             // gives the real answer.
-            var look = options
-            look.statusOnly = true
-            let status = try? Migrator(options: look, cancellation: cancellation).run()
+            let status = try? look()
             if let status, status.pending.isEmpty {
                 return Result(outcome: "current", report: status, bundle: nil, schema: nil)
             }
-            if let drift, Self.usesStewardLayout(options) {
-                schema = try check(drift, version: status?.fromVersion)
-            }
+            schema = try refuseDrift(status)
         }
         var bundle: Bundle?
         if let backupDirectory, exists {
             bundle = try backUp(into: backupDirectory)
         }
         let report = try Migrator(options: options, cancellation: cancellation).run()
-        let outcome = report.created ? "created" : report.applied.isEmpty ? "current" : "migrated"
-        return Result(outcome: outcome, report: report, bundle: bundle, schema: schema)
+        return Result(outcome: report.outcome, report: report, bundle: bundle, schema: schema)
     }
 
-    /// The drift check for `migrate` on one database without `--backup-dir`: only for a
-    /// set in Steward's own layout (elsewhere `user_version` does not count applied
-    /// migrations; the ledger checks cover those), and not when adopting with
-    /// `--baseline` (the schema is then, by definition, ahead of `user_version`). Nil
-    /// when it does not apply or the set cannot be read (the migration reports why).
-    public static func singleRunDriftCheck(_ options: Migrator.Options) -> SchemaDriftCheck? {
+    /// The drift check for a run that applies migrations, in every layout: not with
+    /// `--status` or `--dry-run`, and not when adopting with `--baseline` (the schema is
+    /// then, by definition, ahead of what is recorded).
+    public static func driftCheck(_ options: Migrator.Options) -> SchemaDriftCheck? {
         guard !options.statusOnly, !options.dryRun, options.baseline == nil else { return nil }
-        guard usesStewardLayout(options) else { return nil }
-        return try? SchemaDriftCheck(migrationsDirectory: options.migrationsDirectory)
+        return SchemaDriftCheck(extensions: options.extensions)
     }
 
-    /// Whether the set, as read for this database (its ledgers count), is in Steward's
-    /// own layout, the only one whose `user_version` names the applied migrations that
-    /// the drift check builds the expected schema from.
-    public static func usesStewardLayout(_ options: Migrator.Options) -> Bool {
-        let detected = try? DialectSet.detect(directory: options.migrationsDirectory) {
-            MigrationExpectation.ledgers(of: options.databasePath)
-        }
-        return (options.dialect ?? detected?.dialect) == .steward
+    /// `--status` with the drift check on the same read-only connection, when it applies.
+    private func look() throws -> MigrateReport {
+        var look = options
+        look.statusOnly = true
+        look.driftCheck = drift
+        return try Migrator(options: look, cancellation: cancellation).run()
     }
 
     /// The drift check alone, before a plain one-database migration: nil when the
     /// database does not exist yet or has nothing pending; 65 on drift unless allowed.
     public func driftBeforeMigrating() throws -> SchemaDriftCheck.Comparison? {
-        guard let drift, FileProbe.exists(options.databasePath) else { return nil }
-        var look = options
-        look.statusOnly = true
-        let status = try? Migrator(options: look, cancellation: cancellation).run()
+        guard drift != nil, DatabaseFile.exists(options.databasePath) else { return nil }
+        let status = try? look()
         if let status, status.pending.isEmpty { return nil }
-        return try check(drift, version: status?.fromVersion)
+        return try refuseDrift(status)
     }
 
-    /// Refuses (65) a database whose schema is not what the set makes at its version,
+    /// Refuses (65) a database whose schema is not what its applied migrations make,
     /// unless drift is allowed; then the difference is reported.
-    private func check(_ drift: SchemaDriftCheck, version: Int32?) throws -> SchemaDriftCheck.Comparison {
-        guard let version else {
-            return .init(status: "skipped", version: 0, differences: [], reason: "the version could not be read before migrating")
+    private func refuseDrift(_ status: MigrateReport?) throws -> SchemaDriftCheck.Comparison? {
+        guard drift != nil else { return nil }
+        guard let status, let comparison = status.schema else {
+            return .init(status: "skipped", version: status?.fromVersion ?? 0, newestApplied: nil, differences: [],
+                         reason: "what is applied could not be read before migrating")
         }
-        let comparison = drift.compare(databaseAt: options.databasePath, version: version, cancellation: cancellation)
         if comparison.status == "drift" && !allowDrift {
             throw StewardError(
                 .badInput,
                 "\(options.databasePath): schema drift, not migrated: the schema differs from what the migration set makes "
-                    + "at version \(version): \(comparison.differences.joined(separator: "; ")) (--allow-drift migrates anyway)")
+                    + "at version \(comparison.builtTo): \(comparison.differences.joined(separator: "; "))", remedy: .allowDrift)
         }
         return comparison
     }
@@ -158,7 +147,7 @@ public struct FleetMigration {
                             recordsFailures: report.recordedFailures != nil))
         } catch let error as StewardError {
             if error.kind == .interrupted { throw error }
-            throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)")
+            throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)", remedy: error.remedy)
         }
     }
 }

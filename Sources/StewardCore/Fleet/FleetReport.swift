@@ -49,8 +49,12 @@ public struct FleetReport: Codable, Sendable {
                     throw StewardError(.badInput, "\(file):\(number + 1): not a JSON object")
                 }
                 switch object["kind"] as? String {
-                case "database":
-                    guard let path = (object["path"] as? String) ?? (object["database"] as? String),
+                case "database", "bundle":
+                    // `database.path` (a restore drill's line: `bundle.path`); lines written
+                    // before the envelope carried the path as `path`, or `database` as a string.
+                    let reference = object["kind"] as? String == "bundle" ? "bundle" : "database"
+                    guard let path = ((object[reference] as? [String: Any])?["path"] as? String)
+                            ?? (object["path"] as? String) ?? (object["database"] as? String),
                           let exitCode = (object["exitCode"] as? NSNumber)?.int32Value
                     else {
                         throw StewardError(.badInput, "\(file):\(number + 1): a database line without path or exitCode")

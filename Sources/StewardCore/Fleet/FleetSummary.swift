@@ -2,18 +2,17 @@
 /// databases with their reasons, and the run's exit status.
 public struct FleetSummary: Codable, Sendable {
     public struct Failure: Codable, Sendable, Equatable {
-        public let database: String
+        public let database: DatabaseReference
         public let exitCode: Int32
         public let message: String
 
         public init(database: String, exitCode: Int32, message: String) {
-            self.database = database
+            self.database = DatabaseReference(path: database)
             self.exitCode = exitCode
             self.message = message
         }
     }
 
-    public var kind = "summary"
     public let command: String
     /// Paths given (`--db` and `--dbs-from`), duplicates included.
     public let listed: Int

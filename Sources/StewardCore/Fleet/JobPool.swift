@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs `count` jobs on at most `width` threads, in order of index, each index once.
 ///
@@ -35,22 +36,19 @@ public enum JobPool {
         return state.started
     }
 
-    private final class State: @unchecked Sendable {
-        private let lock = NSLock()
-        private var nextIndex = 0
+    private final class State: Sendable {
+        private let nextIndex = Mutex(0)
 
         var started: Int {
-            lock.lock()
-            defer { lock.unlock() }
-            return nextIndex
+            nextIndex.withLock { $0 }
         }
 
         func next(below count: Int, _ shouldStart: () -> Bool) -> Int? {
-            lock.lock()
-            defer { lock.unlock() }
-            guard nextIndex < count, shouldStart() else { return nil }
-            defer { nextIndex += 1 }
-            return nextIndex
+            nextIndex.withLock { nextIndex in
+                guard nextIndex < count, shouldStart() else { return nil }
+                defer { nextIndex += 1 }
+                return nextIndex
+            }
         }
     }
 }

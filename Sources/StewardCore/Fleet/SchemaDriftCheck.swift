@@ -1,84 +1,125 @@
 import Foundation
 import SQLiteKit
+import Synchronization
 
-/// Drift: a client's schema against the schema the migration set produces at the client's
-/// version. The expected schema of each version is built once, on an empty in-memory
-/// database (schema statements run, row statements only prepared, as migrate's own check
-/// of the set), and shared by every job of the run.
-public final class SchemaDriftCheck: @unchecked Sendable {
+/// Drift: a client's schema against the schema its applied migrations produce. What is
+/// applied is what migrate reads (the runner's ledger, else `user_version`), in every
+/// layout; the expected schema is those migrations, exactly, applied to an empty in-memory
+/// database (schema statements run, row statements only prepared, as migrate's own check of
+/// the set), built once per distinct applied set and shared by every job of the run. The
+/// comparison is `SchemaFingerprint`, the one `--baseline` uses.
+public final class SchemaDriftCheck: Sendable {
     /// What the check found for one database; in the migrate report as `schema`.
     public struct Comparison: Codable, Sendable, Equatable {
         /// `match`, `drift` (migrated anyway with `--allow-drift`) or `skipped`.
         public let status: String
+        /// The database's `user_version`.
         public let version: Int32
+        /// The newest applied migration's version as its runner writes it; nil when none is
+        /// applied or the check did not get that far.
+        public let newestApplied: String?
         public let differences: [String]
         /// Why the check was skipped.
         public let reason: String?
+
+        static func skipped(_ version: Int32, _ reason: String) -> Comparison {
+            Comparison(status: "skipped", version: version, newestApplied: nil, differences: [], reason: reason)
+        }
+
+        /// The version the expected schema was built to, as the set's runner writes it.
+        public var builtTo: String { newestApplied ?? String(version) }
     }
 
-    private let set: MigrationSet
-    private let lock = NSLock()
-    private var built: [Int32: Result<SchemaShape, StewardError>] = [:]
+    private let extensions: [String]
+    /// Held while an applied set is built, so that each is built once.
+    private let built = Mutex<[String: Result<SchemaFingerprint, StewardError>]>([:])
 
-    public init(migrationsDirectory: String) throws {
-        set = try MigrationSet(directory: migrationsDirectory)
+    /// - Parameter extensions: SQLite extensions the set's schema needs (`--load-extension`).
+    public init(extensions: [String] = []) {
+        self.extensions = extensions
     }
 
-    /// Compares the database at `path`, which is at `version`.
-    public func compare(databaseAt path: String, version: Int32, cancellation: Cancellation) -> Comparison {
+    /// Compares the database open on `connection` (at `userVersion`) with what `applied`,
+    /// the migrations of `set` it has applied, produce.
+    func compare(
+        on connection: Connection, set: DialectSet, applied: [DialectMigration], userVersion: Int32,
+        cancellation: Cancellation
+    ) -> Comparison {
+        // Steward's own layout counts by user_version alone: a version that no file has
+        // says the database was not made by this set as it is now.
+        if set.dialect == .steward, userVersion > 0, !set.migrations.contains(where: { $0.version.integer == Int64(userVersion) }) {
+            return .skipped(userVersion, "no migration of the set has version \(userVersion)")
+        }
+        let newest = applied.last?.ledgerVersion
+        let expected: SchemaFingerprint
+        switch self.expected(set: set, applied: applied, cancellation: cancellation) {
+        case .success(let fingerprint): expected = fingerprint
+        case .failure(let error): return .skipped(userVersion, error.message)
+        }
         do {
-            return compare(on: try Connection(path: path, mode: .readOnly), version: version, cancellation: cancellation)
+            let differences = try SchemaFingerprint(reading: connection).differences(from: expected)
+            return Comparison(status: differences.isEmpty ? "match" : "drift", version: userVersion, newestApplied: newest,
+                              differences: differences, reason: nil)
         } catch let error as SQLiteError {
-            // The migration's own open reports what is wrong with the file.
-            return Comparison(status: "skipped", version: version, differences: [],
-                              reason: "cannot read the schema: SQLite error \(error.code)")
+            return .skipped(userVersion, "cannot read the schema: SQLite error \(error.code)")
         } catch {
-            return Comparison(status: "skipped", version: version, differences: [], reason: "cannot read the schema: \(error)")
+            return .skipped(userVersion, "cannot read the schema: \(error)")
         }
     }
 
-    /// Compares the database open on `connection`, which is at `version`.
-    public func compare(on connection: Connection, version: Int32, cancellation: Cancellation) -> Comparison {
-        let expected: SchemaShape
-        switch self.expected(at: version, cancellation: cancellation) {
-        case .success(let shape): expected = shape
-        case .failure(let error):
-            return Comparison(status: "skipped", version: version, differences: [], reason: error.message)
-        }
+    /// For `verify`: what the database open on `connection` has applied of `set`, read as
+    /// migrate reads it, then compared. Skipped with the reason when the ledger, the files
+    /// and `user_version` disagree (the `ledger` check says how).
+    public func compare(on connection: Connection, set: DialectSet, cancellation: Cancellation) -> Comparison {
+        let userVersion = (try? connection.userVersion()) ?? 0
         do {
-            let differences = try SchemaShape(reading: connection).differences(from: expected)
-            return Comparison(status: differences.isEmpty ? "match" : "drift", version: version, differences: differences, reason: nil)
+            var reading: LedgerReading?
+            if let ledger = Ledgers.ledger(for: set.dialect), try ledger.exists(on: connection) {
+                reading = try ledger.read(on: connection, migrations: set.migrations)
+            }
+            let plan = try LedgerPlan(set: set, reading: reading, userVersion: userVersion, options: .init())
+            return compare(on: connection, set: set, applied: plan.applied, userVersion: userVersion, cancellation: cancellation)
+        } catch let error as StewardError {
+            return .skipped(userVersion, "what is applied cannot be read: \(error.message)")
         } catch let error as SQLiteError {
-            return Comparison(status: "skipped", version: version, differences: [],
-                              reason: "cannot read the schema: SQLite error \(error.code)")
+            return .skipped(userVersion, "what is applied cannot be read: SQLite error \(error.code)")
         } catch {
-            return Comparison(status: "skipped", version: version, differences: [], reason: "cannot read the schema: \(error)")
+            return .skipped(userVersion, "what is applied cannot be read: \(error)")
         }
     }
 
-    private func expected(at version: Int32, cancellation: Cancellation) -> Result<SchemaShape, StewardError> {
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = built[version] { return known }
-        let result: Result<SchemaShape, StewardError>
-        if version > set.newestVersion {
-            result = .failure(StewardError(.badInput, "version \(version) is newer than the set's newest, \(set.newestVersion)"))
-        } else if version > 0, !set.migrations.contains(where: { $0.version == version }) {
-            result = .failure(StewardError(.badInput, "no migration of the set has version \(version)"))
-        } else {
+    private func expected(
+        set: DialectSet, applied: [DialectMigration], cancellation: Cancellation
+    ) -> Result<SchemaFingerprint, StewardError> {
+        let key = ([set.dialect.rawValue] + applied.map(\.fileName)).joined(separator: "\u{0}")
+        return built.withLock { built in
+            if let known = built[key] { return known }
+            let result: Result<SchemaFingerprint, StewardError>
             do {
-                let scratch = try Connection.inMemory()
-                for migration in set.migrations where migration.version <= version {
-                    try MigrationScript(migration).apply(on: scratch, cancellation: cancellation, schemaOnly: true)
-                }
-                result = .success(try SchemaShape(reading: scratch))
+                result = .success(try build(applied, cancellation: cancellation))
             } catch let error as StewardError {
+                if error.kind == .interrupted { return .failure(error) }
                 result = .failure(StewardError(.badInput, "the set cannot be built from an empty database: \(error.message)"))
+            } catch let error as SQLiteError {
+                result = .failure(StewardError(.badInput, "the set cannot be built from an empty database: SQLite error \(error.code)"))
             } catch {
                 result = .failure(StewardError(.badInput, "the set cannot be built from an empty database: \(error)"))
             }
+            built[key] = result
+            return result
         }
-        built[version] = result
-        return result
+    }
+
+    private func build(_ migrations: [DialectMigration], cancellation: Cancellation) throws -> SchemaFingerprint {
+        let scratch = try Connection.inMemory()
+        for path in extensions { try scratch.loadExtension(path: path) }
+        scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
+        for migration in migrations {
+            let script = try MigrationScript(Migration(
+                version: Int32(clamping: migration.version.integer ?? 0), fileName: migration.fileName,
+                path: migration.path, sql: migration.upSQL))
+            try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
+        }
+        return try SchemaFingerprint(reading: scratch)
     }
 }

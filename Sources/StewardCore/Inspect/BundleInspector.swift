@@ -93,9 +93,8 @@ public struct BundleInspectReport: Codable, Sendable {
 
     public var command = "inspect"
     public let stewardVersion: String
-    public let path: String
     public var kind = "bundle"
-    public let sizeBytes: Int64
+    public let bundle: BundleReference
     public let manifest: BundleManifest
     public let entries: [BundleEntry]
     public let verification: Verification
@@ -105,8 +104,7 @@ public struct BundleInspectReport: Codable, Sendable {
     init(stewardVersion: String, path: String, sizeBytes: Int64, manifest: BundleManifest, entries: [BundleEntry],
          verification: Verification) {
         self.stewardVersion = stewardVersion
-        self.path = path
-        self.sizeBytes = sizeBytes
+        self.bundle = BundleReference(path: path, sizeBytes: sizeBytes)
         self.manifest = manifest
         self.entries = entries
         self.verification = verification
@@ -118,17 +116,15 @@ public struct BundleInspectReport: Codable, Sendable {
 public struct EncryptedBundleReport: Codable, Sendable {
     public var command = "inspect"
     public let stewardVersion: String
-    public let path: String
     public var kind = "encrypted-bundle"
-    public let sizeBytes: Int64
+    public let bundle: BundleReference
     public let encryption: BundleEncryption
     /// Nothing was decrypted, so nothing was verified.
     public var verified = false
 
     init(stewardVersion: String, path: String, sizeBytes: Int64, encryption: BundleEncryption) {
         self.stewardVersion = stewardVersion
-        self.path = path
-        self.sizeBytes = sizeBytes
+        self.bundle = BundleReference(path: path, sizeBytes: sizeBytes)
         self.encryption = encryption
     }
 }

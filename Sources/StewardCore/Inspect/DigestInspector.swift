@@ -7,32 +7,24 @@ import SQLiteKit
 public struct DigestInspector {
     public init() {}
 
+    /// - Throws: `StewardError`: `.notFound`, `.badInput` (no database, a bundle that does
+    ///   not verify), `.busy`, `.noKey`, `.interrupted`.
     public func inspect(path: String, keys: BundleKeys = BundleKeys(), cancellation: Cancellation = Cancellation()) throws -> DigestReport {
         if BundleInspector.isBundle(path: path) {
             let bundle = try BundleInspector().inspect(path: path, keys: keys, cancellation: cancellation)
             guard bundle.verification.passed else {
                 throw StewardError(.badInput, bundle.verification.problem ?? "the bundle \(path) did not verify")
             }
-            return DigestReport(path: path, kind: "bundle", contentDigests: bundle.manifest.contentDigests)
+            return DigestReport(bundle: bundle.bundle, contentDigests: bundle.manifest.contentDigests)
         }
-        let probe = try FileProbe(path: path)
-        if probe.size == 0 { throw FileProbe.emptyFile(path) }
-        let header: DatabaseHeader
-        do {
-            header = try DatabaseHeader(bytes: probe.headerBytes)
-        } catch let problem as DatabaseHeader.Problem {
-            throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
-        }
-        let mode = try FileProbe.readOnlyMode(path: path, header: header)
-        do {
+        let probe = try DatabaseFile(path: path)
+        if probe.size == 0 { throw DatabaseFile.emptyFile(path) }
+        let header = try probe.header()
+        let mode = try DatabaseFile.readOnlyMode(path: path, header: header)
+        return try SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation).run {
             let connection = try Inspector.open(path: path, immutable: mode.immutable)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            return DigestReport(path: path, kind: "database", contentDigests: try ContentDigests.compute(connection, cancellation: cancellation))
-        } catch let error as SQLiteError {
-            if error.isInterrupt || cancellation.isCancelled {
-                throw StewardError.interrupted(by: cancellation)
-            }
-            throw Inspector.explain(error, path: path)
+            return DigestReport(database: DatabaseReference(path: path), contentDigests: try ContentDigests.compute(connection, cancellation: cancellation))
         }
     }
 }
@@ -40,9 +32,28 @@ public struct DigestInspector {
 /// The JSON of `inspect --digest`. Names, row counts and digests; never row data.
 public struct DigestReport: Codable, Sendable {
     public var command = "inspect"
-    public let path: String
     /// `database` (computed now) or `bundle` (recorded in its manifest at backup).
     public let kind: String
+    /// The database inspected, or the bundle: one of the two.
+    public let database: DatabaseReference?
+    public let bundle: BundleReference?
     /// Missing for a bundle made before Steward recorded digests.
     public let contentDigests: ContentDigests?
+
+    init(database: DatabaseReference, contentDigests: ContentDigests?) {
+        kind = "database"
+        self.database = database
+        bundle = nil
+        self.contentDigests = contentDigests
+    }
+
+    init(bundle: BundleReference, contentDigests: ContentDigests?) {
+        kind = "bundle"
+        database = nil
+        self.bundle = bundle
+        self.contentDigests = contentDigests
+    }
+
+    /// The database's path or the bundle's.
+    public var path: String { database?.path ?? bundle?.path ?? "" }
 }

@@ -25,6 +25,8 @@ public struct InspectReport: Codable, Sendable {
     /// The database as a reader sees it, through the read-only connection: for a live
     /// WAL database, with what the -wal holds.
     public struct DatabaseFacts: Codable, Sendable {
+        /// The file as given (`DatabaseReference`'s `path`, as in every report).
+        public let path: String
         public let pageSize: Int
         public let pageCount: Int
         public let freelistCount: Int
@@ -94,11 +96,10 @@ public struct InspectReport: Codable, Sendable {
 
     public var command = "inspect"
     public let stewardVersion: String
-    public let path: String
     public let kind: String
     public let sqlite: Library
     public let file: FileFacts
-    /// What a reader sees.
+    /// The database, and what a reader sees of it.
     public let database: DatabaseFacts
     /// The main file's header on disk, without the -wal applied.
     public let fileHeader: Header

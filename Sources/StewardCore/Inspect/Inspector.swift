@@ -26,24 +26,21 @@ public struct Inspector {
             })
     }
 
+    /// - Throws: `StewardError`: `.notFound`, `.badInput` (not a database, damaged, a hot
+    ///   journal), `.busy`, `.inputOutput`.
     public func inspect(path: String) throws -> InspectReport {
-        let probe = try FileProbe(path: path)
+        let probe = try DatabaseFile(path: path)
         let library = Self.libraryFacts()
-        let walExists = FileProbe.exists(path + "-wal")
-        let shmExists = FileProbe.exists(path + "-shm")
-        let journalExists = FileProbe.exists(path + "-journal")
+        let walExists = DatabaseFile.exists(path + "-wal")
+        let shmExists = DatabaseFile.exists(path + "-shm")
+        let journalExists = DatabaseFile.exists(path + "-journal")
         var warnings: [String] = []
 
-        if probe.size == 0 { throw FileProbe.emptyFile(path) }
+        if probe.size == 0 { throw DatabaseFile.emptyFile(path) }
 
-        let header: DatabaseHeader
-        do {
-            header = try DatabaseHeader(bytes: probe.headerBytes)
-        } catch let problem as DatabaseHeader.Problem {
-            throw StewardError(.badInput, "not a SQLite database: \(path) (\(problem))")
-        }
+        let header = try probe.header()
 
-        let mode = try FileProbe.readOnlyMode(path: path, header: header)
+        let mode = try DatabaseFile.readOnlyMode(path: path, header: header)
         if journalExists {
             warnings.append("a -journal file exists beside the database: a write was interrupted or is in progress")
         }
@@ -59,13 +56,13 @@ public struct Inspector {
             // A read-only directory can keep SQLite from opening a live WAL database;
             // the main file alone can still be read, without what the -wal holds.
             guard let fallback = try? Self.openAndRead(path: path, immutable: true) else {
-                throw Self.explain(error, path: path)
+                throw DatabaseFile.explain(error, path: path)
             }
             connection = fallback
             openedAs = "immutable"
             warnings.append("opened without the -wal file (\(error.message)): recent commits may be missing")
         } catch let error as SQLiteError {
-            throw Self.explain(error, path: path)
+            throw DatabaseFile.explain(error, path: path)
         }
 
         do {
@@ -112,10 +109,10 @@ public struct Inspector {
             }
 
             return InspectReport(
-                stewardVersion: StewardVersion.current, path: path, kind: "database", sqlite: library,
+                stewardVersion: StewardVersion.current, kind: "database", sqlite: library,
                 file: .init(sizeBytes: probe.size, isEmpty: false, walExists: walExists, shmExists: shmExists,
                             journalExists: journalExists, openedAs: openedAs),
-                database: try Self.readerFacts(connection, pageCount: pageCount, freelistCount: freelist),
+                database: try Self.readerFacts(connection, path: path, pageCount: pageCount, freelistCount: freelist),
                 fileHeader: .init(
                     pageSize: header.pageSize, pageCount: Int(header.pageCount), freelistCount: Int(header.freelistCount),
                     textEncoding: header.textEncodingName, journalMode: header.journalName,
@@ -128,13 +125,13 @@ public struct Inspector {
                 triggers: schema.triggers.map { .init(name: $0.name, table: $0.table, timing: $0.timing, event: $0.event) },
                 views: schema.views, ftsTables: ftsTables, warnings: warnings)
         } catch let error as SQLiteError {
-            throw Self.explain(error, path: path)
+            throw DatabaseFile.explain(error, path: path)
         }
     }
 
     /// The settings as a reader sees them: the main file's header of a live WAL database
     /// can be older than what the -wal holds, so they are asked of the connection.
-    private static func readerFacts(_ connection: Connection, pageCount: Int64, freelistCount: Int64) throws -> InspectReport.DatabaseFacts {
+    private static func readerFacts(_ connection: Connection, path: String, pageCount: Int64, freelistCount: Int64) throws -> InspectReport.DatabaseFacts {
         let autoVacuum: String
         switch try connection.integer(sql: "PRAGMA auto_vacuum") {
         case 1: autoVacuum = "full"
@@ -142,6 +139,7 @@ public struct Inspector {
         default: autoVacuum = "none"
         }
         return InspectReport.DatabaseFacts(
+            path: path,
             pageSize: Int(try connection.integer(sql: "PRAGMA page_size")),
             pageCount: Int(pageCount), freelistCount: Int(freelistCount),
             textEncoding: try connection.scalar(sql: "PRAGMA encoding")?.textValue ?? "unknown",
@@ -152,7 +150,7 @@ public struct Inspector {
     }
 
     static func open(path: String, immutable: Bool) throws -> Connection {
-        try FileProbe.open(path: path, immutable: immutable)
+        try DatabaseFile.open(path: path, immutable: immutable)
     }
 
     /// Opens the file and reads its schema once, which is when SQLite first touches it.
@@ -160,29 +158,5 @@ public struct Inspector {
         let connection = try open(path: path, immutable: immutable)
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
         return connection
-    }
-
-    /// Turns an SQLite error met while reading a file into a Steward error.
-    static func explain(_ error: SQLiteError, path: String) -> StewardError {
-        if error.extendedCode == .readOnlyRollback {
-            return StewardError(
-                .badInput,
-                "\(path) has a hot journal from an interrupted write (\(path)-journal): it must be rolled back "
-                    + "through a read-write connection first, which Steward does not open here; "
-                    + "for example: sqlite3 \(path) 'PRAGMA quick_check'")
-        }
-        if error.isNotADatabase {
-            return StewardError(.badInput, "not a SQLite database: \(path) (\(error.message))")
-        }
-        if error.isCorrupt {
-            return StewardError(.badInput, "the database is damaged: \(path) (\(error.message))")
-        }
-        if error.isBusy {
-            return StewardError(.busy, "the database is locked: \(path) (\(error.message))")
-        }
-        if error.isInputOutput {
-            return StewardError(.inputOutput, "cannot read \(path): \(error.message)")
-        }
-        return StewardError(.badInput, "cannot read the database \(path): \(error.message)")
     }
 }

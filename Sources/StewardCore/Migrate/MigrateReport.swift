@@ -35,12 +35,12 @@ public struct MigrateReport: Codable, Sendable {
         public let table: String
         /// `created`, `redefined` (an existing table declared again, changed or not) or
         /// `directive`.
-        public let reason: String
+        public let reason: Reason
         /// Whether the index was rebuilt in the run (contentless tables cannot be).
         public let rebuilt: Bool
         /// `steward`, `migration` (a statement of the migration rebuilt it, so Steward did
         /// not do it twice) or `none` (contentless).
-        public let rebuiltBy: String
+        public let rebuiltBy: RebuiltBy
         public let rebuildSeconds: Double
         /// Whether FTS5's integrity-check passed (rank 1: index compared with content).
         public let checked: Bool
@@ -79,10 +79,10 @@ public struct MigrateReport: Codable, Sendable {
     public var command = "migrate"
     public let stewardVersion: String
     public let sqliteVersion: String
-    public let database: String
+    public let database: DatabaseReference
     public let migrations: String
     /// `apply`, `dry-run` or `status`.
-    public let mode: String
+    public let mode: Mode
     public let created: Bool
     /// The layout the set was read in, and why (`--dialect`, or what was detected).
     public let dialect: String
@@ -107,4 +107,18 @@ public struct MigrateReport: Codable, Sendable {
     /// `--status` on a database at version 0 with no ledger: the newest version of the set
     /// whose schema the database has (a candidate for `--baseline`), or nil.
     public var schemaMatches: String?
+    /// The drift check's finding, when the caller asked for it (`Migrator.Options.driftCheck`)
+    /// with `--status`: the schema against what the applied migrations make.
+    public var schema: SchemaDriftCheck.Comparison?
+
+    /// What the run did to the database, or would do: `migrated`, `created`, `current`
+    /// (nothing to apply), `pending` (`--status` with migrations to apply) or
+    /// `would-migrate` (`--dry-run`). Not a status: a run that fails has no report.
+    public var outcome: String {
+        switch mode {
+        case .status: return pending.isEmpty ? "current" : "pending"
+        case .dryRun: return applied.isEmpty ? "current" : "would-migrate"
+        case .apply: return created ? "created" : applied.isEmpty ? "current" : "migrated"
+        }
+    }
 }

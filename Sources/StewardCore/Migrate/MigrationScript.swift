@@ -141,23 +141,8 @@ struct MigrationScript {
     /// name): SQLite's message is shown. One that failed while running may have been
     /// reading rows, and its message is shown only when it cannot quote them.
     private func failure(_ error: SQLiteError, line: Int, cancellation: Cancellation, preparing: Bool = false) -> StewardError {
-        let place = "\(migration.fileName):\(line)"
-        if error.isInterrupt, cancellation.isCancelled {
-            return StewardError.interrupted(by: cancellation, " while running \(place)")
-        }
-        if error.isBusy {
-            return StewardError(.busy, "\(place): the database is locked (\(error.message))")
-        }
-        if error.isOutOfMemory {
-            return StewardError(.inputOutput, "\(place): out of memory; nothing changed")
-        }
-        if error.isInputOutput {
-            return StewardError(.inputOutput, "\(place): \(error.message)")
-        }
-        if preparing {
-            return StewardError(.badInput, "\(place): \(error.message) (SQLite error \(error.extendedCode))")
-        }
-        return StewardError(.badInput, "\(place): the statement failed: \(error.safeDescription)")
+        SQLiteErrorMapping(path: "\(migration.fileName):\(line)", role: .migrationStatement(preparing: preparing),
+                           cancellation: cancellation).error(for: error)
     }
 
     /// The names in `CREATE VIRTUAL TABLE [IF NOT EXISTS] [schema.]name` statements. The

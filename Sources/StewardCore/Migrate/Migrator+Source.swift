@@ -35,22 +35,14 @@ extension Migrator {
         let set: DialectSet
         if detection.dialect == .steward {
             let steward = try MigrationSet(directory: directory)
-            set = DialectSet(
-                directory: steward.directory, dialect: .steward,
-                migrations: steward.migrations.map { migration in
-                    DialectMigration(
-                        version: VersionKey(Int64(migration.version)), ledgerVersion: String(migration.version),
-                        fileName: migration.fileName, path: migration.path, description: migration.fileName,
-                        bytes: Array(migration.sql.utf8), upSQL: migration.sql)
-                },
-                ignoredFiles: steward.ignoredFiles)
+            set = DialectSet(steward: steward)
         } else {
             set = try DialectSet(directory: directory, dialect: detection.dialect)
         }
         if options.allowOutOfOrder, !set.dialect.canRecordOutOfOrder {
             throw StewardError(
                 .usage,
-                "--allow-out-of-order cannot be used with \(set.dialect.rawValue): its ledger records only the newest applied migration, so \(set.dialect.rawValue) would never see one applied out of order")
+                "migrations cannot be applied out of order with \(set.dialect.rawValue): its ledger records only the newest applied migration, so \(set.dialect.rawValue) would never see one applied out of order")
         }
         let scripts = try set.migrations.map { migration in
             try MigrationScript(Migration(
@@ -62,14 +54,14 @@ extension Migrator {
 
     /// The ledger tables of the database, when it exists, for detection.
     private func ledgersOfExistingDatabase() throws -> Set<Dialect> {
-        guard FileProbe.exists(options.databasePath), (try? FileProbe(path: options.databasePath))?.size ?? 0 > 0 else {
+        guard DatabaseFile.exists(options.databasePath), (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 else {
             return []
         }
         let connection = try openExisting(readOnly: true)
         do {
             return try Ledgers.present(on: connection)
         } catch let error as SQLiteError {
-            throw Inspector.explain(error, path: options.databasePath)
+            throw readFailure(error)
         }
     }
 
@@ -94,10 +86,10 @@ extension Migrator {
     static func notes(for plan: LedgerPlan) -> [String] {
         var notes: [String] = []
         for change in plan.changed {
-            notes.append("\(change.file) changed since it was applied\(change.lineEndingsOnly ? " (line endings only)" : ""); accepted by --allow-changed")
+            notes.append("\(change.file) changed since it was applied\(change.lineEndingsOnly ? " (line endings only)" : ""); accepted, as changed files were allowed")
         }
         for migration in plan.outOfOrder {
-            notes.append("\(migration.fileName) is older than the newest applied migration; applied out of order by --allow-out-of-order")
+            notes.append("\(migration.fileName) is older than the newest applied migration; applied out of order, as allowed")
         }
         return notes
     }

@@ -56,8 +56,8 @@ enum BundleSource {
         let encryption = BundleEncryption(header: decryptor.header)
         let identities = try keys.identities()
         guard !identities.isEmpty else {
-            throw StewardError(.noKey, "the bundle \(path) is encrypted (age, to \(encryption.describedRecipients)); "
-                               + "give --identity FILE, or --passphrase-file/--passphrase-env for a passphrase")
+            throw StewardError(.noKey, "the bundle \(path) is encrypted (age, to \(encryption.describedRecipients))",
+                               remedy: .giveKey)
         }
         do {
             try decryptor.unlock(with: identities)

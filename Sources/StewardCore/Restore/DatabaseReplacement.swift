@@ -83,7 +83,7 @@ struct DatabaseReplacement {
         let waits = LockWaits(timeout: timeout, cancellation: cancellation)
         let connection: Connection
         do {
-            connection = try Connection(path: FileProbe.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+            connection = try DatabaseFile.open(path: path, .readWrite)
             try connection.harden()
         } catch {
             throw StewardError(.badInput, "cannot open \(path) to replace it: \(error)")

@@ -102,7 +102,7 @@ final class ReadWriteProbe {
             try connection.execute(sql: "ROLLBACK")
         }
         // Closed (the connection is released above): nothing may be left beside the file.
-        for suffix in ["-journal", "-wal", "-shm"] where FileProbe.exists(databasePath + suffix) {
+        for suffix in ["-journal", "-wal", "-shm"] where DatabaseFile.exists(databasePath + suffix) {
             throw ProbeFailure(reason: "SQLite left a \(suffix) file beside the database after the rollback")
         }
         let reopened = try connect()
@@ -128,7 +128,7 @@ final class ReadWriteProbe {
     }
 
     private func connect() throws -> Connection {
-        let connection = try Connection(path: FileProbe.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+        let connection = try DatabaseFile.open(path: databasePath, .readWrite)
         try connection.harden(loadingExtensions: extensions)
         let cancellation = self.cancellation
         connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
@@ -147,20 +147,12 @@ final class ReadWriteProbe {
 /// Copies one open file into another: in the kernel with copy_file_range(2) where the
 /// system has it, with read and write otherwise.
 enum FileCopy {
-    typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32) -> Int
-
-    /// glibc 2.27 and later; Swift's Glibc module leaves GNU-only declarations out.
-    static let copyFileRange: CopyFileRange? = {
-        guard let symbol = dlsym(nil, "copy_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: CopyFileRange.self)
-    }()
-
     /// Copies from the current offsets to the end of `source`. Returns 0 or errno.
     static func copy(from source: Int32, to target: Int32, isCancelled: () -> Bool) -> Int32 {
-        if let copyFileRange {
+        do {
             while true {
                 if isCancelled() { return EINTR }
-                let copied = copyFileRange(source, nil, target, nil, 64 << 20, 0)
+                let copied = LinuxCalls.copyFileRange(from: source, to: target, count: 64 << 20)
                 if copied > 0 { continue }
                 if copied == 0 { return 0 }
                 let code = errno

@@ -30,7 +30,7 @@ public struct RestoreReport: Codable, Sendable {
     /// A table of the restored database and its row count (nil when it could not be read).
     public struct Table: Codable, Sendable, Equatable {
         public let name: String
-        /// `table`, `virtual` or `shadow`.
+        /// `table`, `view`, `virtual` or `shadow` (`pragma_table_list`).
         public let type: String
         public let rowCount: Int64?
         public let error: String?
@@ -40,12 +40,12 @@ public struct RestoreReport: Codable, Sendable {
     public let stewardVersion: String
     public let sqliteVersion: String
     /// The bundle path as given, and its size.
-    public internal(set) var bundle: String
-    public let bundleSizeBytes: Int64
+    public internal(set) var bundle: BundleReference
     /// `--into` as given (empty with `--replace`).
     public internal(set) var into: String
-    /// Where the database is once published: `<into>/data/<name>`, or the `--replace` path.
-    public internal(set) var database: String
+    /// Where the database is once published: `<into>/data/<name>`, or the `--replace` path;
+    /// and the SHA-256 of the file as published.
+    public internal(set) var database: DatabaseReference
     /// Whether the directory was published; false when a check failed.
     public let published: Bool
     public let manifest: BundleManifest
@@ -53,10 +53,8 @@ public struct RestoreReport: Codable, Sendable {
     /// manifest, or the restore stops with status 65 before any check).
     public let files: [VerifiedFile]
     /// Whether the database's header said WAL and it was switched to rollback-journal mode
-    /// in the staging directory; its SHA-256 then differs from the bundle's.
+    /// in the staging directory; its SHA-256 (`database.sha256`) then differs from the bundle's.
     public let walConverted: Bool
-    /// SHA-256 of the database file as published.
-    public let databaseSHA256: String
     public let checks: [Check]
     public let failedChecks: [String]
     /// Whether FTS5's integrity-check was left out on request (`fts5_integrity` is then

@@ -114,10 +114,13 @@ final class RestoreTarget {
     /// did not exist the rename fails rather than replace anything that appeared since;
     /// when it was an empty directory, rename(2) replaces it only while it is still empty.
     func publish(_ staging: StagingDirectory) throws {
-        let code: Int32
-        if !existed, let renameNoReplace = OutputDirectory.renameNoReplace {
-            code = renameNoReplace(AT_FDCWD, FileName.cString(staging.path), AT_FDCWD, FileName.cString(trimmedPath), OutputDirectory.renameNoReplaceFlag) == 0 ? 0 : errno
-        } else {
+        var code: Int32 = -1
+        if !existed {
+            code = LinuxCalls.renameNoReplace(staging.path, to: trimmedPath) == 0 ? 0 : errno
+        }
+        // Where the kernel or the file system cannot renameat2 (ENOSYS, EINVAL), a plain
+        // rename, as when DIR existed.
+        if code == -1 || code == ENOSYS || code == EINVAL {
             code = rename(FileName.cString(staging.path), FileName.cString(trimmedPath)) == 0 ? 0 : errno
         }
         guard code == 0 else {
@@ -131,8 +134,9 @@ final class RestoreTarget {
 }
 
 /// This run's staging directory. Files are made inside it only, relative to a descriptor
-/// of the directory itself, exclusively and without following links.
-final class StagingDirectory {
+/// of the directory itself, exclusively and without following links. Restore's checks
+/// read it from threads of their own.
+final class StagingDirectory: Sendable {
     static let treeName = "tree"
 
     let path: String

@@ -5,7 +5,7 @@ import SQLiteKit
 import Glibc
 #endif
 
-/// The checks on a database unpacked into the staging directory (field notes §4), before
+/// The checks on a database unpacked into the staging directory, before
 /// it may be published. Every connection is hardened (defensive mode, no extension
 /// loading, cell size checks, no memory mapping): the file came from elsewhere.
 ///
@@ -32,7 +32,7 @@ struct RestoredDatabaseChecks {
     var databaseSHA256: String
     /// The content digests' check and what it found, computed on this thread while the
     /// FTS5 check runs on another; its result is the caller's to report.
-    var digest: () -> (check: RestoreReport.Check, found: ContentDigests?) = {
+    var digest: @Sendable () -> (check: RestoreReport.Check, found: ContentDigests?) = {
         (.init(name: "content_digest", status: .skipped, summary: "not computed", durationSeconds: 0), nil)
     }
     /// Called as each check ends, from the thread that ran it.
@@ -45,20 +45,18 @@ struct RestoredDatabaseChecks {
     }
 
     func run() throws -> Result {
-        // Whatever this thread throws, the others are stopped and waited for before the
-        // staging directory (and the file they read) can go.
-        let stop = Cancellation()
-        let fts = BackgroundCheck { [self] in try fts5Check(stop: stop) }
-        fts.start()
+        // Whatever this thread throws, the FTS5 check is stopped and waited for before the
+        // staging directory (and the file it reads) can go.
+        let fts = BackgroundWork { [self] stop in try fts5Check(stop: stop) }
         defer {
-            stop.cancel(reason: "not needed")
+            fts.cancel()
             _ = try? fts.wait()
         }
 
         // FTS5's check is the longest: it keeps one core to itself, while this thread
         // runs everything else, one after another, on the other (issue 14: three threads
         // sharing two cores held the FTS5 check back by a third).
-        var checks: [RestoreReport.Check] = [try integrityCheck(stop: stop)]
+        var checks: [RestoreReport.Check] = [try integrityCheck()]
         let (readOnly, tables, contentDigest) = try readOnlyChecks()
         checks += readOnly
         checks.append(try fts.wait())
@@ -85,20 +83,19 @@ struct RestoredDatabaseChecks {
         let watch = Stopwatch()
         let check: RestoreReport.Check
         if !checksFTS {
-            check = .init(name: "fts5_integrity", status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
+            check = .init(name: CheckName.ftsSync.bundleName, status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
                           durationSeconds: 0)
         } else {
             do {
-                let connection = try Connection(path: FileProbe.uri(for: databasePath, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+                let connection = try DatabaseFile.open(path: databasePath, .readWrite)
                 try connection.harden(loadingExtensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
-                let outcome = try FTS5IntegrityCheck(connection: connection).run()
-                check = .init(name: "fts5_integrity", status: outcome.problems.isEmpty ? .pass : .fail,
-                              summary: FTS5IntegrityCheck.summary(of: outcome), durationSeconds: watch.roundedSeconds,
-                              details: outcome.problems)
+                let found = try DatabaseChecks.fts5Integrity(on: connection)
+                check = .init(name: CheckName.ftsSync.bundleName, status: found.passed ? .pass : .fail,
+                              summary: found.detail, durationSeconds: watch.roundedSeconds, details: found.problems)
             } catch let error as SQLiteError {
-                check = .init(name: "fts5_integrity", status: .fail, summary: try Self.failure(error, cancellation),
+                check = .init(name: CheckName.ftsSync.bundleName, status: .fail, summary: try Self.failure(error, cancellation),
                               durationSeconds: watch.roundedSeconds)
             }
         }
@@ -108,22 +105,23 @@ struct RestoredDatabaseChecks {
 
     // MARK: - integrity_check
 
-    private func integrityCheck(stop: Cancellation) throws -> RestoreReport.Check {
+    private func integrityCheck() throws -> RestoreReport.Check {
         let watch = Stopwatch()
         let check: RestoreReport.Check
         do {
             let cancellation = self.cancellation
-            let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled || stop.isCancelled }
-            let problems = try connection.integrityCheck(maximumErrors: 10)
-            check = problems == ["ok"]
-                ? .init(name: "integrity_check", status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
-                : .init(name: "integrity_check", status: .fail, summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
+            let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
+            let found = try DatabaseChecks.integrity(on: connection, maximumErrors: 10)
+            let problems = found.problems
+            check = found.passed
+                ? .init(name: CheckName.integrity.bundleName, status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
+                : .init(name: CheckName.integrity.bundleName, status: .fail, summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
                         durationSeconds: watch.roundedSeconds, details: problems)
         } catch let error as SQLiteError {
-            check = .init(name: "integrity_check", status: .fail, summary: try Self.failure(error, cancellation),
+            check = .init(name: CheckName.integrity.bundleName, status: .fail, summary: try Self.failure(error, cancellation),
                           durationSeconds: watch.roundedSeconds)
         } catch is IntegrityCheck.NotWritable {
-            check = .init(name: "integrity_check", status: .fail,
+            check = .init(name: CheckName.integrity.bundleName, status: .fail,
                           summary: "SQLite opened the staged file read-only, which would leave CHECK constraints unchecked",
                           durationSeconds: watch.roundedSeconds)
         }
@@ -140,7 +138,7 @@ struct RestoredDatabaseChecks {
             connection = try Self.openReadOnly(databasePath, extensions: extensions) { cancellation.isCancelled }
         } catch let error as SQLiteError {
             let summary = try Self.failure(error, cancellation)
-            let names = ["foreign_key_check", "user_version", "application_id", "page_count", "tables"]
+            let names = [CheckName.foreignKeys.bundleName, CheckName.version.bundleName, "application_id", "page_count", "tables"]
             let failed = names.map { RestoreReport.Check(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
             failed.forEach(finished)
             return (failed, [], digest().check)
@@ -159,15 +157,16 @@ struct RestoredDatabaseChecks {
             checks.append(check)
         }
 
-        try run("foreign_key_check") {
-            let violations = try connection.foreignKeyViolations()
-            guard !violations.isEmpty else { return (.pass, "no violations", []) }
-            return (.fail, "\(violations.count) violation\(violations.count == 1 ? "" : "s"): \(SnapshotVerification.summary(of: violations))", [])
+        try run(CheckName.foreignKeys.bundleName) {
+            let found = try DatabaseChecks.foreignKeys(on: connection)
+            guard !found.passed else { return (.pass, "no violations", []) }
+            return (.fail, "\(found.total) violation\(found.total == 1 ? "" : "s"): \(found.countsSummary)", [])
         }
         let source = manifest.source
-        try run("user_version") {
-            let value = try connection.userVersion()
-            return value == source.userVersion
+        try run(CheckName.version.bundleName) {
+            let found = try DatabaseChecks.userVersion(on: connection, expected: source.userVersion)
+            let value = found.counts["user_version"] ?? 0
+            return found.passed
                 ? (.pass, "\(value), as in the manifest", [])
                 : (.fail, "\(value), the manifest says \(source.userVersion)", [])
         }
@@ -234,7 +233,7 @@ struct RestoredDatabaseChecks {
     /// The restored file, read-only and immutable: no locks, nothing created beside it,
     /// hardened before the schema is read.
     static func openReadOnly(_ path: String, extensions: [String] = [], isCancelled: @escaping () -> Bool) throws -> Connection {
-        let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
+        let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&immutable=1")
         try connection.harden(loadingExtensions: extensions)
         connection.setProgressHandler(instructions: 100_000) { !isCancelled() }
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
@@ -243,41 +242,9 @@ struct RestoredDatabaseChecks {
 
     /// What a failed statement means: the check failed (returned as the summary), or the
     /// whole restore ends (thrown): a signal, or a file that is no database at all.
+    ///
+    /// - Throws: `StewardError` (`.interrupted`, or `.badInput` for a payload that is no database).
     static func failure(_ error: SQLiteError, _ cancellation: Cancellation) throws -> String {
-        if error.isInterrupt || cancellation.isCancelled {
-            throw BundleReader.interrupted(cancellation)
-        }
-        if error.isNotADatabase {
-            throw StewardError(.badInput, "the payload is not a SQLite database (\(error.message))")
-        }
-        return "\(error.message) (SQLite error \(error.extendedCode))"
-    }
-}
-
-/// A check run on a thread of its own.
-final class BackgroundCheck: @unchecked Sendable {
-    private let body: () throws -> RestoreReport.Check
-    private let done = DispatchSemaphore(value: 0)
-    private var outcome: Result<RestoreReport.Check, Error>?
-    private var isWaited = false
-
-    init(_ body: @escaping () throws -> RestoreReport.Check) {
-        self.body = body
-    }
-
-    func start() {
-        Thread.detachNewThread { [self] in
-            outcome = Result { try body() }
-            done.signal()
-        }
-    }
-
-    func wait() throws -> RestoreReport.Check {
-        if !isWaited {
-            done.wait()
-            isWaited = true
-        }
-        guard let outcome else { throw StewardError(.internal, "a checking thread ended without a result") }
-        return try outcome.get()
+        try SQLiteErrorMapping(path: "", role: .restoredDatabase, cancellation: cancellation).checkSummary(for: error)
     }
 }

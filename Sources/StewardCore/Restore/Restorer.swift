@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// `steward restore`: unpacks a bundle into a fresh directory, proves the database works,
-/// and only then publishes the directory (field notes §4, design.md "Bundle format").
+/// and only then publishes the directory (docs/design-notes.md, "Bundle format").
 ///
 /// The phases, in order:
 /// 1. extract: the bundle is read as hostile input (`BundleReader`) into a staging
@@ -22,7 +22,7 @@ import Glibc
 ///    parent synced.
 /// Whatever fails, and on SIGINT or SIGTERM, the staging directory is removed; a failed
 /// check returns a report with `published: false` (exit 1) and nothing is left either.
-public struct Restorer {
+public struct Restorer: Sendable {
     public struct Options: Sendable {
         public var bundlePath: String
         /// The directory to create (or an empty one to fill).
@@ -74,8 +74,8 @@ public struct Restorer {
     let cancellation: Cancellation
     let progress: @Sendable (Event) -> Void
 
-    public init(options: Options, cancellation: Cancellation = Cancellation(),
-                progress: @escaping @Sendable (Event) -> Void = { _ in }) {
+    public init(options: Options, cancellation: Cancellation,
+                progress: @escaping @Sendable (Event) -> Void) {
         self.options = options
         self.cancellation = cancellation
         self.progress = progress
@@ -98,10 +98,10 @@ public struct Restorer {
         options.bundlePath = spooled
         do {
             var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restoreOrReplace()
-            report.bundle = Self.standardInput
+            report.bundle = BundleReference(path: Self.standardInput, sizeBytes: report.bundle.sizeBytes)
             return report
         } catch let error as StewardError {
-            throw StewardError(error.kind, error.message.replacingOccurrences(of: spooled, with: "from standard input"))
+            throw StewardError(error.kind, error.message.replacingOccurrences(of: spooled, with: "from standard input"), remedy: error.remedy)
         }
     }
 
@@ -160,9 +160,9 @@ public struct Restorer {
         options.replacePath = nil
         options.intoDirectory = workspace.file("restored")
         var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restore()
-        let restored = report.database
+        let restored = report.database.path
         report.into = ""
-        report.database = path
+        report.database = DatabaseReference(path: path, sha256: report.database.sha256)
         guard report.published else { return report }
         let outcome = try DatabaseReplacement(path: path, keptPath: kept, timeout: self.options.timeout, cancellation: cancellation)
             .run(newDatabase: restored)
@@ -272,10 +272,11 @@ public struct Restorer {
         let failed = checks.filter { $0.status == .fail }.map(\.name)
         var report = RestoreReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
-            bundle: options.bundlePath, bundleSizeBytes: bundleSize, into: options.intoDirectory,
-            database: Paths.join(options.intoDirectory, outcome.files[0].path), published: failed.isEmpty && !options.checkOnly,
+            bundle: BundleReference(path: options.bundlePath, sizeBytes: bundleSize), into: options.intoDirectory,
+            database: DatabaseReference(path: Paths.join(options.intoDirectory, outcome.files[0].path), sha256: databaseSHA256),
+            published: failed.isEmpty && !options.checkOnly,
             manifest: outcome.manifest, files: outcome.files, walConverted: walConverted,
-            databaseSHA256: databaseSHA256, checks: checks, failedChecks: failed, fts5CheckSkipped: !options.checksFTS,
+            checks: checks, failedChecks: failed, fts5CheckSkipped: !options.checksFTS,
             tables: tables, staleStagingRemoved: stale, extractSeconds: extractSeconds, checkSeconds: checkSeconds,
             totalSeconds: totalSeconds)
         report.encryption = outcome.encryption
@@ -286,7 +287,7 @@ public struct Restorer {
     /// A database file is exactly its pages: page size × page count from its own header,
     /// and from the manifest. Anything after the last page (a valid small database
     /// followed by gigabytes of zeros, say) is refused here, before SQLite opens the file
-    /// and before the probe would copy all of it.
+    /// and before the checks would read all of it.
     private func payloadSize(_ size: Int64, header: DatabaseHeader, source: BundleManifest.Source) -> RestoreReport.Check {
         let watch = Stopwatch()
         func fail(_ summary: String) -> RestoreReport.Check {
@@ -366,7 +367,7 @@ public struct Restorer {
                           durationSeconds: watch.roundedSeconds), false)
         }
         do {
-            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=rw"), mode: [.readWrite, .uri, .noFollow])
+            let connection = try DatabaseFile.open(path: path, .readWrite)
             try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
@@ -383,7 +384,7 @@ public struct Restorer {
         // The last connection has closed: SQLite removed the -wal; an -shm it may leave is
         // only an index of a WAL that no longer exists.
         unlink(FileName.cString(path + "-shm"))
-        let bytes = (try? FileProbe(path: path).headerBytes) ?? []
+        let bytes = (try? DatabaseFile(path: path).headerBytes) ?? []
         guard let after = try? DatabaseHeader(bytes: bytes), after.writeVersion == 1, after.readVersion == 1 else {
             return (.init(name: "journal_mode", status: .fail, summary: "WAL in the header, and still after switching to rollback journal",
                           durationSeconds: watch.roundedSeconds), true)
@@ -421,7 +422,7 @@ public struct Restorer {
         return checks.map { check in
             guard check.status == .fail else { return check }
             return .init(name: check.name, status: .accepted,
-                         summary: "failed as the manifest recorded, accepted (--accept-recorded-failures): \(check.summary)",
+                         summary: "failed as the manifest recorded, accepted as recorded failures were allowed: \(check.summary)",
                          durationSeconds: check.durationSeconds, details: check.details)
         }
     }
@@ -436,12 +437,18 @@ public struct Restorer {
                           summary: "the manifest records no content digests (a bundle made before Steward recorded them)",
                           durationSeconds: watch.roundedSeconds), nil)
         }
+        // A bundle is compared by the rule it was made with (v1 bundles keep restoring).
+        guard ContentDigests.knownAlgorithms.contains(recorded.algorithm) else {
+            return (.init(name: "content_digest", status: .skipped,
+                          summary: "the manifest's digests use an algorithm this Steward does not know",
+                          durationSeconds: watch.roundedSeconds, details: [recorded.algorithm]), nil)
+        }
         do {
-            let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=ro&immutable=1"), mode: [.readOnly, .uri, .noFollow])
+            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&immutable=1")
             try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            let found = try ContentDigests.compute(connection, cancellation: cancellation)
+            let found = try ContentDigests.compute(connection, algorithm: recorded.algorithm, cancellation: cancellation)
             let differences = found.differences(from: recorded)
             guard differences.isEmpty else {
                 return (.init(name: "content_digest", status: .fail,
@@ -524,7 +531,7 @@ final class PayloadFile: BundleReader.Sink {
     /// Page size x page count from the header, once it is read and its page count valid.
     private var declaredSize: Int64?
     private var writeBackStart: Int64 = 0
-    private var usesWriteBack = FileWriteBack.syncFileRange != nil
+    private var usesWriteBack = true
 
     init(descriptor: Int32, name: String, directory: String) {
         self.descriptor = descriptor
@@ -548,8 +555,8 @@ final class PayloadFile: BundleReader.Sink {
         let code = SystemCall.writeAll(descriptor, data)
         guard code == 0 else { throw failure(code) }
         written += Int64(data.count)
-        if usesWriteBack, written - writeBackStart >= Self.writeBackWindow, let syncFileRange = FileWriteBack.syncFileRange {
-            let result = syncFileRange(descriptor, writeBackStart, written - writeBackStart, FileWriteBack.write)
+        if usesWriteBack, written - writeBackStart >= Self.writeBackWindow {
+            let result = LinuxCalls.startWriteBack(descriptor, offset: writeBackStart, count: written - writeBackStart)
             if result != 0 {
                 let code = errno
                 // A failed write-back is a failed write; anything else only means the
@@ -564,8 +571,8 @@ final class PayloadFile: BundleReader.Sink {
     /// The data is complete: the write-back of the rest starts, and goes on while the
     /// checks read the file; the fsync comes before publishing, when little is left.
     func finish() throws {
-        guard usesWriteBack, written > writeBackStart, let syncFileRange = FileWriteBack.syncFileRange else { return }
-        if syncFileRange(descriptor, writeBackStart, written - writeBackStart, FileWriteBack.write) != 0 {
+        guard usesWriteBack, written > writeBackStart else { return }
+        if LinuxCalls.startWriteBack(descriptor, offset: writeBackStart, count: written - writeBackStart) != 0 {
             let code = errno
             if code == EIO || code == ENOSPC || code == EDQUOT { throw failure(code) }
         }
@@ -591,18 +598,4 @@ final class PayloadFile: BundleReader.Sink {
         }
         return StewardError(.inputOutput, "cannot write \(name) in \(directory): \(SystemCall.message(code))")
     }
-}
-
-/// Linux's sync_file_range(2), looked up at run time: Swift's Glibc module leaves
-/// GNU-only declarations out.
-enum FileWriteBack {
-    typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
-
-    /// SYNC_FILE_RANGE_WRITE: start write-back of the range's dirty pages, do not wait.
-    static let write: UInt32 = 2
-
-    static let syncFileRange: SyncFileRange? = {
-        guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: SyncFileRange.self)
-    }()
 }

@@ -9,8 +9,15 @@ enum ExtensionLoading {
             do {
                 try Connection.inMemory().loadExtension(path: path)
             } catch let error as SQLiteError {
-                throw StewardError(.badInput, "cannot load the SQLite extension \(path): \(error.message)")
+                throw StewardError.cannotLoadExtension(path, error)
             }
         }
+    }
+}
+
+extension StewardError {
+    /// An extension the user asked to load that SQLite cannot load (65).
+    static func cannotLoadExtension(_ path: String, _ error: SQLiteError) -> StewardError {
+        StewardError(.badInput, "cannot load the SQLite extension \(path): \(error.message)")
     }
 }

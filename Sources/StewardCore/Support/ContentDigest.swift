@@ -11,10 +11,19 @@ import SQLiteKit
 ///   for a WITHOUT ROWID table), each value encoded as the sqlite3 shell's `.sha3sum`
 ///   encodes it (`Statement.withHashEncoding`), with SHA-256 instead of SHA3 and without
 ///   the SQL text or the rowid.
-/// - Tables named `sqlite_%` and shadow tables (FTS5's `_data`, `_idx`, `_content`,
-///   `_docsize`, `_config`; `PRAGMA table_list` type `shadow`) are skipped; an FTS5 table
-///   itself is digested through its columns, so its content counts once. Other virtual
-///   tables are skipped: their modules may not be there to read them.
+/// - Which tables count is decided from `sqlite_schema` alone, never from the modules a
+///   connection happens to have loaded, so the digest is the same with or without an
+///   extension (`sha256-sha3sum-v2`). A module marks its shadow tables as `shadow` in
+///   `PRAGMA table_list` only while it is loaded, and its virtual table cannot be read
+///   without it; v1 followed that and changed with `--load-extension`.
+///   - skipped: tables named `sqlite_%`; FTS5's shadow tables (`<fts>_data`, `_idx`,
+///     `_content`, `_docsize`, `_config`), whose index depends on the write history and
+///     whose content is digested through the FTS5 table's columns, so it counts once;
+///   - every other virtual table (rootpage 0) is skipped and named in `virtualTables`:
+///     its data lives in its shadow tables, which are ordinary tables and are digested
+///     like any other (sqlite-vec's `_chunks`, `_rowids`, `_vector_chunksNN`, FTS3/4's
+///     `_content` and `_segments`, R*Tree's `_node`);
+///   - every other table is digested.
 /// - The schema's digest covers `type, name, tbl_name, sql` of every `sqlite_schema` row
 ///   in name order (not `rootpage`, which VACUUM changes).
 /// Names and digests only: no value of any row leaves this type.
@@ -34,17 +43,31 @@ public struct ContentDigests: Codable, Sendable, Equatable {
     /// FTS5 tables that could not be read through their module here (a tokenizer this
     /// SQLite lacks, say); missing when there are none.
     public var unreadable: [String]? = nil
+    /// Virtual tables other than FTS5, not digested themselves (their shadow tables are),
+    /// in name order; missing when there are none (and in v1 digests).
+    public var virtualTables: [String]? = nil
 
-    public static let algorithmName = "sha256-sha3sum-v1"
+    /// `sha256-sha3sum-v2`: the tables chosen by the schema alone (above).
+    public static let algorithmName = "sha256-sha3sum-v2"
+    /// The first rule, of bundles made before v2: tables chosen by `PRAGMA table_list`'s
+    /// types. Restore still recomputes it for such a bundle, with the extensions given.
+    public static let firstAlgorithmName = "sha256-sha3sum-v1"
+    public static let knownAlgorithms = [firstAlgorithmName, algorithmName]
 
-    /// Reads every table of `connection` (inside one read transaction).
-    public static func compute(_ connection: Connection, cancellation: Cancellation? = nil) throws -> ContentDigests {
+    /// Reads every table of `connection` (inside one read transaction), by the rule of
+    /// `algorithm` (one of `knownAlgorithms`).
+    public static func compute(
+        _ connection: Connection, algorithm: String = algorithmName, cancellation: Cancellation? = nil
+    ) throws -> ContentDigests {
         try connection.transaction(.deferred) {
             let schemaHash = try SHA256Hasher()
             try hashRows(of: "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name", connection, into: schemaHash)
             var tables: [Table] = []
             var unreadable: [String] = []
-            for (name, withoutRowID, isVirtual) in try digestedTables(connection) {
+            let chosen = algorithm == firstAlgorithmName
+                ? (tables: try firstRuleTables(connection), virtual: [String]())
+                : try tablesBySchema(connection)
+            for (name, withoutRowID, isVirtual) in chosen.tables {
                 if let cancellation, cancellation.isCancelled { throw StewardError.interrupted(by: cancellation) }
                 let hasher = try SHA256Hasher()
                 let rows: Int64
@@ -59,10 +82,17 @@ public struct ContentDigests: Codable, Sendable, Equatable {
                 }
                 tables.append(Table(name: name, rows: rows, sha256: try hasher.finalize()))
             }
-            var digests = ContentDigests(schema: try schemaHash.finalize(), tables: tables)
+            var digests = ContentDigests(algorithm: algorithm, schema: try schemaHash.finalize(), tables: tables)
             if !unreadable.isEmpty { digests.unreadable = unreadable }
+            if !chosen.virtual.isEmpty { digests.virtualTables = chosen.virtual }
             return digests
         }
+    }
+
+    public init(algorithm: String = ContentDigests.algorithmName, schema: String, tables: [Table]) {
+        self.algorithm = algorithm
+        self.schema = schema
+        self.tables = tables
     }
 
     /// The tables whose digests differ or that only one side has, by name.
@@ -91,8 +121,40 @@ public struct ContentDigests: Codable, Sendable, Equatable {
         return rows
     }
 
-    /// The tables that get a digest, in name order, and whether each is WITHOUT ROWID.
-    static func digestedTables(_ connection: Connection) throws -> [(String, Bool, Bool)] {
+    /// v2: the tables that get a digest, in name order, whether each is WITHOUT ROWID and
+    /// whether it is an FTS5 table; and the virtual tables skipped. Only `sqlite_schema`
+    /// decides (a virtual table has rootpage 0): nothing here asks a module.
+    static func tablesBySchema(_ connection: Connection) throws -> (tables: [(String, Bool, Bool)], virtual: [String]) {
+        var entries: [(name: String, rootPage: Int, sql: String, withoutRowID: Bool)] = []
+        try connection.forEachRow(sql: """
+            SELECT s.name, s.rootpage, s.sql, coalesce(l.wr, 0) FROM sqlite_schema AS s
+            LEFT JOIN pragma_table_list AS l ON l.schema = 'main' AND l.name = s.name
+            WHERE s.type = 'table'
+            """) { row in
+            entries.append((row.text(at: 0) ?? "", row.int(at: 1), row.text(at: 2) ?? "", row.int(at: 3) != 0))
+        }
+        let ftsShadows = Set(entries.filter { $0.rootPage == 0 && FTS5Definition(name: $0.name, sql: $0.sql) != nil }
+            .flatMap { entry in ["data", "idx", "content", "docsize", "config"].map { "\(entry.name)_\($0)".lowercased() } })
+        var tables: [(String, Bool, Bool)] = []
+        var virtual: [String] = []
+        for entry in entries where !entry.name.lowercased().hasPrefix("sqlite_") {
+            if entry.rootPage == 0 {
+                if FTS5Definition(name: entry.name, sql: entry.sql) != nil {
+                    tables.append((entry.name, false, true))
+                } else {
+                    virtual.append(entry.name)
+                }
+            } else if !ftsShadows.contains(entry.name.lowercased()) {
+                tables.append((entry.name, entry.withoutRowID, false))
+            }
+        }
+        let byName = { (a: String, b: String) in Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
+        return (tables.sorted { byName($0.0, $1.0) }, virtual.sorted(by: byName))
+    }
+
+    /// v1: the tables `PRAGMA table_list` calls `table`, and FTS5 virtual tables; what it
+    /// calls `shadow` depends on the modules loaded.
+    static func firstRuleTables(_ connection: Connection) throws -> [(String, Bool, Bool)] {
         var result: [(String, Bool, Bool)] = []
         try connection.forEachRow(sql: "SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main'") { row in
             let name = row.text(at: 0) ?? ""

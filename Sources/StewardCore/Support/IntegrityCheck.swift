@@ -29,9 +29,7 @@ enum IntegrityCheck {
         path: String, parameters: String = "", followLinks: Bool = false, busyTimeout: Double = 0,
         isCancelled: @escaping () -> Bool
     ) throws -> Connection {
-        var mode: Connection.OpenMode = [.readWrite, .uri]
-        if !followLinks { mode.insert(.noFollow) }
-        let connection = try Connection(path: FileProbe.uri(for: path, query: "mode=rw" + parameters), mode: mode)
+        let connection = try DatabaseFile.open(path: path, .readWrite, parameters: parameters, followLinks: followLinks)
         try connection.harden()
         try connection.makeQueryOnly()
         if busyTimeout > 0 {
@@ -63,7 +61,7 @@ enum IntegrityCheck {
         } else {
             var info = stat()
             if stat(FileName.cString(path + "-journal"), &info) == 0, info.st_size > 0 { return false }
-            if FileProbe.exists(path + "-wal") { return false }
+            if DatabaseFile.exists(path + "-wal") { return false }
         }
         guard access(FileName.cString(path), W_OK) == 0 else { return false }
         var system = statvfs()

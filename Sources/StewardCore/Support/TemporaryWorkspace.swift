@@ -1,5 +1,6 @@
 import Foundation
 import FileNames
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,7 @@ import Glibc
 ///
 /// The name is `<prefix><pid>-XXXXXX`. The process id only tells people which run made
 /// it; nothing decides by it.
-final class TemporaryWorkspace {
+final class TemporaryWorkspace: Sendable {
     static let lockName = ".lock"
     /// A workspace without a lock file is one whose run was killed between making the
     /// directory and placing its lock (or one of an older Steward); only one older than
@@ -27,8 +28,8 @@ final class TemporaryWorkspace {
     static let unlockedGraceSeconds: Double = 3600
 
     let path: String
-    private var lockDescriptor: Int32
-    private var isRemoved = false
+    /// The descriptor that holds the lock; nil once the workspace is removed.
+    private let lockDescriptor: Mutex<Int32?>
 
     /// Makes `base/<prefix><pid>-XXXXXX` and locks it. Throws 73 or 74 (by errno) with
     /// `base` named; callers that need another message catch it.
@@ -56,11 +57,11 @@ final class TemporaryWorkspace {
             throw StewardError(SystemCall.outputKind(code), "cannot lock the directory \(path): \(SystemCall.message(code))")
         }
         self.path = path
-        self.lockDescriptor = descriptor
+        self.lockDescriptor = Mutex(descriptor)
     }
 
     deinit {
-        if lockDescriptor >= 0 { close(lockDescriptor) }
+        if let descriptor = lockDescriptor.withLock({ $0 }) { close(descriptor) }
     }
 
     var name: String { Paths.fileName(of: path) }
@@ -72,11 +73,13 @@ final class TemporaryWorkspace {
     /// Removes the directory and everything left in it, then lets the lock go (in this
     /// order, so that no other run sees it unlocked while it still exists).
     func remove() {
-        guard !isRemoved else { return }
-        isRemoved = true
+        let held = lockDescriptor.withLock { descriptor in
+            defer { descriptor = nil }
+            return descriptor
+        }
+        guard let held else { return }
         DirectoryTree.remove(path)
-        close(lockDescriptor)
-        lockDescriptor = -1
+        close(held)
     }
 
     // MARK: - Leftovers of killed runs

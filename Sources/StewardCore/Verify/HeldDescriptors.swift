@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -7,21 +8,18 @@ import Glibc
 /// Descriptors of the checked database opened outside SQLite, closed only when every
 /// connection to it is closed: closing any descriptor of a file drops all of this
 /// process's POSIX locks on it, SQLite's included.
-final class HeldDescriptors: @unchecked Sendable {
-    private let lock = NSLock()
-    private var descriptors: [Int32] = []
+final class HeldDescriptors: Sendable {
+    private let descriptors = Mutex<[Int32]>([])
 
     func hold(_ descriptor: Int32) {
-        lock.lock()
-        descriptors.append(descriptor)
-        lock.unlock()
+        descriptors.withLock { $0.append(descriptor) }
     }
 
     /// Read-only descriptors: close() has nothing to report that matters.
     func closeAll() {
-        lock.lock()
-        defer { lock.unlock() }
-        for descriptor in descriptors { close(descriptor) }
-        descriptors = []
+        descriptors.withLock { held in
+            for descriptor in held { close(descriptor) }
+            held = []
+        }
     }
 }

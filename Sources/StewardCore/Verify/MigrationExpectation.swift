@@ -53,9 +53,9 @@ struct MigrationExpectation: Sendable {
     /// The ledger tables of the database, read-only; none when it cannot be read (the
     /// checks report why).
     static func ledgers(of path: String?) -> Set<Dialect> {
-        guard let path, let probe = try? FileProbe(path: path), probe.size > 0,
+        guard let path, let probe = try? DatabaseFile(path: path), probe.size > 0,
               let header = try? DatabaseHeader(bytes: probe.headerBytes),
-              let connection = try? FileProbe.openReadOnly(path: path, header: header)
+              let connection = try? DatabaseFile.openReadOnly(path: path, header: header)
         else { return [] }
         return (try? Ledgers.present(on: connection)) ?? []
     }

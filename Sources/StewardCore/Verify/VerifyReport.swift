@@ -13,9 +13,37 @@ public struct VerifyReport: Codable, Sendable {
         public let summary: String
         /// The first problems found (at most a few dozen lines).
         public let details: [String]
+        /// For a check skipped because the run lacked an input: which one, so that the
+        /// command line can name the option that gives it. Not part of the JSON.
+        public var missingInput: MissingInput?
+
+        private enum CodingKeys: String, CodingKey {
+            case name, status, durationSeconds, summary, details
+        }
+
+        init(name: String, status: Status, durationSeconds: Double, summary: String, details: [String],
+             missingInput: MissingInput? = nil) {
+            self.name = name
+            self.status = status
+            self.durationSeconds = durationSeconds
+            self.summary = summary
+            self.details = details
+            self.missingInput = missingInput
+        }
 
         static func skipped(_ name: String, _ reason: String) -> Check {
             Check(name: name, status: .skipped, durationSeconds: 0, summary: reason, details: [])
+        }
+
+        /// Skipped because the run was not given `input`; the summary says so in words.
+        static func skipped(_ name: String, missing input: MissingInput) -> Check {
+            Check(name: name, status: .skipped, durationSeconds: 0, summary: input.summary, details: [], missingInput: input)
+        }
+
+        /// The same check with its one line worded otherwise (by the command line).
+        public func summarized(_ summary: String) -> Check {
+            Check(name: name, status: status, durationSeconds: durationSeconds, summary: summary, details: details,
+                  missingInput: missingInput)
         }
     }
 
@@ -60,7 +88,7 @@ public struct VerifyReport: Codable, Sendable {
     public let database: Database?
     public let contractVersion: String?
     public let contractCases: [ContractCase]
-    public let checks: [Check]
+    public var checks: [Check]
     public let failedChecks: [String]
     public let failedCases: [String]
     public let passed: Bool

@@ -3,8 +3,12 @@ import SQLiteKit
 /// The schema of `main` in a form two databases can be compared by, object by object:
 /// tables with their columns and constraints, indexes, triggers and views, their SQL
 /// normalised so that whitespace, comments, keyword case and identifier quoting do not
-/// count. Rows are never read. Ledger tables of every runner are left out: they record
-/// history, not schema.
+/// count. Rows are never read. The one comparison of `--baseline`, `--status`'s matching
+/// version, migrate's drift check and verify's `schema` check.
+///
+/// Left out: `sqlite_%` objects, the ledger tables of every runner (they record history,
+/// not schema) and the shadow tables of virtual tables (FTS5, FTS3/4 and R*Tree make them;
+/// their SQL is SQLite's, not the set's, and the virtual table's own SQL covers them).
 public struct SchemaFingerprint: Sendable, Equatable {
     struct Column: Sendable, Equatable {
         let type: String
@@ -27,15 +31,28 @@ public struct SchemaFingerprint: Sendable, Equatable {
     var triggers: [String: String] = [:]
     var views: [String: String] = [:]
 
+    /// Ledger tables: every dialect's, and knex's, whose sets Steward does not read but
+    /// whose databases it meets.
+    static let ledgerTables = Set(Dialect.allCases.compactMap { $0.ledgerTable?.lowercased() })
+        .union(["knex_migrations", "knex_migrations_lock"])
+
+    static let shadowSuffixes = ["_data", "_idx", "_content", "_docsize", "_config", "_segments", "_segdir",
+                                 "_stat", "_node", "_parent", "_rowid"]
+
     public init(reading connection: Connection) throws {
-        let ledgers = Set(Dialect.allCases.compactMap { $0.ledgerTable?.lowercased() })
         var entries: [(type: String, name: String, sql: String?)] = []
         try connection.forEachRow(sql: "SELECT type, name, sql FROM main.sqlite_schema ORDER BY type, name") { row in
             entries.append((row.text(at: 0) ?? "", row.text(at: 1) ?? "", row.text(at: 2)))
         }
+        let virtualTables = entries.filter {
+            $0.type == "table" && ($0.sql.map { Self.normalise($0).hasPrefix("create virtual table") } ?? false)
+        }.map { $0.name.lowercased() }
         for entry in entries {
             let key = entry.name.lowercased()
-            guard !key.hasPrefix("sqlite_"), !ledgers.contains(key) else { continue }
+            guard !key.hasPrefix("sqlite_"), !Self.ledgerTables.contains(key) else { continue }
+            if entry.type == "table", virtualTables.contains(where: { table in
+                Self.shadowSuffixes.contains { key == table + $0 }
+            }) { continue }
             switch entry.type {
             case "table":
                 var columns: [String: Column] = [:]

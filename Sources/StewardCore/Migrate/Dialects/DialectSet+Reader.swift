@@ -97,7 +97,8 @@ extension DialectSet {
                 guard let value = key.integer, (1...Int64(Int32.max)).contains(value) else {
                     throw StewardError(
                         .badInput,
-                        "\(display(name)): version \(digits) is out of range (1 to \(Int32.max), the range of user_version; use --dialect for another runner's 64-bit versions)")
+                        "\(display(name)): version \(digits) is out of range (1 to \(Int32.max), the range of user_version)",
+                        remedy: .chooseDialect)
                 }
             case .sqlx, .goose, .golangMigrate:
                 // sqlx parses an i64, goose an int64, golang-migrate a uint that its sqlite

@@ -65,7 +65,8 @@ public struct LedgerPlan: Sendable {
             if options.baseline != nil, reading.rows > 0 {
                 throw StewardError(
                     .badInput,
-                    "--baseline adopts a database with no record of its migrations, and \(ledgerName) already records \(reading.rows); run without --baseline")
+                    "a baseline adopts a database with no record of its migrations, and \(ledgerName) already records \(reading.rows)",
+                    remedy: .withoutBaseline)
             }
             if let dirty = reading.dirty {
                 throw StewardError(.badInput, dirty)
@@ -88,13 +89,15 @@ public struct LedgerPlan: Sendable {
                 let names = reading.changed.map { $0.lineEndingsOnly ? "\($0.file) (line endings only)" : $0.file }
                 throw StewardError(
                     .badInput,
-                    "applied migration\(names.count == 1 ? "" : "s") changed since \(names.count == 1 ? "it was" : "they were") applied: \(names.joined(separator: ", ")) (\(ledgerName) records another checksum); restore the file as it was, or pass --allow-changed to accept it")
+                    "applied migration\(names.count == 1 ? "" : "s") changed since \(names.count == 1 ? "it was" : "they were") applied: \(names.joined(separator: ", ")) (\(ledgerName) records another checksum)",
+                    remedy: .allowChangedMigrations)
             }
         } else if let baseline = options.baseline {
             guard userVersion == 0 else {
                 throw StewardError(
                     .badInput,
-                    "--baseline adopts a database with no record of its migrations, and this one has user_version \(userVersion); run without --baseline")
+                    "a baseline adopts a database with no record of its migrations, and this one has user_version \(userVersion)",
+                    remedy: .withoutBaseline)
             }
             unrecorded = migrations.filter { $0.version <= baseline }
             appliedKeys = Set(unrecorded.map(\.version))
@@ -133,11 +136,11 @@ public struct LedgerPlan: Sendable {
             }
             if reading == nil, rule == .newestVersion, let value = target.integer, value < Int64(userVersion) {
                 throw StewardError(
-                    .badInput, "database is at version \(userVersion), newer than --to \(target); refusing to downgrade")
+                    .badInput, "database is at version \(userVersion), newer than the target version \(target); refusing to downgrade")
             }
             if let newestApplied, target < newestApplied {
                 throw StewardError(
-                    .badInput, "the newest applied migration (version \(newestApplied)) is newer than --to \(target); refusing to downgrade")
+                    .badInput, "the newest applied migration (version \(newestApplied)) is newer than the target version \(target); refusing to downgrade")
             }
             pending = pending.filter { $0.version <= target }
         }
@@ -145,7 +148,8 @@ public struct LedgerPlan: Sendable {
         if !outOfOrder.isEmpty, !options.allowOutOfOrder {
             throw StewardError(
                 .badInput,
-                "\(outOfOrder.map(\.fileName).prefix(5).joined(separator: ", ")) \(outOfOrder.count == 1 ? "is" : "are") older than the newest applied migration (version \(newestApplied.map(String.init(describing:)) ?? "")) but not applied (branches merged?); pass --allow-out-of-order to apply \(outOfOrder.count == 1 ? "it" : "them") anyway")
+                "\(outOfOrder.map(\.fileName).prefix(5).joined(separator: ", ")) \(outOfOrder.count == 1 ? "is" : "are") older than the newest applied migration (version \(newestApplied.map(String.init(describing:)) ?? "")) but not applied (branches merged?)",
+                remedy: .allowOutOfOrder(count: outOfOrder.count))
         }
         self.outOfOrder = outOfOrder
         self.pending = pending

@@ -6,10 +6,12 @@ import SQLiteKit
 import Glibc
 #endif
 
-/// Looks at a path before SQLite opens it: existence, type, readability, the header.
+/// A database file as every command meets it: looked at before SQLite opens it
+/// (existence, type, readability, the header), opened read-only without creating anything
+/// beside it, and an open or read failure explained the same way by every command.
 /// The file descriptor is closed before any SQLite connection opens the file, because
 /// closing a descriptor drops every POSIX lock the process holds on that file.
-struct FileProbe {
+struct DatabaseFile {
     let path: String
     let size: Int64
     /// The first 100 bytes, fewer for a short file.
@@ -52,6 +54,16 @@ struct FileProbe {
         self.path = path
         self.size = Int64(info.st_size)
         self.headerBytes = Array(buffer.prefix(filled))
+    }
+
+    /// The header read from `headerBytes`; a file that does not start with one is refused
+    /// as bad input.
+    func header() throws -> DatabaseHeader {
+        do {
+            return try DatabaseHeader(bytes: headerBytes)
+        } catch let problem as DatabaseHeader.Problem {
+            throw StewardError.notADatabase(path, "\(problem)")
+        }
     }
 
     /// SQLite would take a zero-length file for an empty database; given to Steward it is
@@ -124,11 +136,25 @@ struct FileProbe {
         return lock.l_type != Int16(F_UNLCK)
     }
 
-    /// Opens a database read-only through a `file:` URI; `immutable=1` reads the main
-    /// file without locks and without creating `-wal` or `-shm`.
+    enum Access {
+        case readOnly, readWrite
+    }
+
+    /// Opens a database through a `file:` URI, never creating it. `parameters` are added
+    /// to the URI: `&immutable=1` reads the main file without locks and without creating
+    /// `-wal` or `-shm`; `&nolock=1` takes no locks, for a private file that a plain
+    /// descriptor reads at the same time (closing it would drop POSIX locks). A symbolic
+    /// link at `path` is refused unless `followLinks`: Steward's own files are never links.
+    static func open(path: String, _ access: Access, parameters: String = "", followLinks: Bool = false) throws -> Connection {
+        var mode: Connection.OpenMode = access == .readWrite ? [.readWrite, .uri] : [.readOnly, .uri]
+        if !followLinks { mode.insert(.noFollow) }
+        let query = (access == .readWrite ? "mode=rw" : "mode=ro") + parameters
+        return try Connection(path: uri(for: path, query: query), mode: mode)
+    }
+
+    /// Opens a user's database read-only (links followed); `immutable` as in `open(path:_:parameters:followLinks:)`.
     static func open(path: String, immutable: Bool) throws -> Connection {
-        let query = immutable ? "mode=ro&immutable=1" : "mode=ro"
-        return try Connection(path: uri(for: path, query: query), mode: [.readOnly, .uri])
+        try open(path: path, .readOnly, parameters: immutable ? "&immutable=1" : "", followLinks: true)
     }
 
     /// Opens a database read-only without creating anything beside it: immutable when
@@ -142,5 +168,10 @@ struct FileProbe {
         }
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
         return connection
+    }
+
+    /// Turns an SQLite error met while reading a file into a Steward error.
+    static func explain(_ error: SQLiteError, path: String) -> StewardError {
+        SQLiteErrorMapping(path: path, role: .database).error(for: error)
     }
 }

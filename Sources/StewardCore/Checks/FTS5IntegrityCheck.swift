@@ -7,8 +7,9 @@ import SQLiteKit
 /// external-content index with its content table (SQLite 3.40).
 ///
 /// The check is an INSERT, so it needs a read-write connection; it writes nothing, and
-/// runs inside `BEGIN … ROLLBACK` all the same. Only on a file that is Steward's own:
-/// restore's staged file, or backup's snapshot copy.
+/// runs inside `BEGIN … ROLLBACK` all the same. `run()` only on a file that is Steward's
+/// own: restore's staged file, or backup's snapshot copy. `check(_:rank:on:)` is the one
+/// statement migrate and verify run too, each in the transaction it already holds.
 struct FTS5IntegrityCheck {
     struct Outcome {
         /// The FTS5 tables checked, in name order.
@@ -18,9 +19,22 @@ struct FTS5IntegrityCheck {
         /// External-content tables whose content table or view does not exist: their index
         /// was checked on its own (rank 0).
         let unreachable: [String]
+        /// The tables whose check failed, in name order.
+        var failedTables: [String] = []
     }
 
     let connection: Connection
+
+    /// FTS5's integrity-check of one table of `main`. With `rank` 1 it also compares an
+    /// external-content index with its content table (SQLite 3.40) and fails with
+    /// SQLITE_CORRUPT_VTAB when they differ; without, only the index itself is checked.
+    /// The statement is an INSERT that writes nothing.
+    static func check(_ table: String, rank: Int?, on connection: Connection) throws {
+        let name = Connection.quote(identifier: table)
+        let sql = rank.map { "INSERT INTO main.\(name)(\(name), rank) VALUES ('integrity-check', \($0))" }
+            ?? "INSERT INTO main.\(name)(\(name)) VALUES ('integrity-check')"
+        try connection.execute(sql: sql)
+    }
 
     /// Runs the check. Throws for an interrupt and when the schema cannot be read.
     func run() throws -> Outcome {
@@ -31,6 +45,7 @@ struct FTS5IntegrityCheck {
         }
         var problems: [String] = []
         var unreachable: [String] = []
+        var failed: [String] = []
         defer { connection.rollbackIfNeeded() }
         for table in definitions {
             var rank = 1
@@ -38,11 +53,10 @@ struct FTS5IntegrityCheck {
                 rank = 0
                 unreachable.append(table.name)
             }
-            let name = Connection.quote(identifier: table.name)
             do {
                 // A failed statement may have ended the transaction: each check runs in one.
                 if connection.isAutocommit { try connection.execute(sql: "BEGIN") }
-                try connection.execute(sql: "INSERT INTO main.\(name)(\(name), rank) VALUES ('integrity-check', \(rank))")
+                try Self.check(table.name, rank: rank, on: connection)
             } catch let error as SQLiteError where !error.isInterrupt {
                 let what: String
                 if !error.isCorrupt {
@@ -54,9 +68,10 @@ struct FTS5IntegrityCheck {
                 }
                 // FTS5's messages name the table and the damage, never a row.
                 problems.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
+                failed.append(table.name)
             }
         }
-        return Outcome(tables: definitions.map(\.name), problems: problems, unreachable: unreachable)
+        return Outcome(tables: definitions.map(\.name), problems: problems, unreachable: unreachable, failedTables: failed)
     }
 
     private func exists(_ name: String) throws -> Bool {

@@ -1,0 +1,34 @@
+import StewardCore
+
+/// The options that carry out a core `StewardError.Remedy`: the core says what would
+/// help, the command line says which option does it.
+enum RemedyWording {
+    /// Added after the core's message.
+    static func suffix(for remedy: StewardError.Remedy) -> String {
+        switch remedy {
+        case .createMissingDatabase:
+            return " (use --create to make a new one)"
+        case .createFromEmptyFile:
+            return "; use --create to make it a new database"
+        case .allowChangedMigrations:
+            return "; restore the file as it was, or pass --allow-changed to accept it"
+        case .allowOutOfOrder(let count):
+            return "; pass --allow-out-of-order to apply \(count == 1 ? "it" : "them") anyway"
+        case .withoutBaseline:
+            return "; run without --baseline"
+        case .nulSeparatedList:
+            return "; use --null for NUL-separated names"
+        case .giveKey:
+            return "; give --identity FILE, or --passphrase-file/--passphrase-env for a passphrase"
+        case .chooseDialect:
+            return "; use --dialect for another runner's 64-bit versions"
+        case .allowDrift:
+            return " (--allow-drift migrates anyway)"
+        }
+    }
+
+    /// The message a user reads, on stderr and in `--json`.
+    static func message(of error: StewardError) -> String {
+        error.message + (error.remedy.map(suffix(for:)) ?? "")
+    }
+}

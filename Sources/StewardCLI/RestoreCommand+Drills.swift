@@ -1,0 +1,76 @@
+import ArgumentKit
+import Foundation
+import StewardCore
+
+/// `steward restore --check-only` over many bundles: a restore drill per bundle, run by
+/// the fleet runner (`FleetRun`) that `migrate`, `verify` and `backup` use, with the same
+/// pool, shards, NDJSON lines and exit rule. The list is the bundles given as arguments,
+/// then those of `--bundles-from`; each line has `kind` `database` (the bundle's database
+/// was proved) and `path` the bundle as listed, so `steward report` reads it like any other.
+extension RestoreCommand {
+    /// The fleet options of a drill, worded for bundles.
+    enum Drill {
+        static let bundlesFrom = Option<String>("bundles-from", value: "file", help: "With --check-only: read bundle paths from this file, one a line ('-': standard input); they follow the <bundle> arguments.")
+        static let null = Flag("null", help: "With --bundles-from: the paths are separated by NUL bytes (find -print0).")
+        static let jobs = Option<Int>("jobs", value: "n", help: "With several bundles: how many to check at a time (default: the number of cores).", in: 1...1024)
+        static let shard = Option<Shard>(
+            "shard", value: "K/N", help: "Check only the K-th of N shares of the bundle list: bundle i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
+            expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) })
+        static let failFast = Flag("fail-fast", help: "With several bundles: start no further drill once one has failed.")
+
+        static let options: [any OptionKey] = [bundlesFrom, null, jobs, shard, failFast]
+    }
+
+    /// The drill's fleet options, or nil for a run over one bundle: a drill over many is
+    /// one with more than one bundle, or with `--bundles-from`, `--jobs` or `--shard`.
+    static func drillFleet(_ values: ParsedValues, bundles: [String]) throws(CommandLineError) -> FleetOptions? {
+        let isFleet = bundles.count > 1 || values.isPresent(Drill.bundlesFrom) || values.isPresent(Drill.jobs) || values.isPresent(Drill.shard)
+        guard isFleet else {
+            if values[Drill.null] { throw values.error("'--null' needs '--bundles-from <file>'") }
+            if values[Drill.failFast] {
+                throw values.error("'--fail-fast' needs more than one bundle (several <bundle> arguments, or '--bundles-from <file>')")
+            }
+            return nil
+        }
+        // A restore publishes into one place: several bundles can only be drilled.
+        guard values[Opt.checkOnly] else {
+            throw values.error("several bundles are restored only as a drill: add --check-only, or restore one bundle at a time")
+        }
+        if values.isPresent(Opt.into) {
+            throw values.error("--into names one directory; a drill over several bundles stages each under TMPDIR and publishes nothing")
+        }
+        if bundles.contains(where: \.isEmpty) { throw values.error("The value '' is invalid for '<bundle>'") }
+        if bundles.contains(Restorer.standardInput) {
+            throw values.error("standard input (-) holds one bundle; it cannot be one of several")
+        }
+        if values[Drill.null] && !values.isPresent(Drill.bundlesFrom) { throw values.error("'--null' needs '--bundles-from <file>'") }
+        if values[Drill.bundlesFrom] == "" { throw values.error("The value '' is invalid for '--bundles-from <file>'") }
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        return FleetOptions(
+            databases: bundles, listSource: values[Drill.bundlesFrom], nullSeparated: values[Drill.null],
+            jobs: values[Drill.jobs] ?? cores, shard: values[Drill.shard], failFast: values[Drill.failFast])
+    }
+
+    /// One bundle's drill: passed (0) or failed (1) as a single `restore --check-only`
+    /// exits; a bundle that cannot be opened is its error's status (65, 66, 77 …).
+    func fleetItem() -> FleetRun.Work {
+        let options = self.options
+        return { path, cancellation in
+            // A list read from a file may still name standard input.
+            guard path != Restorer.standardInput else {
+                throw StewardError(.usage, "standard input (-) holds one bundle; it cannot be one of several")
+            }
+            var options = options
+            options.bundlePath = path
+            let report = try Restorer(options: options, cancellation: cancellation).run()
+            let status = report.passed ? ExitCode.success : ExitCode.checkFailed
+            let outcome = report.passed ? "passed" : "failed"
+            let envelope = FleetEnvelope(report: report, command: "restore", exitCode: status, outcome: outcome, kind: "bundle")
+            let detail = report.passed
+                ? "every check passed; nothing was published"
+                : "failed: \(report.failedChecks.joined(separator: ", ")); nothing was published"
+            return FleetRun.Item(outcome: outcome, exitCode: status, json: try envelope.line(), detail: detail,
+                                 message: report.passed ? nil : detail)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import StewardCore
+
+/// Verify's skipped checks name the option that would have run them: the core says which
+/// input was missing, the command line which option gives it.
+enum VerifyWording {
+    static func summary(for input: VerifyReport.Check.MissingInput) -> String {
+        switch input {
+        case .database: "no --db given"
+        case .migrations: "no --migrations given"
+        case .expectedVersion: "no --expect-version or --migrations given"
+        case .migrationsForContract: "no --migrations given to run the contract on"
+        case .contract: "no --contract given"
+        case .assertions: "no --assert given"
+        }
+    }
+
+    /// `report` with each check skipped for a missing input worded with its option, for
+    /// the text, the JSON and the report file alike.
+    static func worded(_ report: VerifyReport) -> VerifyReport {
+        var report = report
+        report.checks = report.checks.map { check in
+            check.missingInput.map { check.summarized(summary(for: $0)) } ?? check
+        }
+        return report
+    }
+}

@@ -1,0 +1,31 @@
+/// What one database check found: the one result of the checks that verify, backup and
+/// restore share (`DatabaseChecks`). Each command renders it in its own report, under the
+/// names and words that report has always used.
+///
+/// Nothing in it is row data: SQLite's integrity messages name tables, indexes, pages and
+/// rowids; foreign-key counts name tables; FTS5's messages name the table and the damage.
+struct Check: Sendable, Equatable {
+    enum Status: Sendable, Equatable {
+        case ok, failed, skipped
+    }
+
+    let name: CheckName
+    let status: Status
+    /// One line on what was found.
+    let detail: String
+    /// One line per problem found.
+    var problems: [String] = []
+    /// What the check counted, by subject: violations per `child → parent` table pair,
+    /// problems per FTS5 table, the `user_version` read.
+    var counts: [String: Int] = [:]
+
+    var passed: Bool { status != .failed }
+
+    /// The counts as `a → b: 3, c → d: 1`, in subject order.
+    var countsSummary: String {
+        counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+    }
+
+    /// The sum of the counts (all foreign-key violations, all FTS5 tables that failed).
+    var total: Int { counts.values.reduce(0, +) }
+}

@@ -1,0 +1,65 @@
+import SQLiteKit
+
+/// The checks every command that judges a database runs the same way: `integrity_check`
+/// (or `quick_check`), `foreign_key_check`, `user_version` against what is expected, and
+/// FTS5's own integrity-check. verify, backup and restore call these and render the
+/// `Check` in their own report; which connection each runs on (read-only, read-write
+/// query-only, a private copy) stays the caller's choice.
+///
+/// SQLite errors are thrown as they are: each caller decides whether one fails the check
+/// or ends the run.
+enum DatabaseChecks {
+    /// `PRAGMA integrity_check` (or `quick_check`), stopping after `maximumErrors`
+    /// problems. Only a read-write connection checks CHECK constraints (`IntegrityCheck`).
+    static func integrity(on connection: Connection, quick: Bool = false, maximumErrors: Int) throws -> Check {
+        let problems = try connection.integrityCheck(quick: quick, maximumErrors: maximumErrors)
+        let pragma = quick ? "quick_check" : "integrity_check"
+        if problems == ["ok"] {
+            return Check(name: .integrity, status: .ok, detail: "\(pragma) returned ok", counts: ["problems": 0])
+        }
+        return Check(
+            name: .integrity, status: .failed,
+            detail: "\(pragma) found \(problems.count) problem\(problems.count == 1 ? "" : "s")",
+            problems: problems, counts: ["problems": problems.count])
+    }
+
+    /// `PRAGMA foreign_key_check`, counted per pair of tables; never the rows.
+    static func foreignKeys(on connection: Connection) throws -> Check {
+        let violations = try connection.foreignKeyViolations()
+        if violations.isEmpty {
+            return Check(name: .foreignKeys, status: .ok, detail: "foreign_key_check found no violations")
+        }
+        var counts: [String: Int] = [:]
+        for violation in violations { counts["\(violation.table) → \(violation.parent)", default: 0] += 1 }
+        let problems = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value) row\($0.value == 1 ? "" : "s")" }
+        return Check(
+            name: .foreignKeys, status: .failed,
+            detail: "foreign_key_check found \(violations.count) violation\(violations.count == 1 ? "" : "s")",
+            problems: problems, counts: counts)
+    }
+
+    /// `PRAGMA user_version` against `expected`.
+    static func userVersion(on connection: Connection, expected: Int32) throws -> Check {
+        userVersion(try connection.userVersion(), expected: expected)
+    }
+
+    /// A `user_version` already read (verify falls back to the header's) against `expected`.
+    static func userVersion(_ value: Int32, expected: Int32) -> Check {
+        Check(
+            name: .version, status: value == expected ? .ok : .failed,
+            detail: value == expected ? "user_version is \(value)" : "user_version is \(value), expected \(expected)",
+            counts: ["user_version": Int(value)])
+    }
+
+    /// FTS5's integrity-check (rank 1) of every FTS5 table, inside `BEGIN … ROLLBACK` on a
+    /// connection that may write (`FTS5IntegrityCheck`). Counts one per table: 1 when its
+    /// check failed.
+    static func fts5Integrity(on connection: Connection) throws -> Check {
+        let outcome = try FTS5IntegrityCheck(connection: connection).run()
+        var counts: [String: Int] = [:]
+        for table in outcome.tables { counts[table] = outcome.failedTables.contains(table) ? 1 : 0 }
+        return Check(
+            name: .ftsSync, status: outcome.problems.isEmpty ? .ok : .failed,
+            detail: FTS5IntegrityCheck.summary(of: outcome), problems: outcome.problems, counts: counts)
+    }
+}

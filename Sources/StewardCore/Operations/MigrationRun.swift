@@ -1,0 +1,84 @@
+/// `steward migrate` on one database as one operation: the schema-drift check before
+/// anything changes, then the migration (`Migrator`); with a backup directory, a
+/// verified bundle before the first change (`FleetMigration`, as in runs over many
+/// databases).
+public struct MigrationRun: StewardOperation {
+    public struct Options: Sendable {
+        public var migration: Migrator.Options
+        /// `--backup-dir`.
+        public var backupDirectory: String?
+        /// Migrate a database whose schema differs from the set's at its version.
+        public var allowDrift = false
+        /// zstd threads of the backup.
+        public var backupThreads = 1
+
+        public init(migration: Migrator.Options) {
+            self.migration = migration
+        }
+    }
+
+    public typealias Event = Migrator.Event
+
+    /// The migration's report with the drift check's finding, and with `--backup-dir`
+    /// the rollback bundle taken first (none when nothing changed), at the top level.
+    public struct Report: Codable, Sendable {
+        public let migration: MigrateReport
+        public let schema: SchemaDriftCheck.Comparison?
+        /// Whether a backup was asked for (`--backup-dir`).
+        public let backupRequested: Bool
+        public let backup: FleetMigration.Bundle?
+
+        private enum Keys: String, CodingKey { case bundle, schema, backupRequested }
+
+        public func encode(to encoder: any Encoder) throws {
+            try migration.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encodeIfPresent(backup, forKey: .bundle)
+            if backupRequested { try container.encode(true, forKey: .backupRequested) }
+            try container.encodeIfPresent(schema, forKey: .schema)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            migration = try MigrateReport(from: decoder)
+            let container = try decoder.container(keyedBy: Keys.self)
+            schema = try container.decodeIfPresent(SchemaDriftCheck.Comparison.self, forKey: .schema)
+            backupRequested = try container.decodeIfPresent(Bool.self, forKey: .backupRequested) ?? false
+            backup = try container.decodeIfPresent(FleetMigration.Bundle.self, forKey: .bundle)
+        }
+
+        init(migration: MigrateReport, schema: SchemaDriftCheck.Comparison?, backupRequested: Bool, backup: FleetMigration.Bundle?) {
+            self.migration = migration
+            self.schema = schema
+            self.backupRequested = backupRequested
+            self.backup = backup
+        }
+    }
+
+    let options: Options
+    let cancellation: Cancellation
+    let progress: @Sendable (Event) -> Void
+
+    public init(options: Options, cancellation: Cancellation, progress: @escaping @Sendable (Event) -> Void) {
+        self.options = options
+        self.cancellation = cancellation
+        self.progress = progress
+    }
+
+    public func run() throws -> Report {
+        let migration = options.migration
+        if let backupDirectory = options.backupDirectory {
+            let result = try FleetMigration(
+                options: migration, backupDirectory: backupDirectory, backupThreads: options.backupThreads,
+                drift: FleetMigration.driftCheck(migration), allowDrift: options.allowDrift, cancellation: cancellation
+            ).run()
+            return Report(migration: result.report, schema: result.schema, backupRequested: true, backup: result.bundle)
+        }
+        // Drift is refused before anything is changed, as in runs over many databases.
+        let schema = try FleetMigration(
+            options: migration, backupDirectory: nil, backupThreads: 1, drift: FleetMigration.driftCheck(migration),
+            allowDrift: options.allowDrift, cancellation: cancellation
+        ).driftBeforeMigrating()
+        let report = try Migrator(options: migration, cancellation: cancellation, progress: progress).run()
+        return Report(migration: report, schema: schema, backupRequested: false, backup: nil)
+    }
+}

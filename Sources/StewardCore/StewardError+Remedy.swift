@@ -1,0 +1,26 @@
+extension StewardError {
+    /// A way out of a refusal that the user chooses when running Steward again. The core
+    /// says which; the command line knows the option that does it and says that
+    /// (`StewardError.message` never names an option).
+    public enum Remedy: Sendable, Equatable {
+        /// The database does not exist: the run may create it.
+        case createMissingDatabase
+        /// The database is an empty file: the run may take it as a new database.
+        case createFromEmptyFile
+        /// Applied migrations changed since: the run may accept the changed files.
+        case allowChangedMigrations
+        /// Migrations older than the newest applied are pending: the run may apply them
+        /// anyway (`count` of them).
+        case allowOutOfOrder(count: Int)
+        /// A baseline was asked for a database that already records its migrations.
+        case withoutBaseline
+        /// A database list holds a NUL byte: it may be read as NUL-separated names.
+        case nulSeparatedList
+        /// An encrypted bundle and no key given: an identity or a passphrase opens it.
+        case giveKey
+        /// A version Steward's own layout cannot hold: another runner's layout may.
+        case chooseDialect
+        /// The schema differs from what the set makes: the run may migrate anyway.
+        case allowDrift
+    }
+}

@@ -1,0 +1,174 @@
+import SQLiteKit
+
+/// The one place where an `SQLiteError` becomes a `StewardError`: what Steward was doing
+/// with which file decides the words, and the result code with it the exit status.
+///
+/// A signal always wins: once `cancellation` is set (or SQLite was interrupted), whatever
+/// the statement answered, the work was interrupted. Messages quote SQLite's own text only
+/// where it cannot hold row data (see `SQLiteError.safeDescription`).
+struct SQLiteErrorMapping: Sendable {
+    enum Role: Sendable, Equatable {
+        /// A database the user named, being opened or read (inspect, verify, migrate
+        /// before its transaction). With a lock timeout, busy is "gave up after N s".
+        case database
+        /// backup's source, read-write when the file allows, under a lock allowance.
+        case sourceDatabase
+        /// The database migrate changes, inside the run's transaction.
+        case migratedDatabase
+        /// One statement of a migration file; `path` is its place (`0002_x.sql:14`).
+        /// `preparing`: it failed on the migration's own text, whose message is shown.
+        case migrationStatement(preparing: Bool)
+        /// A private file Steward writes (backup's copy): the message names its directory.
+        case copy
+        /// A private copy checked before it is published: a failure refuses to publish,
+        /// `refusal` saying what could not be done ("the copy cannot be checked").
+        case checkedCopy(refusal: String)
+        /// The database out of a bundle, staged by restore: a failed statement fails the
+        /// check that ran it (`.checkFailed`, whose message is the check's summary); a file
+        /// that is no database at all ends the restore.
+        case restoredDatabase
+    }
+
+    let path: String
+    let role: Role
+    var cancellation: Cancellation?
+    /// Added after "interrupted by SIGINT", saying what the interrupted work left behind.
+    var interruptedDetail = ""
+    /// Seconds the work waited for another connection's lock; busy then means it gave up.
+    var lockTimeout: Double?
+    /// Put before the message: which step of a run failed.
+    var context: String?
+
+    init(path: String, role: Role, cancellation: Cancellation? = nil, interruptedDetail: String = "",
+         lockTimeout: Double? = nil, context: String? = nil) {
+        self.path = path
+        self.role = role
+        self.cancellation = cancellation
+        self.interruptedDetail = interruptedDetail
+        self.lockTimeout = lockTimeout
+        self.context = context
+    }
+
+    func error(for error: SQLiteError) -> StewardError {
+        if error.isInterrupt || cancellation?.isCancelled == true {
+            if case .migrationStatement = role {
+                return .interrupted(by: cancellation, " while running \(path)")
+            }
+            return .interrupted(by: cancellation, interruptedDetail)
+        }
+        let prefix = context.map { "\($0): " } ?? ""
+        if error.isBusy, let lockTimeout, role != .copy {
+            return .gaveUp(on: path, after: lockTimeout, error.message, prefix: prefix)
+        }
+        switch role {
+        case .database:
+            return reading(error)
+        case .sourceDatabase:
+            switch error.code {
+            case .cantOpen:
+                return StewardError(.notFound, "cannot open \(path): \(error.message)")
+            case .readOnly:
+                // Reading a WAL database needs its -shm (and -wal); when neither exists and the
+                // directory is read-only, SQLite cannot make them. Reading the main file alone
+                // would not be pinned against a writer that starts meanwhile: refused.
+                return StewardError(
+                    .notFound,
+                    "cannot read \(path): \(error.message); a database in WAL mode needs its -wal and -shm files, or a directory where SQLite can create them")
+            default:
+                return reading(error)
+            }
+        case .migratedDatabase:
+            if error.isOutOfMemory {
+                return StewardError(.inputOutput, "\(prefix)out of memory while migrating \(path); nothing changed")
+            }
+            if error.code == .readOnly {
+                return StewardError(.cannotCreate, "\(prefix)cannot write to \(path): \(error.message)")
+            }
+            if error.isInputOutput {
+                return StewardError(.inputOutput, "\(prefix)\(path): \(error.message)")
+            }
+            // Whatever runs here reads rows: only a constraint's message, which names the
+            // constraint, is shown.
+            return StewardError(.badInput, "\(prefix)\(path): \(error.safeDescription)")
+        case .migrationStatement(let preparing):
+            if error.isBusy {
+                return StewardError(.busy, "\(path): the database is locked (\(error.message))")
+            }
+            if error.isOutOfMemory {
+                return StewardError(.inputOutput, "\(path): out of memory; nothing changed")
+            }
+            if error.isInputOutput {
+                return StewardError(.inputOutput, "\(path): \(error.message)")
+            }
+            if preparing {
+                return StewardError(.badInput, "\(path): \(error.message) (SQLite error \(error.extendedCode))")
+            }
+            return StewardError(.badInput, "\(path): the statement failed: \(error.safeDescription)")
+        case .copy:
+            let directory = Paths.directory(of: path)
+            switch error.code {
+            case .full:
+                return StewardError(.inputOutput, "no space left in \(directory) for the copy (\(error.message))")
+            case .readOnly, .cantOpen:
+                return StewardError(.cannotCreate, "cannot write the copy in \(directory): \(error.message)")
+            default:
+                return StewardError(
+                    .inputOutput, "cannot write the copy in \(directory): \(error.message) (SQLite error \(error.extendedCode))")
+            }
+        case .checkedCopy(let refusal):
+            return StewardError(.checkFailed, "refusing to publish: \(refusal): \(error.message)")
+        case .restoredDatabase:
+            if error.isNotADatabase {
+                return StewardError(.badInput, "the payload is not a SQLite database (\(error.message))")
+            }
+            return StewardError(.checkFailed, "\(error.message) (SQLite error \(error.extendedCode))")
+        }
+    }
+
+    /// A database opened or read before anything is changed.
+    private func reading(_ error: SQLiteError) -> StewardError {
+        if error.extendedCode == .readOnlyRollback {
+            return StewardError(
+                .badInput,
+                "\(path) has a hot journal from an interrupted write (\(path)-journal): it must be rolled back "
+                    + "through a read-write connection first, which Steward does not open here; "
+                    + "for example: sqlite3 \(path) 'PRAGMA quick_check'")
+        }
+        if error.isNotADatabase {
+            return .notADatabase(path, error.message)
+        }
+        if error.isCorrupt {
+            return StewardError(.badInput, "the database is damaged: \(path) (\(error.message))")
+        }
+        if error.isBusy {
+            return StewardError(.busy, "the database is locked: \(path) (\(error.message))")
+        }
+        if error.isOutOfMemory {
+            // A resource failure, not bad input.
+            return StewardError(.inputOutput, "out of memory while reading \(path); nothing changed")
+        }
+        if error.isInputOutput {
+            return StewardError(.inputOutput, "cannot read \(path): \(error.message)")
+        }
+        return StewardError(.badInput, "cannot read the database \(path): \(error.message)")
+    }
+
+    /// Runs `body`, turning an SQLite error it throws into this mapping's `StewardError`.
+    func run<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as SQLiteError {
+            throw error(for: failure)
+        }
+    }
+
+    /// For a check that runs statements: the summary of the failed check, or, when the
+    /// failure ends the whole run (a signal, a file that is no database), the error thrown.
+    ///
+    /// - Throws: `StewardError` of any kind but `.checkFailed`.
+    func checkSummary(for error: SQLiteError) throws -> String {
+        let mapped = self.error(for: error)
+        guard mapped.kind == .checkFailed else { throw mapped }
+        return mapped.message
+    }
+}

@@ -1,0 +1,43 @@
+import Synchronization
+
+/// Results gathered from the checks running on several threads.
+final class CheckResults: Sendable {
+    private struct State {
+        var checks: [CheckName: VerifyReport.Check] = [:]
+        var cases: [VerifyReport.ContractCase] = []
+        var firstError: StewardError?
+    }
+
+    private let state = Mutex(State())
+
+    func add(_ check: VerifyReport.Check, as name: CheckName) {
+        state.withLock { $0.checks[name] = check }
+    }
+
+    func skip(_ name: CheckName, _ reason: String) {
+        add(.skipped(name.rawValue, reason), as: name)
+    }
+
+    /// Skipped because the run was not given `input` (the CLI names the option).
+    func skip(_ name: CheckName, missing input: VerifyReport.Check.MissingInput) {
+        add(.skipped(name.rawValue, missing: input), as: name)
+    }
+
+    func check(named name: CheckName) -> VerifyReport.Check? {
+        state.withLock { $0.checks[name] }
+    }
+
+    /// An error that stops the whole run (bad input, interruption).
+    func fail(_ error: StewardError) {
+        state.withLock { if $0.firstError == nil { $0.firstError = error } }
+    }
+
+    var error: StewardError? {
+        state.withLock { $0.firstError }
+    }
+
+    var contractCases: [VerifyReport.ContractCase] {
+        get { state.withLock { $0.cases } }
+        set { state.withLock { $0.cases = newValue } }
+    }
+}

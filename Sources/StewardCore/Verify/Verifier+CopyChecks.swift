@@ -1,0 +1,142 @@
+import Foundation
+import SQLiteKit
+
+extension Verifier {
+    func checkCopy(
+        path: String, header: DatabaseHeader?, assertions: [AssertionRunner], integrity quick: Bool?, results: CheckResults,
+        held: HeldDescriptors
+    ) throws {
+        let base = FileManager.default.temporaryDirectory.path
+        // Leftovers of killed runs hold customer data: cleared on every run, copy or not.
+        TemporaryWorkspace.removeStale(in: base, prefix: Self.workspacePrefix)
+
+        var copy: Connection?
+        var copyFailure: (summary: String, details: [String])?
+        var workspace: TemporaryWorkspace?
+        defer { workspace?.remove() }
+        do {
+            let source = try DatabaseFile.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+            for path in options.extensions { try source.loadExtension(path: path) }
+            // Only fts-sync (when there is an FTS5 table) and assertions write, so only
+            // they need a copy; a schema that cannot be read is left for the copy's
+            // checks to report.
+            let hasFTS5 = (try? Self.declaresFTS5Table(source)) ?? true
+            guard hasFTS5 || !assertions.isEmpty || quick != nil else {
+                timed(.ftsSync, into: results) {
+                    SQLiteLibrary.canCreateFTS5() ? (true, "no FTS5 tables", []) : (false, "cannot run: FTS5 unavailable", [])
+                }
+                results.skip(.assertions, missing: .assertions)
+                return
+            }
+            let made = try makeCopy(of: source, path: path, header: header, in: base, held: held)
+            workspace = made.workspace
+            copy = made.copy
+            if let failure = made.failure { copyFailure = failure }
+        } catch let error as SQLiteError where error.isBusy {
+            results.fail(SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation,
+                                            lockTimeout: options.timeout).error(for: error))
+            return
+        } catch let error as SQLiteError {
+            copyFailure = ("cannot run: cannot copy the database: \(error.message) (SQLite error \(error.extendedCode))", [])
+        }
+        let cancellation = self.cancellation
+        copy?.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+
+        if let quick {
+            timed(.integrity, into: results) {
+                guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+                return Self.outcome(try DatabaseChecks.integrity(on: copy, quick: quick, maximumErrors: 20))
+            }
+        }
+
+        timed(.ftsSync, into: results) {
+            guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+            guard SQLiteLibrary.canCreateFTS5(on: copy) else {
+                return (false, "cannot run: FTS5 unavailable", [])
+            }
+            let tables = try Schema(reading: copy).fts5Tables
+            if tables.isEmpty { return (true, "no FTS5 tables", []) }
+            var details: [String] = []
+            var deferred: [String] = []
+            for table in tables {
+                // Rank 1 compares the index with the content table (SQLite 3.40) and fails
+                // with SQLITE_CORRUPT_VTAB on drift; the default form does not look at it.
+                do {
+                    try FTS5IntegrityCheck.check(table.name, rank: table.contentMode == .external ? 1 : nil, on: copy)
+                } catch let error as SQLiteError where !error.isInterrupt {
+                    let what = error.isCorrupt
+                        ? (table.contentMode == .external
+                            ? "the index does not match its content table \(table.contentTable ?? "")"
+                            : "the index is damaged")
+                        : "the check failed"
+                    // Rows not yet indexed differ from a damaged index: the default form of
+                    // the check, which does not read the content table, must still pass.
+                    if error.isCorrupt, table.contentMode == .external, options.ftsDeferred.contains(table.name.lowercased()),
+                       (try? FTS5IntegrityCheck.check(table.name, rank: nil, on: copy)) != nil {
+                        deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
+                    } else {
+                        details.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
+                    }
+                }
+            }
+            // Tables with their own content, filled by triggers from another table: their
+            // rows against the source's, as counts (never the rows). Only a table whose
+            // own index is sound gets here with a meaningful answer.
+            var compared: [String] = []
+            var notes: [String] = []
+            for fill in try FTS5TriggerFill.find(on: copy) {
+                guard !details.contains(where: { $0.hasPrefix(fill.table + ":") }) else { continue }
+                guard let difference = try fill.compare(on: copy) else {
+                    notes.append("\(fill.table): rows not compared with \(fill.source): \(fill.notCompared ?? "no column mapping")")
+                    continue
+                }
+                compared.append("\(fill.table) with \(fill.source)")
+                guard !difference.isEmpty else { continue }
+                let line = "\(fill.table): \(difference.sentences.joined(separator: ", ")) (against \(fill.source))"
+                if options.ftsDeferred.contains(fill.table.lowercased()) {
+                    deferred.append(line + " (deferred: indexed in the background)")
+                } else {
+                    details.append(line)
+                }
+            }
+            var names = tables.map(\.name).joined(separator: ", ")
+            if !compared.isEmpty { names += "; rows compared: \(compared.joined(separator: ", "))" }
+            if details.isEmpty, !deferred.isEmpty {
+                return (true, "FTS5 integrity-check passed or deferred (as asked) for \(names)", deferred + notes)
+            }
+            return details.isEmpty
+                ? (true, "FTS5 integrity-check passed for \(names)", notes)
+                : (false, "FTS5 index out of sync: \(details.map { $0.components(separatedBy: ":")[0] }.joined(separator: ", "))", details)
+        }
+
+        if assertions.isEmpty {
+                results.skip(.assertions, missing: .assertions)
+            return
+        }
+        timed(.assertions, into: results) {
+            guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+            var total = 0
+            var failures: [AssertionRunner.Failure] = []
+            for file in assertions {
+                let (count, failed) = try file.run(on: copy)
+                total += count
+                failures += failed
+            }
+            if failures.isEmpty { return (true, "all \(total) statement\(total == 1 ? "" : "s") passed", []) }
+            return (false, "\(failures.count) of \(total) statements failed: \(failures.map(\.name).joined(separator: ", "))",
+                    failures.map { "\($0.name): \($0.reason)" })
+        }
+    }
+
+    /// Whether the schema declares an FTS5 table, from its text alone: nothing is
+    /// instantiated on a connection that has not been hardened.
+    static func declaresFTS5Table(_ connection: Connection) throws -> Bool {
+        var found = false
+        try connection.forEachRow(sql: "SELECT name, sql FROM main.sqlite_schema WHERE type = 'table'") { row in
+            if !found, let name = row.text(at: 0), let sql = row.text(at: 1), FTS5Definition(name: name, sql: sql) != nil {
+                found = true
+            }
+        }
+        return found
+    }
+}

@@ -1,0 +1,1 @@
+extension Verifier: StewardOperation {}

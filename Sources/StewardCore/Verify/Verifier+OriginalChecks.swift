@@ -1,0 +1,146 @@
+import Foundation
+import SQLiteKit
+
+extension Verifier {
+    func checkOriginal(
+        path: String, header: DatabaseHeader?, quick: Bool, expectedVersion: Int32?, integrityInPlace: Bool,
+        expectation: MigrationExpectation?, results: CheckResults, facts: DatabaseFactsBox
+    ) throws {
+        let connection: Connection
+        do {
+            connection = try DatabaseFile.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+            try connection.harden(loadingExtensions: options.extensions)
+        } catch let error as SQLiteError {
+            // The connection waited up to the timeout: busy here means it gave up.
+            results.fail(SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation,
+                                            lockTimeout: options.timeout).error(for: error))
+            return
+        }
+        let cancellation = self.cancellation
+        connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+
+        timed(.sqlite, into: results) {
+            let canCreate = SQLiteLibrary.canCreateFTS5(on: connection)
+            let options = SQLiteLibrary.compileOptions.filter { $0.hasPrefix("ENABLE_FTS") }
+            let summary = canCreate
+                ? "SQLite \(SQLiteLibrary.version); an FTS5 table can be created on this connection"
+                : "SQLite \(SQLiteLibrary.version); FTS5 unavailable: no FTS5 table can be created on this connection"
+            // integrity_check skips virtual tables, so one whose module is not loaded (an
+            // extension's, not asked to load) would pass unnoticed: each is prepared.
+            var unusable: [String] = []
+            let virtualTables = try connection.rows(
+                sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")
+            for row in virtualTables {
+                guard case .text(let name)? = row.first else { continue }
+                do {
+                    _ = try connection.prepare(sql: "SELECT * FROM \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\" LIMIT 0")
+                } catch let error as SQLiteError {
+                    unusable.append("virtual table \(name): \(error.message)")
+                }
+            }
+            if !unusable.isEmpty {
+                return (false, "\(unusable.count) virtual table(s) cannot be used on this connection (an extension's module needs --load-extension)",
+                        unusable)
+            }
+            return (canCreate, summary, options)
+        }
+
+        if integrityInPlace {
+            timed(.integrity, into: results) {
+                // This read transaction holds a shared lock while the read-write connection
+                // reads: should a hot journal appear meanwhile, that connection cannot take
+                // the exclusive lock it needs to roll it back into the file.
+                try connection.execute(sql: "BEGIN")
+                defer { connection.rollbackIfNeeded() }
+                _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
+                let checker: Connection
+                do {
+                    checker = try IntegrityCheck.open(path: path, followLinks: true, busyTimeout: options.timeout) { cancellation.isCancelled }
+                } catch is IntegrityCheck.NotWritable {
+                    return (false, "cannot run: SQLite opened the file read-only, which would leave CHECK constraints unchecked", [])
+                }
+                return Self.outcome(try DatabaseChecks.integrity(on: checker, quick: quick, maximumErrors: 20))
+            }
+        }
+
+        timed(.foreignKeys, into: results) {
+            Self.outcome(try DatabaseChecks.foreignKeys(on: connection))
+        }
+
+        var schema: Schema?
+        timed(.ftsTriggers, into: results) {
+            let read = try Schema(reading: connection)
+            schema = read
+            let external = read.fts5Tables.filter { $0.contentMode == .external }
+            // FTS5 tables with their own content that triggers fill from another table
+            // depend on those triggers just as much.
+            let filled = try FTS5TriggerFill.find(on: connection)
+            if external.isEmpty, filled.isEmpty { return (true, "no external-content FTS5 tables", []) }
+            var details: [String] = []
+            var deferred: [String] = []
+            let gaps = external.map { ($0.name, $0.contentTable ?? "its content table", read.syncTriggers(for: $0).missing) }
+                + filled.map { ($0.table, $0.source, $0.missing) }
+            for (table, source, missing) in gaps where !missing.isEmpty {
+                let line = "\(table): no \(missing.joined(separator: ", ")) trigger on \(source) that writes to it"
+                if options.ftsDeferred.contains(table.lowercased()) {
+                    deferred.append(line + " (deferred: indexed in the background)")
+                } else {
+                    details.append(line)
+                }
+            }
+            let names = (external.map(\.name) + filled.map { "\($0.table) (from \($0.source))" }).joined(separator: ", ")
+            if !details.isEmpty { return (false, "missing sync triggers", details + deferred) }
+            return deferred.isEmpty
+                ? (true, "insert, delete and update sync triggers present for \(names)", [])
+                : (true, "sync triggers present or deferred (as asked) for \(names)", deferred)
+        }
+        if let schema {
+            facts.ftsTables = schema.fts5Tables.map {
+                .init(name: $0.name, columns: $0.columns, contentMode: $0.contentMode.rawValue, content: $0.contentTable,
+                      contentRowID: $0.contentRowID, tokenize: $0.tokenizer, options: $0.options)
+            }
+        }
+
+        let version = (try? connection.userVersion()) ?? header?.userVersion ?? 0
+        facts.userVersion = version
+        if let expectedVersion {
+            timed(.version, into: results) { Self.outcome(DatabaseChecks.userVersion(version, expected: expectedVersion)) }
+        } else {
+            results.skip(.version, missing: .expectedVersion)
+        }
+        if let expectation, expectation.dialectSet != nil {
+            timed(.ledger, into: results) { try expectation.checkLedger(on: connection) ?? (true, "", []) }
+        } else if expectation != nil {
+            results.skip(.ledger, "the set is in Steward's own layout: user_version is its record (see version)")
+        } else {
+            results.skip(.ledger, missing: .migrations)
+        }
+        checkSchema(on: connection, version: version, expectation: expectation, results: results)
+    }
+
+    /// Drift: the schema against what the migrations the database has applied make, in
+    /// every layout (`SchemaDriftCheck`, as `migrate` checks a database before migrating it).
+    func checkSchema(
+        on connection: Connection, version: Int32, expectation: MigrationExpectation?, results: CheckResults
+    ) {
+        guard options.migrationsDirectory != nil else {
+            results.skip(.schema, missing: .migrations)
+            return
+        }
+        guard let expectation, let set = expectation.dialectSet ?? expectation.stewardSet.map(DialectSet.init(steward:)) else {
+            results.skip(.schema, "the migration set could not be read")
+            return
+        }
+        var comparison: SchemaDriftCheck.Comparison?
+        timed(.schema, into: results) {
+            let found = SchemaDriftCheck(extensions: options.extensions).compare(on: connection, set: set, cancellation: cancellation)
+            comparison = found
+            return found.status == "drift"
+                ? (false, "the schema differs from what the migration set makes at version \(found.builtTo)", found.differences)
+                : (true, "the schema is what the migration set makes at version \(found.builtTo)", [])
+        }
+        if let comparison, comparison.status == "skipped" {
+            results.skip(.schema, comparison.reason ?? "the schema could not be compared")
+        }
+    }
+}

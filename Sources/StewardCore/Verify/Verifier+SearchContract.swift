@@ -1,0 +1,44 @@
+import Foundation
+import SQLiteKit
+
+extension Verifier {
+    func checkContract(_ contract: SearchContract, set: MigrationSet, results: CheckResults) throws {
+        progress(.started(check: CheckName.searchContract.rawValue))
+        let watch = Stopwatch()
+        guard SQLiteLibrary.canCreateFTS5() else {
+            let check = VerifyReport.Check(
+                name: CheckName.searchContract.rawValue, status: .fail, durationSeconds: watch.roundedSeconds,
+                summary: "cannot run: FTS5 unavailable", details: [])
+            results.add(check, as: .searchContract)
+            progress(.finished(check: CheckName.searchContract.rawValue, status: .fail, seconds: check.durationSeconds))
+            return
+        }
+        let cases: [VerifyReport.ContractCase]
+        do {
+            cases = try ContractRunner(contract: contract, set: set, cancellation: cancellation).run()
+        } catch let error as StewardError {
+            results.fail(error)
+            return
+        } catch let error as SQLiteError {
+            results.fail(StewardError(.badInput, "the search contract cannot run: \(error.message)"))
+            return
+        }
+        results.contractCases = cases
+        let failed = cases.filter { !$0.passed }
+        let disagreeing = cases.filter { !$0.agree }.map(\.name)
+        var details = failed.map { item in
+            "\(item.name): expected \(item.expected); fresh \(item.fresh); migrated \(item.migrated)"
+        }
+        if !disagreeing.isEmpty {
+            details.insert("fresh and migrated databases disagree on: \(disagreeing.joined(separator: ", "))", at: 0)
+        }
+        let summary = failed.isEmpty
+            ? "\(cases.count) cases passed on the fresh and the migrated database (contract \(contract.version))"
+            : "\(failed.count) of \(cases.count) cases failed: \(failed.map(\.name).joined(separator: ", "))"
+        let check = VerifyReport.Check(
+            name: CheckName.searchContract.rawValue, status: failed.isEmpty ? .pass : .fail, durationSeconds: watch.roundedSeconds,
+            summary: summary, details: details)
+        results.add(check, as: .searchContract)
+        progress(.finished(check: CheckName.searchContract.rawValue, status: check.status, seconds: check.durationSeconds))
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentKit
+import Foundation
+import StewardCore
+import Testing
+@testable import StewardCLI
+
+/// The shared run of `OperationCommand`: progress on stderr unless `--quiet`, the report
+/// as text or as the JSON envelope on stdout, and the command's own exit-status rule.
+@Suite struct OperationCommandTests {
+    /// An operation that reports one step and passes or fails as asked.
+    struct Probe: StewardOperation {
+        struct Options: Sendable { var fails = false }
+        enum Event: Sendable { case step(Int) }
+        struct Report: Codable, Sendable { let passed: Bool }
+
+        let options: Options
+        let progress: @Sendable (Event) -> Void
+
+        init(options: Options, cancellation: Cancellation, progress: @escaping @Sendable (Event) -> Void) {
+            self.options = options
+            self.progress = progress
+        }
+
+        func run() throws -> Report {
+            progress(.step(1))
+            return Report(passed: !options.fails)
+        }
+    }
+
+    struct ProbeCommand: OperationCommand {
+        static let fails = Flag("fails", help: "Fail.")
+        static let configuration = CommandConfiguration(
+            commandName: "probe", abstract: "Probe.", options: [fails] + CommonOptions.output)
+        typealias Work = Probe
+
+        let output: OutputOptions
+        let operationOptions: Probe.Options
+
+        init(_ values: ParsedValues) throws(CommandLineError) {
+            output = OutputOptions(values)
+            operationOptions = Probe.Options(fails: values[Self.fails])
+        }
+
+        func progress(on terminal: Terminal, live: Bool) -> @Sendable (Probe.Event) -> Void {
+            { event in
+                if case .step(let number) = event { terminal.diagnose("step \(number)") }
+            }
+        }
+
+        func render(_ report: Probe.Report) -> String {
+            report.passed ? "PASSED" : "FAILED"
+        }
+
+        func exitStatus(of report: Probe.Report) -> Int32 {
+            report.passed ? ExitCode.success : ExitCode.checkFailed
+        }
+    }
+
+    final class Captured: @unchecked Sendable {
+        var out = ""
+        var error = ""
+    }
+
+    private func run(_ arguments: [String]) throws -> (status: Int32, out: String, error: String) {
+        let root = CommandConfiguration(commandName: "steward", abstract: "S.", subcommands: [ProbeCommand.configuration])
+        guard case .run(let values) = try CommandLineParser(root: root).parse(["probe"] + arguments) else {
+            throw CommandLineError(message: "not run", usage: "", commandPath: "")
+        }
+        let captured = Captured()
+        let terminal = Terminal(out: { captured.out += $0 }, error: { captured.error += $0 }, isErrorInteractive: false)
+        let status = try ProbeCommand(values).run(on: terminal)
+        return (status, captured.out, captured.error)
+    }
+
+    @Test func textReportAndProgress() throws {
+        let result = try run([])
+        #expect(result.status == 0)
+        #expect(result.out == "PASSED\n")
+        #expect(result.error == "step 1\n")
+    }
+
+    @Test func quietSilencesProgressOnly() throws {
+        let result = try run(["--quiet", "--fails"])
+        #expect(result.status == 1)
+        #expect(result.out == "FAILED\n")
+        #expect(result.error == "")
+    }
+
+    @Test func jsonCarriesTheEnvelopeAndTheCommandsStatus() throws {
+        let result = try run(["--json", "--fails"])
+        #expect(result.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        #expect(object["command"] as? String == "probe")
+        #expect(object["status"] as? String == "failed")
+        #expect(object["exitCode"] as? Int == 1)
+        #expect(object["passed"] as? Bool == false)
+        #expect(object["schemaVersion"] as? Int == 1)
+    }
+
+    @Test func theFiveOperationCommandsShareTheShape() {
+        let shaped = Steward.commands.filter { $0 is any OperationCommand.Type }.map { $0.configuration.commandName }
+        #expect(Set(shaped) == ["migrate", "verify", "backup", "restore", "inspect"])
+    }
+}

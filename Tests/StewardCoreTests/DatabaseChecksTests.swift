@@ -1,0 +1,137 @@
+import Foundation
+import SQLiteKit
+import Testing
+@testable import StewardCore
+
+/// The database checks verify, backup and restore share: each fails on a database made to
+/// fail it and passes on one that is sound.
+@Suite struct DatabaseChecksTests {
+    @Test func integrityPassesOnASoundDatabase() throws {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: "CREATE TABLE t(x INTEGER CHECK (x > 0)); INSERT INTO t VALUES (1)")
+        let check = try DatabaseChecks.integrity(on: connection, maximumErrors: 10)
+        #expect(check.name == .integrity)
+        #expect(check.status == .ok)
+        #expect(check.detail == "integrity_check returned ok")
+        #expect(check.problems.isEmpty)
+    }
+
+    @Test(arguments: [false, true])
+    func integrityFailsOnARowPastItsCheckConstraint(quick: Bool) throws {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: """
+            CREATE TABLE t(x INTEGER CHECK (x > 0));
+            PRAGMA ignore_check_constraints = ON; INSERT INTO t VALUES (-1); PRAGMA ignore_check_constraints = OFF
+            """)
+        let check = try DatabaseChecks.integrity(on: connection, quick: quick, maximumErrors: 10)
+        #expect(check.status == .failed)
+        #expect(check.detail == "\(quick ? "quick_check" : "integrity_check") found 1 problem")
+        #expect(check.problems == ["CHECK constraint failed in t"])
+        #expect(check.counts == ["problems": 1])
+    }
+
+    @Test func foreignKeysPassWithoutOrphans() throws {
+        let connection = try Self.parentAndChild(orphans: 0)
+        let check = try DatabaseChecks.foreignKeys(on: connection)
+        #expect(check.status == .ok)
+        #expect(check.detail == "foreign_key_check found no violations")
+        #expect(check.total == 0)
+    }
+
+    @Test func foreignKeysCountViolationsPerTablePairWithoutRowData() throws {
+        let connection = try Self.parentAndChild(orphans: 2)
+        let check = try DatabaseChecks.foreignKeys(on: connection)
+        #expect(check.name == .foreignKeys)
+        #expect(check.status == .failed)
+        #expect(check.detail == "foreign_key_check found 2 violations")
+        #expect(check.problems == ["child → parent: 2 rows"])
+        #expect(check.counts == ["child → parent": 2])
+        #expect(check.total == 2)
+        #expect(check.countsSummary == "child → parent: 2")
+        #expect(!check.problems.joined().contains("secret"), "no row data")
+    }
+
+    @Test func userVersionPassesOnlyWhenItIsTheExpectedOne() throws {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: "PRAGMA user_version = 3")
+        let matching = try DatabaseChecks.userVersion(on: connection, expected: 3)
+        #expect(matching.status == .ok)
+        #expect(matching.detail == "user_version is 3")
+        #expect(matching.counts == ["user_version": 3])
+        let other = try DatabaseChecks.userVersion(on: connection, expected: 4)
+        #expect(other.name == .version)
+        #expect(other.status == .failed)
+        #expect(other.detail == "user_version is 3, expected 4")
+    }
+
+    @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"))
+    func fts5IntegrityPassesOnAnIndexInStepWithItsContent() throws {
+        let connection = try Self.externalContentIndex(inStep: true)
+        let check = try DatabaseChecks.fts5Integrity(on: connection)
+        #expect(check.name == .ftsSync)
+        #expect(check.status == .ok)
+        #expect(check.counts == ["doc_fts": 0])
+        #expect(connection.isAutocommit, "the check's transaction is rolled back")
+    }
+
+    @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"))
+    func fts5IntegrityFailsOnAnIndexThatDriftedFromItsContent() throws {
+        let connection = try Self.externalContentIndex(inStep: false)
+        let check = try DatabaseChecks.fts5Integrity(on: connection)
+        #expect(check.status == .failed)
+        #expect(check.counts == ["doc_fts": 1])
+        #expect(check.problems.count == 1)
+        #expect(check.problems.first?.hasPrefix("doc_fts: the index is damaged or does not match its content table doc") == true)
+        #expect(!check.problems.joined().contains("secret"), "no row data")
+    }
+
+    /// The one statement migrate and verify run: only rank 1 compares the index with its content.
+    @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"))
+    func fts5StatementComparesWithTheContentOnlyAtRankOne() throws {
+        let connection = try Self.externalContentIndex(inStep: false)
+        try FTS5IntegrityCheck.check("doc_fts", rank: nil, on: connection)
+        #expect(throws: SQLiteError.self) { try FTS5IntegrityCheck.check("doc_fts", rank: 1, on: connection) }
+        let sound = try Self.externalContentIndex(inStep: true)
+        try FTS5IntegrityCheck.check("doc_fts", rank: 1, on: sound)
+    }
+
+    @Test func checkNamesKeepVerifysOrderAndTheBundleNames() {
+        #expect(Verifier.checkOrder == [
+            "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "ledger", "schema", "assertions",
+            "search-contract",
+        ])
+        #expect(CheckName.allCases.map(\.bundleName) == [
+            "sqlite", "integrity_check", "foreign_key_check", "fts5_integrity", "fts-triggers", "user_version", "ledger",
+            "schema", "assertions", "search-contract",
+        ])
+    }
+
+    // MARK: - Fixtures
+
+    static func parentAndChild(orphans: Int) throws -> Connection {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: """
+            CREATE TABLE parent(id INTEGER PRIMARY KEY);
+            CREATE TABLE child(id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id), note TEXT);
+            INSERT INTO parent VALUES (1);
+            INSERT INTO child(parent_id, note) VALUES (1, 'secret');
+            """)
+        for _ in 0..<orphans {
+            try connection.execute(sql: "INSERT INTO child(parent_id, note) VALUES (99, 'secret')")
+        }
+        return connection
+    }
+
+    /// An external-content FTS5 table; out of step when a row reaches the content table
+    /// without reaching the index (no sync trigger).
+    static func externalContentIndex(inStep: Bool) throws -> Connection {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: """
+            CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE VIRTUAL TABLE doc_fts USING fts5(body, content='doc', content_rowid='id');
+            INSERT INTO doc(body) VALUES ('secret words');
+            """)
+        if inStep { try connection.execute(sql: "INSERT INTO doc_fts(doc_fts) VALUES ('rebuild')") }
+        return connection
+    }
+}
