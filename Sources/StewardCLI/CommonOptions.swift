@@ -9,7 +9,7 @@ enum CommonOptions {
     /// One default and one range for every command that waits for locks
     /// (`LockWait.defaultSeconds`).
     static let timeout = Option<Double>.seconds(
-        "timeout", help: "How long to wait for other connections' locks before giving up (exit status 75).",
+        "timeout", help: "How long a database's run may wait for other connections' locks, in all, before giving up (exit status 75).",
         default: LockWait.defaultSeconds, in: 0...86_400)
 
     /// `--quiet` and `--json`, in that order, last in a command's list.

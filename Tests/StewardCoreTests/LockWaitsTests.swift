@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import SQLiteKit
 @testable import StewardCore
+import TestSupport
 
 @Suite struct LockWaitsTests {
     @Test func pausesUntilTheAllowanceIsSpent() {
@@ -38,5 +40,30 @@ import Testing
         // 50 ms asked; the bound leaves room for a loaded machine.
         #expect(Date().timeIntervalSince(start) < 1)
         #expect(waits.secondsWaited >= 0.05)
+    }
+
+    /// The one policy for `--timeout`: connections attached to one allowance share it, so
+    /// a second wait gets what the first left, not the whole timeout again.
+    @Test func connectionsOfOneRunShareTheAllowance() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("locked.sqlite")
+        let holder = try Connection(path: path, mode: [.readWrite, .create])
+        try holder.execute(sql: "CREATE TABLE t(x); BEGIN EXCLUSIVE; INSERT INTO t VALUES (1)")
+        defer { try? holder.execute(sql: "ROLLBACK") }
+
+        let waits = LockWaits(timeout: 0.3, cancellation: Cancellation())
+        let first = try Connection(path: path, mode: [.readWrite])
+        let second = try Connection(path: path, mode: [.readWrite])
+        waits.attach(to: first)
+        waits.attach(to: second)
+        let start = Date()
+        #expect(throws: SQLiteError.self) { try first.execute(sql: "BEGIN IMMEDIATE") }
+        let firstWait = Date().timeIntervalSince(start)
+        #expect(firstWait >= 0.3, "the first wait uses the allowance")
+        let secondStart = Date()
+        #expect(throws: SQLiteError.self) { try second.execute(sql: "BEGIN IMMEDIATE") }
+        // Spent: the second connection gives up at once instead of waiting 0.3 s again.
+        #expect(Date().timeIntervalSince(secondStart) < 0.2)
+        #expect(waits.secondsWaited >= 0.3)
     }
 }

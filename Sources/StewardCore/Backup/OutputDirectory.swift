@@ -7,7 +7,7 @@ import Glibc
 
 /// The directory a backup writes into: the temporaries of this run, those that killed
 /// runs left behind, and publishing a finished file under its final name without ever
-/// replacing one (field notes §3).
+/// replacing one (docs/design-notes.md, "Temporary workspaces").
 ///
 /// This run's temporaries live in one hidden workspace directory,
 /// `.steward-tmp-<pid>-XXXXXX` (see `TemporaryWorkspace`): never a `*.tar.zst`, on the

@@ -2,8 +2,8 @@ import Foundation
 import SQLiteKit
 
 /// FTS5's own integrity-check for every FTS5 table of a database: damaged pages in an
-/// FTS5 shadow table pass `PRAGMA integrity_check`, and only this finds them (field notes
-/// §6). Rank 1 (`INSERT INTO t(t, rank) VALUES ('integrity-check', 1)`) also compares an
+/// FTS5 shadow table pass `PRAGMA integrity_check`, and only this finds them
+/// (https://sqlite.org/fts5.html, "The 'integrity-check' Command"). Rank 1 (`INSERT INTO t(t, rank) VALUES ('integrity-check', 1)`) also compares an
 /// external-content index with its content table (SQLite 3.40).
 ///
 /// The check is an INSERT, so it needs a read-write connection; it writes nothing, and

@@ -8,16 +8,7 @@ import Glibc
 extension Migrator {
     func installHandlers(on connection: Connection) {
         let cancellation = self.cancellation
-        let timeout = options.timeout
-        // Each wait for a lock gets the whole timeout; a cancelled run stops waiting.
-        var waitStart = Date()
-        connection.setBusyHandler { count in
-            if count == 0 { waitStart = Date() }
-            if cancellation.isCancelled { return false }
-            guard Date().timeIntervalSince(waitStart) < timeout else { return false }
-            usleep(useconds_t(min(50_000, 2_000 * (count + 1))))
-            return true
-        }
+        lockWaits.attach(to: connection)
         let progress = self.progress
         let currentWork = self.currentWork
         var started = Date()

@@ -36,11 +36,10 @@ extension Migrator {
                 if probe.size > 0 {
                     header = try probe.header()
                 }
-                return try withExtensions(DatabaseFile.openReadOnly(path: path, header: header, busyTimeout: options.timeout))
+                return try withExtensions(DatabaseFile.openReadOnly(path: path, header: header, waits: lockWaits))
             }
             let connection = try withExtensions(Connection(path: path, mode: [.readWrite]))
-            // Until the run installs its own busy handler, wait like it would.
-            connection.setBusyTimeout(milliseconds: Int32(min(options.timeout * 1000, Double(Int32.max))))
+            lockWaits.attach(to: connection)
             _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
             if connection.isReadOnly {
                 throw StewardError(.cannotCreate, "cannot write to \(path): the file or its directory is read-only")
@@ -71,7 +70,7 @@ extension Migrator {
         close(descriptor)
         do {
             let connection = try withExtensions(Connection(path: path, mode: [.readWrite]))
-            connection.setBusyTimeout(milliseconds: Int32(min(options.timeout * 1000, Double(Int32.max))))
+            lockWaits.attach(to: connection)
             return (connection, true)
         } catch let error as SQLiteError {
             removeIfStillEmpty()

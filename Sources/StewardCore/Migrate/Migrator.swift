@@ -54,12 +54,15 @@ public struct Migrator {
     let options: Options
     let cancellation: Cancellation
     let progress: @Sendable (Event) -> Void
+    /// `--timeout`: what the whole run may wait for other connections' locks.
+    let lockWaits: LockWaits
 
     public init(options: Options, cancellation: Cancellation,
                 progress: @escaping @Sendable (Event) -> Void) {
         self.options = options
         self.cancellation = cancellation
         self.progress = progress
+        self.lockWaits = LockWaits(timeout: options.timeout, cancellation: cancellation)
     }
 
     /// - Throws: `StewardError`: `.badInput` (the set or the database refused, with

@@ -7,7 +7,7 @@ import Glibc
 
 /// The directory a restore publishes, `--into DIR`: it must not exist or be an empty
 /// directory. Everything is made in a staging directory beside it, on the same file
-/// system, that takes its name in one rename at the very end (field notes §3 and §4).
+/// system, that takes its name in one rename at the very end (docs/design-notes.md, "Temporary workspaces").
 ///
 /// The staging directory is `tree` inside a workspace named
 /// `.<DIR's name>.steward-restore-<pid>-XXXXXX` (see `TemporaryWorkspace`): hidden, on

@@ -80,7 +80,8 @@ public struct FTS5Definition: Sendable, Equatable, Codable {
 }
 
 /// Which sync triggers an external-content FTS5 table has on its content table
-/// (field notes §1: after insert, after delete, after update).
+/// (after insert, after delete, after update; https://sqlite.org/fts5.html,
+/// "External Content Tables").
 public struct FTS5SyncTriggers: Sendable, Equatable, Codable {
     public var insert: String?
     public var delete: String?

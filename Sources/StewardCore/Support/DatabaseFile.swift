@@ -160,12 +160,10 @@ struct DatabaseFile {
     /// Opens a database read-only without creating anything beside it: immutable when
     /// it is in WAL mode and its `-wal` is absent (nothing but the main file holds data).
     ///
-    /// `busyTimeout` is how long to wait, in seconds, for another connection's lock.
-    static func openReadOnly(path: String, header: DatabaseHeader?, busyTimeout: Double = 0) throws -> Connection {
+    /// `waits` is the run's allowance for waiting on other connections' locks (none: no waiting).
+    static func openReadOnly(path: String, header: DatabaseHeader?, waits: LockWaits? = nil) throws -> Connection {
         let connection = try open(path: path, immutable: try readOnlyMode(path: path, header: header).immutable)
-        if busyTimeout > 0 {
-            connection.setBusyTimeout(milliseconds: Int32(min(busyTimeout * 1000, Double(Int32.max))))
-        }
+        waits?.attach(to: connection)
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
         return connection
     }

@@ -26,15 +26,13 @@ enum IntegrityCheck {
     /// its schema. `parameters` are added to the URI (`nolock=1` for a private file that
     /// a plain descriptor reads at the same time, which would drop POSIX locks).
     static func open(
-        path: String, parameters: String = "", followLinks: Bool = false, busyTimeout: Double = 0,
+        path: String, parameters: String = "", followLinks: Bool = false, waits: LockWaits? = nil,
         isCancelled: @escaping () -> Bool
     ) throws -> Connection {
         let connection = try DatabaseFile.open(path: path, .readWrite, parameters: parameters, followLinks: followLinks)
         try connection.harden()
         try connection.makeQueryOnly()
-        if busyTimeout > 0 {
-            connection.setBusyTimeout(milliseconds: Int32(min(busyTimeout * 1000, Double(Int32.max))))
-        }
+        waits?.attach(to: connection)
         connection.setProgressHandler(instructions: 100_000) { !isCancelled() }
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
         guard !connection.isReadOnly else { throw NotWritable(path: path) }

@@ -3,7 +3,7 @@ import SQLiteKit
 
 /// Runs a file of SQL assertions (business invariants) inside a transaction that is
 /// rolled back. A statement that returns rows passes when the first column of every
-/// row is 1; any other statement passes when it runs, so the field notes' pattern
+/// row is 1; any other statement passes when it runs, so the usual pattern
 /// (a TEMP table `assertion(ok INTEGER CHECK(ok = 1))` filled by `INSERT … SELECT`)
 /// fails exactly where a CHECK is violated. A `-- name: …` comment names the next
 /// statement; otherwise it is named by its line.

@@ -2,7 +2,7 @@ import Foundation
 import SQLiteKit
 
 /// A search-contract fixture: records, and cases that say what searching them must
-/// return (field notes §1). Read from JSON with snake_case keys.
+/// return (man/steward-verify.1, DESCRIPTION). Read from JSON with snake_case keys.
 public struct SearchContract: Codable, Sendable {
     /// A JSON scalar used as a column value.
     public enum Value: Codable, Sendable, Equatable {

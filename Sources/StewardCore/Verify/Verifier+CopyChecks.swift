@@ -15,7 +15,7 @@ extension Verifier {
         var workspace: TemporaryWorkspace?
         defer { workspace?.remove() }
         do {
-            let source = try DatabaseFile.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+            let source = try DatabaseFile.openReadOnly(path: path, header: header, waits: lockWaits)
             for path in options.extensions { try source.loadExtension(path: path) }
             // Only fts-sync (when there is an FTS5 table) and assertions write, so only
             // they need a copy; a schema that cannot be read is left for the copy's

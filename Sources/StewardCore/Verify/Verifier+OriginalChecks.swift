@@ -8,7 +8,7 @@ extension Verifier {
     ) throws {
         let connection: Connection
         do {
-            connection = try DatabaseFile.openReadOnly(path: path, header: header, busyTimeout: options.timeout)
+            connection = try DatabaseFile.openReadOnly(path: path, header: header, waits: lockWaits)
             try connection.harden(loadingExtensions: options.extensions)
         } catch let error as SQLiteError {
             // The connection waited up to the timeout: busy here means it gave up.
@@ -55,7 +55,7 @@ extension Verifier {
                 _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
                 let checker: Connection
                 do {
-                    checker = try IntegrityCheck.open(path: path, followLinks: true, busyTimeout: options.timeout) { cancellation.isCancelled }
+                    checker = try IntegrityCheck.open(path: path, followLinks: true, waits: lockWaits) { cancellation.isCancelled }
                 } catch is IntegrityCheck.NotWritable {
                     return (false, "cannot run: SQLite opened the file read-only, which would leave CHECK constraints unchecked", [])
                 }

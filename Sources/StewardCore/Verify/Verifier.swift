@@ -48,12 +48,15 @@ public struct Verifier: Sendable {
     let options: Options
     let cancellation: Cancellation
     let progress: @Sendable (Event) -> Void
+    /// `--timeout`: what the whole run may wait for other connections' locks.
+    let lockWaits: LockWaits
 
     public init(options: Options, cancellation: Cancellation,
                 progress: @escaping @Sendable (Event) -> Void) {
         self.options = options
         self.cancellation = cancellation
         self.progress = progress
+        self.lockWaits = LockWaits(timeout: options.timeout, cancellation: cancellation)
     }
 
     /// A failed check is in the report; what is thrown ends the run before a report.

@@ -1,13 +1,16 @@
 import Foundation
+import SQLiteKit
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The time a backup may spend waiting for other connections' locks, in all: SQLite's
-/// busy handler and the retries of `sqlite3_backup_step` draw on the same allowance, so
-/// that `--timeout` bounds the whole run's waiting, not each wait.
+/// The one lock-wait policy of every command: `--timeout` is the time one database's run
+/// may spend waiting for other connections' locks, in all. Every connection the run opens
+/// (`attach(to:)`) and every retry of its own (`sqlite3_backup_step`, the replacement's
+/// lock) draw on the same allowance, so `--timeout` bounds the whole run's waiting, not
+/// each wait; a cancelled run stops waiting at once.
 final class LockWaits: Sendable {
     let timeout: Double
     private let cancellation: Cancellation
@@ -20,6 +23,12 @@ final class LockWaits: Sendable {
 
     var secondsWaited: Double {
         waited.withLock { $0 }
+    }
+
+    /// Lets `connection` wait for other connections' locks on this allowance (SQLite's
+    /// busy handler; it replaces any busy timeout).
+    func attach(to connection: Connection) {
+        connection.setBusyHandler { [self] attempt in pause(attempt: attempt) }
     }
 
     /// Sleeps briefly (longer as `attempt` grows, at most 50 ms) and returns true, or
