@@ -6,12 +6,14 @@ extension MigrateCommand {
     /// One database of a fleet run: progress stays quiet (many databases would interleave
     /// it); the line names the versions and the bundle.
     func fleetItem() throws -> FleetRun.Work {
-        let options = self.options
+        var options = self.options
+        // Read and checked once for the whole run, by whichever job needs it first.
+        options.setCache = MigrationSetCache()
         let backupDirectory = self.backupDirectory
         let allowDrift = self.allowDrift
         let drift = FleetMigration.driftCheck(options)
         let threads = (fleet?.jobs ?? 1) > 1 ? 1 : max(1, ProcessInfo.processInfo.activeProcessorCount)
-        return { path, cancellation in
+        return { [options] path, cancellation in
             var options = options
             options.databasePath = path
             let result = try FleetMigration(
