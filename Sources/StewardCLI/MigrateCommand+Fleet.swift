@@ -13,13 +13,16 @@ extension MigrateCommand {
         let allowDrift = self.allowDrift
         let drift = FleetMigration.driftCheck(options)
         let threads = (fleet?.jobs ?? 1) > 1 ? 1 : max(1, ProcessInfo.processInfo.activeProcessorCount)
+        // Once for the run, not once per database (the directory fills with bundles).
+        let swept = backupDirectory.map { _ = FleetMigration.removeStaleTemporaries(in: $0); return true } ?? false
         return { [options] path, cancellation in
             var options = options
             options.databasePath = path
-            let result = try FleetMigration(
+            var migration = FleetMigration(
                 options: options, backupDirectory: backupDirectory, backupThreads: threads, drift: drift,
-                allowDrift: allowDrift, cancellation: cancellation
-            ).run()
+                allowDrift: allowDrift, cancellation: cancellation)
+            migration.backupDirectorySwept = swept
+            let result = try migration.run()
             let envelope = FleetEnvelope(
                 report: MigrateOutput(report: result.report, bundle: result.bundle, schema: result.schema),
                 command: "migrate", exitCode: ExitCode.success, outcome: result.outcome)

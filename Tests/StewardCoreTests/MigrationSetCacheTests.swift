@@ -73,4 +73,33 @@ import TestSupport
         #expect(options.setCache?.setChecks == 1)
         #expect(try Connection(path: directory.file("0.db")).userVersion() == 1)
     }
+
+    /// The backup directory's stale temporaries are removed once for the run, not by the
+    /// backup of every database (each would list a directory full of bundles).
+    @Test func theBackupDirectoryIsSweptOncePerRun() throws {
+        _ = try migrateFleet(2, cache: MigrationSetCache(), create: true)
+        let bundles = directory.file("bundles")
+        let stale = (bundles as NSString).appendingPathComponent(".steward-tmp-1-aaaaaa")
+        func leaveStale() throws {
+            try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: true)
+            try Data().write(to: URL(fileURLWithPath: (stale as NSString).appendingPathComponent(".lock")))
+        }
+        try leaveStale()
+        #expect(FleetMigration.removeStaleTemporaries(in: bundles) == [".steward-tmp-1-aaaaaa"])
+        // Left by a run killed after the sweep: this run's backups leave it to the next run.
+        try leaveStale()
+        let cache = MigrationSetCache()
+        for index in 0..<2 {
+            var options = Migrator.Options(databasePath: directory.file("\(index).db"), migrationsDirectory: migrations)
+            options.setCache = cache
+            var migration = FleetMigration(options: options, backupDirectory: bundles, backupThreads: 1, drift: nil,
+                                           allowDrift: false, cancellation: Cancellation())
+            migration.backupDirectorySwept = true
+            let result = try migration.run()
+            #expect(result.bundle != nil)
+        }
+        #expect(FileManager.default.fileExists(atPath: stale))
+        #expect(FleetMigration.removeStaleTemporaries(in: bundles) == [".steward-tmp-1-aaaaaa"])
+        #expect(FleetMigration.removeStaleTemporaries(in: directory.file("missing")).isEmpty)
+    }
 }
