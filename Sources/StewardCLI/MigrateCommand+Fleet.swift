@@ -6,18 +6,23 @@ extension MigrateCommand {
     /// One database of a fleet run: progress stays quiet (many databases would interleave
     /// it); the line names the versions and the bundle.
     func fleetItem() throws -> FleetRun.Work {
-        let options = self.options
+        var options = self.options
+        // Read and checked once for the whole run, by whichever job needs it first.
+        options.setCache = MigrationSetCache()
         let backupDirectory = self.backupDirectory
         let allowDrift = self.allowDrift
         let drift = FleetMigration.driftCheck(options)
         let threads = (fleet?.jobs ?? 1) > 1 ? 1 : max(1, ProcessInfo.processInfo.activeProcessorCount)
-        return { path, cancellation in
+        // Once for the run, not once per database (the directory fills with bundles).
+        let swept = backupDirectory.map { _ = FleetMigration.removeStaleTemporaries(in: $0); return true } ?? false
+        return { [options] path, cancellation in
             var options = options
             options.databasePath = path
-            let result = try FleetMigration(
+            var migration = FleetMigration(
                 options: options, backupDirectory: backupDirectory, backupThreads: threads, drift: drift,
-                allowDrift: allowDrift, cancellation: cancellation
-            ).run()
+                allowDrift: allowDrift, cancellation: cancellation)
+            migration.backupDirectorySwept = swept
+            let result = try migration.run()
             let envelope = FleetEnvelope(
                 report: MigrateOutput(report: result.report, bundle: result.bundle, schema: result.schema),
                 command: "migrate", exitCode: ExitCode.success, outcome: result.outcome)

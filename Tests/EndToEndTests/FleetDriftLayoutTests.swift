@@ -29,9 +29,14 @@ private let dbmateAvailable = (try? systemTool(["dbmate", "--version"]).status) 
         var lines: [String: [String: Any]] = [:]
         for line in run.stdout.split(separator: "\n") {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
-            if object["kind"] as? String == "database", let path = (object["database"] as? [String: Any])?["path"] as? String { lines[path] = object }
+            if object["kind"] as? String == "database", let path = Self.path(of: object) { lines[path] = object }
         }
         return (run, lines)
+    }
+
+    /// The database a line is about: `database.path` (the fleet envelope).
+    static func path(of object: [String: Any]) -> String? {
+        (object["database"] as? [String: Any])?["path"] as? String
     }
 
     func message(_ line: [String: Any]?) -> String {
@@ -136,7 +141,7 @@ private let dbmateAvailable = (try? systemTool(["dbmate", "--version"]).status) 
         var checks: [String: [String: Any]] = [:]
         for line in verify.stdout.split(separator: "\n") {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            if let path = (object["database"] as? [String: Any])?["path"] as? String {
+            if let path = Self.path(of: object) {
                 checks[path] = (object["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "schema" }
             }
         }

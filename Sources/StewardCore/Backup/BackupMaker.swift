@@ -44,6 +44,10 @@ public struct BackupMaker {
         public var extensions: [String] = []
         /// zstd worker threads; the bundle's bytes do not depend on it.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        /// Whether this backup first removes the temporaries of killed runs from the
+        /// output directory. A fleet run does that once for the whole run: done for
+        /// every database, it lists a directory that fills with bundles each time.
+        public var removesStaleTemporaries = true
         /// Recipients or a passphrase: the whole bundle is then encrypted (age).
         public var keys = BundleKeys()
         /// `--out -`: the bundle is written to standard output once the snapshot has
@@ -109,7 +113,7 @@ public struct BackupMaker {
         let sourceMode = try Self.checkSource(options.databasePath)
         if let name = options.bundleName, !streams { try Self.refuseExisting(directory.file(name)) }
 
-        let stale = directory.removeStaleTemporaries()
+        let stale = options.removesStaleTemporaries ? directory.removeStaleTemporaries() : []
         defer { directory.removeTemporaries() }
 
         // Made before the source is opened, so an unwritable directory costs nothing.

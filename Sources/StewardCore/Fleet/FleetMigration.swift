@@ -45,6 +45,9 @@ public struct FleetMigration {
     let cancellation: Cancellation
     let drift: SchemaDriftCheck?
     let allowDrift: Bool
+    /// The run removed the stale temporaries of the backup directory once, before its
+    /// first database (`removeStaleTemporaries(in:)`).
+    public var backupDirectorySwept = false
 
     public init(
         options: Migrator.Options, backupDirectory: String?, backupThreads: Int, drift: SchemaDriftCheck?,
@@ -129,8 +132,16 @@ public struct FleetMigration {
         return comparison
     }
 
+    /// Removes the temporaries that killed runs left in a backup directory, once for a
+    /// fleet run; a directory that cannot be used is left to each database's backup,
+    /// which says why.
+    public static func removeStaleTemporaries(in directory: String) -> [String] {
+        (try? OutputDirectory(path: directory))?.removeStaleTemporaries() ?? []
+    }
+
     private func backUp(into directory: String) throws -> Bundle {
         var backup = BackupMaker.Options(databasePath: options.databasePath, outputDirectory: directory)
+        backup.removesStaleTemporaries = !backupDirectorySwept
         backup.nameTag = try PathTag.of(options.databasePath)
         backup.timeout = options.timeout
         backup.threads = backupThreads

@@ -23,26 +23,41 @@ extension Migrator {
 
     /// Reads the set in the layout `--dialect` names or detection picks. Steward's own
     /// layout is read by `MigrationSet`, whose refusals (section markers, code files) stand
-    /// when that layout is forced.
-    func loadSource() throws -> Source {
+    /// when that layout is forced. With the run's `setCache`, the files are read once per
+    /// run and layout; the database's ledgers (for detection) are read from `connection`
+    /// when given, else from a connection of their own.
+    func loadSource(ledgersFrom connection: Connection? = nil) throws -> Source {
         let directory = options.migrationsDirectory
         let detection: DialectSet.Detection
         if let dialect = options.dialect {
             detection = .init(dialect: dialect, reason: "--dialect \(dialect.rawValue)")
+        } else if let cache = options.setCache {
+            switch cache.detection(directory: directory) {
+            case .decided(let found): detection = found
+            case .needsLedgers: detection = DialectSet.detection(ledgers: try ledgersOfExistingDatabase(connection))
+            }
         } else {
-            detection = try DialectSet.detect(directory: directory, ledgers: ledgersOfExistingDatabase)
+            detection = try DialectSet.detect(directory: directory, ledgers: { try ledgersOfExistingDatabase(connection) })
         }
+        let source = try options.setCache.map { cache in
+            try cache.source(directory: directory, dialect: detection.dialect) { try readSource(detection) }
+        } ?? readSource(detection)
+        if options.allowOutOfOrder, !source.set.dialect.canRecordOutOfOrder {
+            throw StewardError(
+                .usage,
+                "migrations cannot be applied out of order with \(source.set.dialect.rawValue): its ledger records only the newest applied migration, so \(source.set.dialect.rawValue) would never see one applied out of order")
+        }
+        return source
+    }
+
+    private func readSource(_ detection: DialectSet.Detection) throws -> Source {
+        let directory = options.migrationsDirectory
         let set: DialectSet
         if detection.dialect == .steward {
             let steward = try MigrationSet(directory: directory)
             set = DialectSet(steward: steward)
         } else {
             set = try DialectSet(directory: directory, dialect: detection.dialect)
-        }
-        if options.allowOutOfOrder, !set.dialect.canRecordOutOfOrder {
-            throw StewardError(
-                .usage,
-                "migrations cannot be applied out of order with \(set.dialect.rawValue): its ledger records only the newest applied migration, so \(set.dialect.rawValue) would never see one applied out of order")
         }
         let scripts = try set.migrations.map { migration in
             try MigrationScript(Migration(
@@ -53,11 +68,11 @@ extension Migrator {
     }
 
     /// The ledger tables of the database, when it exists, for detection.
-    private func ledgersOfExistingDatabase() throws -> Set<Dialect> {
+    private func ledgersOfExistingDatabase(_ open: Connection?) throws -> Set<Dialect> {
         guard DatabaseFile.exists(options.databasePath), (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 else {
             return []
         }
-        let connection = try openExisting(readOnly: true)
+        let connection = try open ?? openExisting(readOnly: true)
         do {
             return try Ledgers.present(on: connection)
         } catch let error as SQLiteError {

@@ -2,8 +2,7 @@ import Foundation
 import SQLiteKit
 
 extension Migrator {
-    func status(source: Source, stopwatch: Stopwatch) throws -> MigrateReport {
-        let connection = try openExisting(readOnly: true)
+    func status(source: Source, on connection: Connection, stopwatch: Stopwatch) throws -> MigrateReport {
         let current: Int32
         let plan: LedgerPlan
         let ledger: MigrateReport.Ledger?

@@ -33,6 +33,9 @@ public struct Migrator {
         /// With `statusOnly`: compare the schema with what the applied migrations make
         /// (`MigrateReport.schema`) when migrations are pending, on the same connection.
         public var driftCheck: SchemaDriftCheck?
+        /// The set as this run read it, shared with the other databases of the run; nil
+        /// reads it afresh.
+        public var setCache: MigrationSetCache?
 
         public init(databasePath: String, migrationsDirectory: String) {
             self.databasePath = databasePath
@@ -70,20 +73,36 @@ public struct Migrator {
     ///   `.checkFailed`, `.busy`, `.cannotCreate`, `.inputOutput`, `.usage`, `.interrupted`.
     public func run() throws -> MigrateReport {
         let stopwatch = Stopwatch()
-        let source = try loadSource()
+        // One connection serves the layout's detection (the ledgers the database has) and
+        // the run; a file that is not there or empty is left to the paths below.
+        let early: Connection?
+        if !options.dryRun, (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 {
+            early = try openExisting(readOnly: options.statusOnly)
+        } else {
+            early = nil
+        }
+        let source = try loadSource(ledgersFrom: early)
 
         if options.statusOnly {
-            return try status(source: source, stopwatch: stopwatch)
+            return try status(source: source, on: early ?? openExisting(readOnly: true), stopwatch: stopwatch)
         }
         // Every file is split and run by SQLite on an empty private database before the
         // real one is touched, so that a broken set is refused with nothing changed. A set
         // that starts from a schema made elsewhere fails there; on a database past version
-        // 0 its pending files are checked again on a copy of the real schema instead.
-        var validation: StewardError?
-        do {
-            try validate(source.scripts)
-        } catch let error as StewardError where error.kind == .badInput {
-            validation = error
+        // 0 its pending files are checked again on a copy of the real schema instead. The
+        // check does not depend on the database: once per run with the run's cache.
+        let validation: StewardError?
+        if let cache = options.setCache {
+            validation = try cache.validation(directory: options.migrationsDirectory, dialect: source.set.dialect) {
+                try validate(source.scripts)
+            }
+        } else {
+            do {
+                try validate(source.scripts)
+                validation = nil
+            } catch let error as StewardError where error.kind == .badInput {
+                validation = error
+            }
         }
 
         if options.dryRun {
@@ -98,8 +117,8 @@ public struct Migrator {
             return try migrate(connection: copy, source: source, validation: validation, created: false, stopwatch: stopwatch)
         }
 
-        let (connection, created) = try DatabaseFile.exists(options.databasePath)
-            ? (openExisting(readOnly: false), false) : createOrOpen()
+        let (connection, created) = try early.map { ($0, false) } ?? (DatabaseFile.exists(options.databasePath)
+            ? (openExisting(readOnly: false), false) : createOrOpen())
         do {
             return try migrate(connection: connection, source: source, validation: validation, created: created, stopwatch: stopwatch)
         } catch {

@@ -65,7 +65,9 @@ public struct MigrationRun: StewardOperation {
     }
 
     public func run() throws -> Report {
-        let migration = options.migration
+        var migration = options.migration
+        // The look before the run and the run read the set once.
+        if migration.setCache == nil { migration.setCache = MigrationSetCache() }
         if let backupDirectory = options.backupDirectory {
             let result = try FleetMigration(
                 options: migration, backupDirectory: backupDirectory, backupThreads: options.backupThreads,

@@ -6,7 +6,7 @@ import SQLiteKit
 /// count. Rows are never read. The one comparison of `--baseline`, `--status`'s matching
 /// version, migrate's drift check and verify's `schema` check.
 ///
-/// Left out: `sqlite_%` objects, the ledger tables of every runner (they record history,
+/// Left out: `sqlite_%` objects, the ledger tables of every runner and their indexes and triggers (they record history,
 /// not schema) and the shadow tables of virtual tables (FTS5, FTS3/4 and R*Tree make them;
 /// their SQL is SQLite's, not the set's, and the virtual table's own SQL covers them).
 public struct SchemaFingerprint: Sendable, Equatable {
@@ -41,7 +41,10 @@ public struct SchemaFingerprint: Sendable, Equatable {
 
     public init(reading connection: Connection) throws {
         var entries: [(type: String, name: String, sql: String?)] = []
-        try connection.forEachRow(sql: "SELECT type, name, sql FROM main.sqlite_schema ORDER BY type, name") { row in
+        try connection.forEachRow(sql: "SELECT type, name, sql, tbl_name FROM main.sqlite_schema ORDER BY type, name") { row in
+            // A ledger's own indexes and triggers (golang-migrate's version_unique) are
+            // history too: the runner made them, not the set.
+            guard !Self.ledgerTables.contains((row.text(at: 3) ?? "").lowercased()) else { return }
             entries.append((row.text(at: 0) ?? "", row.text(at: 1) ?? "", row.text(at: 2)))
         }
         let virtualTables = entries.filter {

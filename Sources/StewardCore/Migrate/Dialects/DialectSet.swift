@@ -56,7 +56,11 @@ public struct DialectSet: Sendable {
         if let dbmateFile {
             return Detection(dialect: .dbmate, reason: "dbmate directives in \(dbmateFile)")
         }
-        let present = try ledgers()
+        return detection(ledgers: try ledgers())
+    }
+
+    /// The last step of detection, when the files decide nothing: the database's ledgers.
+    static func detection(ledgers present: Set<Dialect>) -> Detection {
         for dialect in [Dialect.sqlx, .golangMigrate] where present.contains(dialect) {
             return Detection(dialect: dialect, reason: "the database has \(dialect.rawValue)'s ledger table \(dialect.ledgerTable ?? "")")
         }
