@@ -1,0 +1,152 @@
+import Foundation
+import SQLiteKit
+import Testing
+import TestSupport
+
+/// A database nobody here wrote (Tests/Fixtures/realworld/README.md: source, commit, licence),
+/// with one row value to change and a text value of its rows that no output may show.
+struct RealWorldFixture: Sendable, CustomTestStringConvertible {
+    let file: String
+    /// Changes exactly one value of `changedTable`.
+    let change: String
+    let changedTable: String
+    /// Row data the fixture holds (checked present, so its absence from output means something).
+    let knownValue: String
+    let knownValueQuery: String
+
+    var testDescription: String { file }
+
+    var path: String {
+        Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/realworld").appendingPathComponent(file).path
+    }
+
+    static let all = [
+        RealWorldFixture(
+            file: "Chinook_Sqlite.sqlite",
+            change: "UPDATE Track SET UnitPrice = 1.98 WHERE TrackId = 1",
+            changedTable: "Track",
+            knownValue: "Aerosmith",
+            knownValueQuery: "SELECT count(*) FROM Artist WHERE Name = 'Aerosmith'"),
+        RealWorldFixture(
+            file: "sq-blob.db",
+            change: "UPDATE blobs SET blob = substr(blob, 1, length(blob) - 1) || x'00' WHERE name = 'gopher'",
+            changedTable: "blobs",
+            knownValue: "gopher",
+            knownValueQuery: "SELECT count(*) FROM blobs WHERE name = 'gopher'"),
+    ]
+}
+
+/// Content digests (issue 13) on real-world databases: Steward's `inspect --digest` against
+/// the independent implementation (scripts/content-digest.py: Python's sqlite3 and hashlib),
+/// across VACUUM and page-size changes, for one changed value, and through backup and a
+/// restore drill; with no row data in any output.
+@Suite struct RealWorldDigestTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    static var python: String? { ContentDigestTests.python }
+
+    /// A copy of the fixture: the tests change databases, never the repository's files.
+    func copy(_ fixture: RealWorldFixture, as name: String) throws -> String {
+        let path = directory.file(name)
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: path)
+        return path
+    }
+
+    func steward(_ arguments: [String], _ fixture: RealWorldFixture) throws -> StewardRun {
+        let run = try StewardProcess.run(arguments)
+        #expect(!run.allOutput.contains(fixture.knownValue), "no row data in the output of \(arguments.first ?? "")")
+        return run
+    }
+
+    func stewardDigests(_ path: String, _ fixture: RealWorldFixture) throws -> [String: Any] {
+        let run = try steward(["inspect", "--digest", path, "--json"], fixture)
+        try #require(run.status == 0, "\(run.stderr)")
+        return try #require(try run.json()["contentDigests"] as? [String: Any])
+    }
+
+    func pythonDigests(_ path: String) throws -> [String: Any] {
+        let python = try #require(Self.python)
+        let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/content-digest.py").path
+        let run = try systemTool([python, script, path])
+        try #require(run.status == 0, "\(run.output)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+    }
+
+    /// Table name -> "rows|sha256", and the schema under "(schema)".
+    func byTable(_ digests: [String: Any]) -> [String: String] {
+        var result = ["(schema)": digests["schema"] as? String ?? ""]
+        for table in digests["tables"] as? [[String: Any]] ?? [] {
+            result[table["name"] as? String ?? ""] = "\(table["rows"] ?? "")|\(table["sha256"] ?? "")"
+        }
+        return result
+    }
+
+    @Test(.enabled(if: RealWorldDigestTests.python != nil, "needs python3 (scripts/install-deps.sh installs it)"),
+          arguments: RealWorldFixture.all)
+    func stewardAgreesWithPythonTableByTable(_ fixture: RealWorldFixture) throws {
+        let path = try copy(fixture, as: "db")
+        let mine = try stewardDigests(path, fixture)
+        let theirs = try pythonDigests(path)
+        #expect(mine["algorithm"] as? String == theirs["algorithm"] as? String)
+        let (a, b) = (byTable(mine), byTable(theirs))
+        #expect(a.count > 1, "at least one table digested")
+        #expect(a.keys.sorted() == b.keys.sorted())
+        for name in a.keys.sorted() {
+            #expect(a[name] == b[name], "\(fixture.file): \(name)")
+        }
+    }
+
+    @Test(arguments: RealWorldFixture.all)
+    func digestsSurviveVacuumAndPageSizeAndSeeOneChangedValue(_ fixture: RealWorldFixture) throws {
+        let path = try copy(fixture, as: "db")
+        let present = try Connection(path: path).scalar(sql: fixture.knownValueQuery)
+        try #require(present == .integer(1), "the fixture holds the value the privacy checks look for")
+        let before = byTable(try stewardDigests(path, fixture))
+        let original = try #require(FileManager.default.contents(atPath: path))
+
+        try Connection(path: path).execute(sql: "VACUUM")
+        #expect(byTable(try stewardDigests(path, fixture)) == before, "after VACUUM")
+
+        for pageSize in [1024, 65536] {
+            try Connection(path: path).execute(sql: "PRAGMA page_size = \(pageSize); VACUUM;")
+            let resized = try #require(FileManager.default.contents(atPath: path))
+            #expect(resized != original, "a different file at page size \(pageSize)")
+            #expect(byTable(try stewardDigests(path, fixture)) == before, "after page_size = \(pageSize) and VACUUM")
+        }
+
+        try Connection(path: path).execute(sql: fixture.change)
+        let after = byTable(try stewardDigests(path, fixture))
+        let differing = before.keys.filter { before[$0] != after[$0] }.sorted()
+        #expect(differing == [fixture.changedTable])
+        if Self.python != nil {
+            #expect(byTable(try pythonDigests(path)) == after, "the independent implementation agrees after the change")
+        }
+    }
+
+    @Test(arguments: RealWorldFixture.all)
+    func backupThenRestoreDrillPassesItsContentDigestCheck(_ fixture: RealWorldFixture) throws {
+        let path = try copy(fixture, as: "db.sqlite")
+        let out = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let backup = try steward(["backup", "--db", path, "--out", out, "--name", "rw.tar.zst"], fixture)
+        try #require(backup.status == 0, "\(backup.stderr)")
+        let bundle = out + "/rw.tar.zst"
+        #expect(byTable(try stewardDigests(bundle, fixture)) == byTable(try stewardDigests(path, fixture)),
+                "the manifest records the database's digests")
+
+        for arguments in [["--json"], []] {
+            let drill = try steward(["restore", bundle, "--check-only"] + arguments, fixture)
+            #expect(drill.status == 0, "\(drill.allOutput)")
+            guard arguments == ["--json"] else { continue }
+            let checks = try #require(try drill.json()["checks"] as? [[String: Any]])
+            let check = try #require(checks.first { $0["name"] as? String == "content_digest" })
+            #expect(check["status"] as? String == "pass")
+        }
+        let inspect = try steward(["inspect", bundle], fixture)
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+    }
+}
