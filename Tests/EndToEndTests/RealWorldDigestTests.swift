@@ -127,6 +127,26 @@ struct RealWorldFixture: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// The same data in a UTF-16 database (the sqlite3 shell's `.dump` read into one):
+    /// text is digested as UTF-8 whatever the file's encoding, so the digests are equal,
+    /// in both implementations.
+    @Test(arguments: RealWorldFixture.all)
+    func aUTF16CopyOfTheDumpDigestsTheSame(_ fixture: RealWorldFixture) throws {
+        let path = try copy(fixture, as: "db")
+        let dump = try systemTool(["sqlite3", path, ".dump"])
+        try #require(dump.status == 0, "the dump failed")
+        try dump.output.write(toFile: directory.file("dump.sql"), atomically: true, encoding: .utf8)
+        let utf16 = directory.file("utf16.db")
+        let loaded = try systemTool(["sqlite3", utf16, "PRAGMA encoding = 'UTF-16le';", ".read \(directory.file("dump.sql"))"])
+        try #require(loaded.status == 0, "loading the dump failed")
+        #expect(try Connection(path: utf16).scalar(sql: "PRAGMA encoding") == .text("UTF-16le"))
+        let original = byTable(try stewardDigests(path, fixture))
+        #expect(byTable(try stewardDigests(utf16, fixture)) == original)
+        if Self.python != nil {
+            #expect(byTable(try pythonDigests(utf16)) == original)
+        }
+    }
+
     @Test(arguments: RealWorldFixture.all)
     func backupThenRestoreDrillPassesItsContentDigestCheck(_ fixture: RealWorldFixture) throws {
         let path = try copy(fixture, as: "db.sqlite")
