@@ -162,6 +162,45 @@ struct RealWorldFixture: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// pip's pysqlite3-binary bundles another SQLite than the system's that Steward links.
+    /// The Python that has it: scripts/install-deps.sh installs it with the `python3` on PATH.
+    static let otherSQLitePython: String? = ["python3", "/usr/bin/python3", "/usr/local/bin/python3"].first { python in
+        (try? systemTool([python, "-c", "import pysqlite3"]).status == 0) ?? false
+    }
+
+    /// "The same data across SQLite versions": the file rewritten by another SQLite version
+    /// (`PRAGMA page_size = 8192; VACUUM` through pysqlite3), then digested by Steward and by
+    /// the Python implementation on that other SQLite, gives the original's digests.
+    @Test(.enabled(if: RealWorldDigestTests.otherSQLitePython != nil, "needs pip's pysqlite3-binary (scripts/install-deps.sh installs it)"),
+          arguments: RealWorldFixture.all)
+    func anotherSQLiteVersionRewritesAndDigestsTheSame(_ fixture: RealWorldFixture) throws {
+        let python = try #require(Self.otherSQLitePython)
+        let path = try copy(fixture, as: "db")
+        let original = byTable(try stewardDigests(path, fixture))
+        let rewrite = """
+            import pysqlite3, sys
+            c = pysqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute("PRAGMA page_size = 8192"); c.execute("VACUUM"); c.close()
+            print(pysqlite3.sqlite_version_info[0] * 1000000 + pysqlite3.sqlite_version_info[1] * 1000 + pysqlite3.sqlite_version_info[2])
+            """
+        let rewritten = try systemTool([python, "-c", rewrite, path])
+        try #require(rewritten.status == 0, "\(rewritten.output)")
+        let otherVersion = try #require(UInt32(rewritten.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let linked = try #require(try Connection(path: ":memory:").scalar(sql: "SELECT sqlite_version()")?.textValue)
+        let linkedVersion = linked.split(separator: ".").compactMap { UInt32($0) }.reduce(UInt32(0)) { $0 * 1000 + $1 }
+        #expect(otherVersion != linkedVersion, "another SQLite version than Steward's (\(linked))")
+        // The header's SQLITE_VERSION_NUMBER (offset 96): the file was last written by it.
+        let header = try #require(FileManager.default.contents(atPath: path)).prefix(100)
+        #expect(header[96..<100].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } == otherVersion)
+
+        #expect(byTable(try stewardDigests(path, fixture)) == original, "Steward on the file the other version wrote")
+        let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/content-digest.py").path
+        let theirs = try systemTool(["CONTENT_DIGEST_SQLITE=pysqlite3", python, script, path])
+        try #require(theirs.status == 0, "\(theirs.output)")
+        let digests = try #require(try JSONSerialization.jsonObject(with: Data(theirs.output.utf8)) as? [String: Any])
+        #expect(byTable(digests) == original, "the Python implementation on the other SQLite version")
+    }
+
     @Test(arguments: RealWorldFixture.all)
     func backupThenRestoreDrillPassesItsContentDigestCheck(_ fixture: RealWorldFixture) throws {
         let path = try copy(fixture, as: "db.sqlite")
