@@ -1,6 +1,12 @@
 # An independent implementation of Steward's content digests (issue 13), for its tests:
 # Python's sqlite3 and hashlib, the encoding of the sqlite3 shell's sha3_query with SHA-256.
-import hashlib, json, re, sqlite3, struct, sys
+import hashlib, json, os, re, sqlite3, struct, sys
+
+# CONTENT_DIGEST_SQLITE=pysqlite3: the SQLite that pip's pysqlite3-binary bundles, another
+# version than the system's that Steward links, so the tests can show that a digest does
+# not depend on the SQLite version that reads the file.
+if os.environ.get("CONTENT_DIGEST_SQLITE") == "pysqlite3":
+    import pysqlite3 as sqlite3
 
 class Text(bytes):
     """TEXT as SQLite stores it (UTF-8 bytes), told apart from a BLOB."""

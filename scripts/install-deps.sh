@@ -63,3 +63,11 @@ if ! python3 -c "import sqlite_vec" >/dev/null 2>&1; then
     python3 -m pip install --quiet sqlite-vec 2>/dev/null \
         || python3 -m pip install --quiet --break-system-packages sqlite-vec
 fi
+
+# pysqlite3-binary bundles a newer SQLite than Debian's, for the content-digest tests that
+# read the real-world fixtures with another SQLite version.
+if ! python3 -c "import pysqlite3" >/dev/null 2>&1; then
+    echo "Installing: pysqlite3-binary (pip)" >&2
+    python3 -m pip install --quiet pysqlite3-binary 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages pysqlite3-binary
+fi
