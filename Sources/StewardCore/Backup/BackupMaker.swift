@@ -332,20 +332,7 @@ public struct BackupMaker {
     /// Looks at the source with stat() only (opening it would be reading it as a plain
     /// file) and returns its permission bits, which the bundle takes over.
     static func checkSource(_ path: String) throws -> mode_t {
-        var info = stat()
-        guard stat(FileName.cString(path), &info) == 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR {
-                throw StewardError(.notFound, "\(path): no such database")
-            }
-            throw StewardError(.notFound, "cannot read \(path): \(SystemCall.message(code))")
-        }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw StewardError(.badInput, "not a SQLite database: \(path) is a directory")
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw StewardError(.badInput, "not a SQLite database: \(path) is not a regular file")
-        }
+        let info = try DatabaseFile.regularFile(path, missing: "no such database")
         guard info.st_size > 0 else {
             // SQLite would call an empty file an empty database; backing one up is almost
             // always a wrong path, and there is nothing to keep.

@@ -17,14 +17,16 @@ struct DatabaseFile {
     /// The first 100 bytes, fewer for a short file.
     let headerBytes: [UInt8]
 
-    init(path: String) throws {
+    /// The `stat` of `path` (links followed) when it is a regular file: 66 naming it
+    /// `missing` when it does not exist, 65 for a directory or any other kind of file.
+    static func regularFile(_ path: String, missing: String = "no such file") throws -> stat {
         var info = stat()
         guard stat(FileName.cString(path), &info) == 0 else {
-            let reason = String(cString: strerror(errno))
-            if errno == ENOENT || errno == ENOTDIR {
-                throw StewardError(.notFound, "\(path): no such file")
+            let code = errno
+            if code == ENOENT || code == ENOTDIR {
+                throw StewardError(.notFound, "\(path): \(missing)")
             }
-            throw StewardError(.notFound, "cannot read \(path): \(reason)")
+            throw StewardError(.notFound, "cannot read \(path): \(SystemCall.message(code))")
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw StewardError(.badInput, "not a SQLite database: \(path) is a directory")
@@ -32,6 +34,11 @@ struct DatabaseFile {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StewardError(.badInput, "not a SQLite database: \(path) is not a regular file")
         }
+        return info
+    }
+
+    init(path: String) throws {
+        let info = try Self.regularFile(path)
         let descriptor = Glibc.open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.notFound, "cannot read \(path): \(String(cString: strerror(errno)))")
