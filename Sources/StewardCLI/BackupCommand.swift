@@ -114,11 +114,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
     func deliver(_ report: BackupReport, status: Int32, on terminal: Terminal) throws {
         guard options.toStandardOutput else { return try printReport(report, status: status, on: terminal) }
         // Standard output carries the bundle.
-        if !output.quiet { terminal.diagnose(render(report)) }
-    }
-
-    func render(_ report: BackupReport) -> String {
-        Self.render(report)
+        if !output.quiet { terminal.diagnose(Self.render(report)) }
     }
 
     /// One database of a fleet run; bundles carry the path's tag, since fleets share file names.

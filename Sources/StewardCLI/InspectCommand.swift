@@ -64,11 +64,11 @@ struct InspectCommand: OperationCommand {
         let problem = bundle.verification.problem ?? "the bundle did not verify"
         let failing = ReportOutput.Failing(
             report: bundle, failure: .init(error: .init(kind: StewardError.Kind.badInput.rawValue, message: problem)))
-        terminal.print(output.json ? try ReportOutput.json(failing, command: "inspect", exitCode: status) : render(report))
+        terminal.print(output.json ? try ReportOutput.json(failing, command: "inspect", exitCode: status) : Self.render(report))
         terminal.diagnose("Error: \(ReportOutput.escaped(problem))")
     }
 
-    func render(_ report: Inspection.Report) -> String {
+    static func render(_ report: Inspection.Report) -> String {
         switch report {
         case .database(let report): Self.render(report)
         case .bundle(let report): Self.render(report)

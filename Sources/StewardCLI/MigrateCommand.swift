@@ -125,10 +125,10 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         terminal.print(output.json
             ? try ReportOutput.json(MigrateOutput(report: run.migration, bundle: run.backup, schema: run.schema),
                                     command: "migrate", exitCode: status)
-            : render(run))
+            : Self.render(run))
     }
 
-    func render(_ run: MigrationRun.Report) -> String {
+    static func render(_ run: MigrationRun.Report) -> String {
         var text = Self.render(run.migration)
         guard run.backupRequested else {
             // A match is the normal case and stays quiet; a drift allowed or a check skipped is said.

@@ -24,7 +24,8 @@ protocol OperationCommand: StewardCommand {
     /// What progress prints; not called with `--quiet`. `live`: a live line may be drawn.
     func progress(on terminal: Terminal, live: Bool) -> @Sendable (Work.Event) -> Void
 
-    func render(_ report: Work.Report) -> String
+    /// The report as text, for stdout.
+    static func render(_ report: Work.Report) -> String
 
     /// The exit status a report means. Default: 0.
     func exitStatus(of report: Work.Report) -> Int32
@@ -68,7 +69,7 @@ extension OperationCommand {
     func printReport(_ report: Work.Report, status: Int32, on terminal: Terminal) throws {
         terminal.print(output.json
             ? try ReportOutput.json(report, command: Self.configuration.commandName, exitCode: status)
-            : render(report))
+            : Self.render(report))
     }
 
     /// The shared run; a command that overrides `run(on:)` to prepare something ends here.

@@ -147,10 +147,6 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         }
     }
 
-    func render(_ report: RestoreReport) -> String {
-        Self.render(report)
-    }
-
     static func draw(_ event: Restorer.Event, on terminal: Terminal) {
         let line: String
         switch event {

@@ -97,11 +97,7 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         guard let reportPath else { return try printReport(report, status: status, on: terminal) }
         let encoded = try ReportOutput.json(report, command: "verify", exitCode: status)
         try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
-        terminal.print(output.json ? encoded : render(report))
-    }
-
-    func render(_ report: VerifyReport) -> String {
-        Self.render(report)
+        terminal.print(output.json ? encoded : Self.render(report))
     }
 
     /// One database of a fleet run: passed (0) or failed (1), as a single run exits.

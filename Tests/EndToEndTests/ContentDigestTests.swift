@@ -52,7 +52,12 @@ import TestSupport
     }
 
     func pythonDigests(_ path: String) throws -> [String: Any] {
-        let python = try #require(Self.python)
+        try Self.pythonDigests(path)
+    }
+
+    /// What the independent implementation (scripts/content-digest.py) computes for `path`.
+    static func pythonDigests(_ path: String) throws -> [String: Any] {
+        let python = try #require(python)
         let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/content-digest.py").path
         let run = try systemTool([python, script, path])
         try #require(run.status == 0, "\(run.output)")

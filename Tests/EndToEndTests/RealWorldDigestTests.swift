@@ -84,11 +84,7 @@ struct RealWorldFixture: Sendable, CustomTestStringConvertible {
     }
 
     func pythonDigests(_ path: String) throws -> [String: Any] {
-        let python = try #require(Self.python)
-        let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/content-digest.py").path
-        let run = try systemTool([python, script, path])
-        try #require(run.status == 0, "\(run.output)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        try ContentDigestTests.pythonDigests(path)
     }
 
     /// Table name -> "rows|sha256", and the schema under "(schema)".

@@ -47,7 +47,7 @@ import Testing
             }
         }
 
-        func render(_ report: Probe.Report) -> String {
+        static func render(_ report: Probe.Report) -> String {
             report.passed ? "PASSED" : "FAILED"
         }
 
