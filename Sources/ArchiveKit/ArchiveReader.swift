@@ -86,6 +86,8 @@ public final class ArchiveReader {
     private var endOfPreviousEntry: Int64 = 0
 
     /// Opens the archive at `path` (the reader closes the file).
+    /// - Throws: `ArchiveError`: `.input` when the file cannot be opened, `.notZstd` or
+    ///   `.notTar` for another kind of file, `.libarchive` for what libarchive refuses.
     public convenience init(path: String, limits: Limits = Limits()) throws {
         let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -96,6 +98,8 @@ public final class ArchiveReader {
     }
 
     /// Reads from an open file descriptor, which stays the caller's to close.
+    /// - Throws: `ArchiveError`: `.notZstd` or `.notTar` for another kind of stream,
+    ///   `.libarchive` for what libarchive refuses.
     public convenience init(fileDescriptor: Int32, limits: Limits = Limits()) throws {
         try self.init(descriptor: fileDescriptor, owned: false, limits: limits)
     }
@@ -104,6 +108,8 @@ public final class ArchiveReader {
     /// each chunk is authenticated before libarchive sees it, and the end of the archive
     /// is accepted only once the decryptor has verified the final chunk and that nothing
     /// follows it. A decryption failure is thrown as the `AgeError` itself.
+    /// - Throws: `ArchiveError` as `init(fileDescriptor:limits:)`; `AgeError` from the
+    ///   decryptor (a damaged or truncated age stream).
     public convenience init(decrypting decryptor: AgeDecryptor, limits: Limits = Limits()) throws {
         try self.init(descriptor: -1, owned: false, source: DecryptingSource(decryptor: decryptor), limits: limits)
     }
@@ -177,6 +183,10 @@ public final class ArchiveReader {
 
     /// The next entry, checked, or nil at the end of the archive. Data of the previous
     /// entry that was not read is skipped.
+    /// - Throws: `ArchiveError`: `.tooManyEntries`, `.tooLarge`, `.invalidName`,
+    ///   `.duplicateName`, `.notRegularFile`, `.corrupt` or `.truncated` for what the
+    ///   archive holds, `.libarchive` for a damaged stream; `AgeError` from a decryptor.
+    ///   After a throw the reader cannot be used.
     public func nextEntry() throws -> Entry? {
         guard !isBroken else { throw ArchiveError.invalidState("the archive cannot be read after a failed read") }
         if isAtEnd { return nil }
@@ -240,6 +250,10 @@ public final class ArchiveReader {
     /// `maximumSize` caps the entry whatever its header says: an entry declared larger is
     /// refused before any of its data is decompressed, and reading stops as soon as more
     /// than that many bytes arrive. A bomb costs at most `maximumSize` bytes.
+    /// - Throws: `ArchiveError`: `.invalidState` with no entry to read, `.tooLarge` over
+    ///   `maximumSize`, `.truncated` for an entry shorter than its header said,
+    ///   `.libarchive` for a damaged stream; `AgeError` from a decryptor; what `body`
+    ///   throws, unchanged.
     @discardableResult
     public func readData(
         blockSize: Int = 1 << 20, maximumSize: Int64? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void
@@ -314,6 +328,8 @@ public final class ArchiveReader {
 
     /// The whole current entry in memory; refused before reading when it is larger than
     /// `maximumSize` (for manifests and checksum lists, never payloads).
+    /// - Throws: `ArchiveError.tooLarge` for an entry over `maximumSize`; what
+    ///   `readData` throws.
     public func readContents(maximumSize: Int) throws -> (bytes: [UInt8], summary: DataSummary) {
         guard let entry = current, !isCurrentRead else { throw ArchiveError.invalidState("no entry to read") }
         guard entry.size <= Int64(maximumSize) else { throw ArchiveError.tooLarge(name: entry.name, limit: Int64(maximumSize)) }

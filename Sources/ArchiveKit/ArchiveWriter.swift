@@ -66,6 +66,10 @@ public final class ArchiveWriter {
     /// Compressed bytes handed to the output so far.
     public var bytesWritten: Int64 { compressor.bytesWritten }
 
+    /// Starts a tar+zstd archive whose bytes go to `output` as they are made.
+    ///
+    /// - Throws: `ArchiveError` for a compression level or thread count zstd refuses, or
+    ///   when libarchive cannot start the archive; what `output` throws, unchanged.
     public init(options: Options, output: @escaping Output) throws {
         let compressor = try ZstdCompressor(level: options.compressionLevel, threads: options.threads, output: output)
         guard let tar = archive_write_new() else {
@@ -101,6 +105,9 @@ public final class ArchiveWriter {
     // MARK: - Entries
 
     /// Starts a regular file of exactly `size` bytes.
+    /// - Throws: `ArchiveError`: `.invalidName`, `.duplicateName`, `.sizeMismatch` for a
+    ///   negative size, `.invalidState` while an entry is open or after `finish()`,
+    ///   `.libarchive` for a header libarchive refuses.
     public func beginFile(name: String, size: Int64) throws {
         guard !isFinished else { throw ArchiveError.invalidState("the archive is already finished") }
         if let current { throw ArchiveError.invalidState("the entry '\(current.name)' is still open") }
@@ -124,6 +131,8 @@ public final class ArchiveWriter {
     }
 
     /// Adds bytes to the open entry.
+    /// - Throws: `ArchiveError.sizeMismatch` past the declared size, `.invalidState` without an
+    ///   open entry, `.libarchive`; what `output` throws, unchanged.
     public func write(_ buffer: UnsafeRawBufferPointer) throws {
         guard var entry = current else { throw ArchiveError.invalidState("no entry is open") }
         guard buffer.count > 0, let base = buffer.baseAddress else { return }
@@ -141,11 +150,16 @@ public final class ArchiveWriter {
         current = entry
     }
 
+    /// Writes `bytes` to the open entry, as `write(_:)` with a buffer does.
+    ///
+    /// - Throws: What `write(_:)` with a buffer throws.
     public func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
     /// Ends the open entry; throws when it got fewer bytes than its declared size.
+    /// - Throws: `ArchiveError.sizeMismatch` short of the declared size, `.invalidState`
+    ///   without an open entry.
     public func endFile() throws {
         guard let entry = current else { throw ArchiveError.invalidState("no entry is open") }
         guard entry.written == entry.size else {
@@ -157,6 +171,7 @@ public final class ArchiveWriter {
     }
 
     /// A whole small file in one call.
+    /// - Throws: What `beginFile`, `write` and `endFile` throw.
     public func addFile(name: String, contents: [UInt8]) throws {
         try beginFile(name: name, size: Int64(contents.count))
         try write(contents)
@@ -166,6 +181,8 @@ public final class ArchiveWriter {
     /// Writes the end of the archive (unless `endsArchive` is false) and flushes the
     /// compressor. The output has then received every byte; the writer cannot be used
     /// any more.
+    /// - Throws: `ArchiveError.invalidState` with an entry still open, `.libarchive` when
+    ///   the archive cannot be closed; what `output` throws, unchanged.
     public func finish() throws {
         guard !isFinished else { return }
         if let current { throw ArchiveError.invalidState("the entry '\(current.name)' is still open") }

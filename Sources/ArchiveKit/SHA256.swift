@@ -12,6 +12,9 @@ public final class SHA256Hasher {
         case libcrypto(String)
     }
 
+    /// A hasher ready for `update`.
+    ///
+    /// - Throws: `SHA256Hasher.Failure` when libcrypto cannot start a digest.
     public init() throws {
         guard let context = EVP_MD_CTX_new() else { throw Failure.libcrypto("EVP_MD_CTX_new failed") }
         guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
@@ -37,6 +40,8 @@ public final class SHA256Hasher {
     }
 
     /// The digest as 64 lower-case hex digits. The hasher cannot be used afterwards.
+    /// - Throws: `SHA256Hasher.Failure` when libcrypto failed, here or in an earlier `update`
+    ///   (as it does for an update after `finalize()`).
     public func finalize() throws -> String {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
@@ -49,6 +54,7 @@ public final class SHA256Hasher {
     }
 
     /// The SHA-256 of `bytes` as hex.
+    /// - Throws: `SHA256Hasher.Failure` when libcrypto fails.
     public static func hex(of bytes: [UInt8]) throws -> String {
         let hasher = try SHA256Hasher()
         hasher.update(bytes)

@@ -8,6 +8,7 @@ public enum SHA384 {
     }
 
     /// The 48-byte digest of `bytes`.
+    /// - Throws: `SHA384.Failure` when libcrypto fails.
     public static func digest(of bytes: [UInt8]) throws -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw Failure.libcrypto("EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(context) }

@@ -20,6 +20,8 @@ public struct CommandLineParser: Sendable {
     }
 
     /// Parses the arguments after the program name.
+    /// - Throws: `CommandLineError`, a usage error (exit status 64): an unknown command or
+    ///   option, a missing or invalid value, a missing or extra argument.
     public func parse(_ arguments: [String]) throws(CommandLineError) -> Outcome {
         var command = root
         var path = [root.commandName]

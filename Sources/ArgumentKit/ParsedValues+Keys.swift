@@ -37,6 +37,7 @@ extension ParsedValues {
     }
 
     /// The value of an option that must be present (or has a default); else a usage error.
+    /// - Throws: `CommandLineError` when the option was not given and has no default.
     public func required<Value>(_ key: Option<Value>) throws(CommandLineError) -> Value {
         guard let value = self[key] else {
             throw error("Missing expected argument '\(key.definition.display)'")

@@ -13,6 +13,10 @@ public final class Backup {
     public let destination: Connection
     private var isFinished = false
 
+    /// Starts an online backup of `sourceName` in `source` into `destinationName` in `destination`.
+    ///
+    /// - Throws: `SQLiteError` when SQLite cannot start the backup (for example with a
+    ///   transaction open on the destination).
     public init(from source: Connection, to destination: Connection,
                 sourceName: String = "main", destinationName: String = "main") throws {
         guard let handle = sqlite3_backup_init(
@@ -32,6 +36,8 @@ public final class Backup {
     }
 
     /// Copies up to `pages` pages (-1 for all). Returns `true` when every page is copied.
+    /// - Throws: `SQLiteError` for anything but progress or the end: `isBusy` when the source
+    ///   or the destination is locked (step again later), others when the backup failed.
     public func step(pages: Int32) throws -> Bool {
         let rc = sqlite3_backup_step(sqliteBackup, pages)
         switch rc {
@@ -48,6 +54,7 @@ public final class Backup {
     public var totalPages: Int { Int(sqlite3_backup_pagecount(sqliteBackup)) }
 
     /// Releases the backup; throws the error of the backup as a whole, if any.
+    /// - Throws: `SQLiteError`: the first error any step met.
     public func finish() throws {
         guard !isFinished else { return }
         isFinished = true
@@ -58,6 +65,7 @@ public final class Backup {
 
 extension Connection {
     /// Copies this connection's whole `main` database into `destination` in one step.
+    /// - Throws: `SQLiteError` from starting, stepping or finishing the backup.
     public func backup(to destination: Connection) throws {
         let backup = try Backup(from: self, to: destination)
         _ = try backup.step(pages: -1)

@@ -9,6 +9,8 @@ extension Connection {
     ///
     /// It is switched off again once the extension is in, so nothing a migration or a
     /// schema runs can load another.
+    /// - Throws: `SQLiteError` with SQLite's message when the library cannot be loaded or its
+    ///   entry point fails.
     public func loadExtension(path: String) throws {
         try setConfiguration(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, enabled: true)
         defer { try? setConfiguration(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, enabled: false) }
@@ -27,6 +29,7 @@ extension Connection {
     /// when nothing was loaded: a loaded extension's functions and virtual tables are not
     /// SQLite's own, so with one the schema may use only innocuous functions
     /// (`trustingSchema: false`, see `harden`).
+    /// - Throws: `SQLiteError` when an option cannot be set or an extension cannot be loaded.
     public func harden(loadingExtensions extensions: [String], trustingSchema: Bool = true) throws {
         for path in extensions { try loadExtension(path: path) }
         try harden(trustingSchema: trustingSchema && extensions.isEmpty)

@@ -2,6 +2,7 @@ import CSQLite
 
 extension Connection {
     /// The first column of the first row, or nil when there is no row.
+    /// - Throws: `SQLiteError` when the SQL cannot be prepared, bound or run.
     public func scalar(sql: String, bindings: [SQLiteValue] = []) throws -> SQLiteValue? {
         let statement = try prepare(sql: sql)
         try statement.bind(bindings)
@@ -10,6 +11,7 @@ extension Connection {
     }
 
     /// The first column of the first row as an integer (NULL and no row are errors).
+    /// - Throws: `SQLiteError`; `.mismatch` when there is no row or the value is NULL.
     public func integer(sql: String, bindings: [SQLiteValue] = []) throws -> Int64 {
         let statement = try prepare(sql: sql)
         try statement.bind(bindings)
@@ -20,6 +22,7 @@ extension Connection {
     }
 
     /// Every row of a query as arrays of values.
+    /// - Throws: `SQLiteError` when the SQL cannot be prepared, bound or run.
     public func rows(sql: String, bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
         let statement = try prepare(sql: sql)
         try statement.bind(bindings)
@@ -27,6 +30,8 @@ extension Connection {
     }
 
     /// Calls `body` for every row of a query, with the statement positioned on the row.
+    /// - Throws: `SQLiteError` when the SQL cannot be prepared, bound or run; what `body`
+    ///   throws, unchanged.
     public func forEachRow(sql: String, bindings: [SQLiteValue] = [], _ body: (Statement) throws -> Void) throws {
         let statement = try prepare(sql: sql)
         try statement.bind(bindings)
@@ -44,6 +49,8 @@ extension Connection {
     }
 
     /// Runs `body` inside a transaction: commits when it returns, rolls back when it throws.
+    /// - Throws: `SQLiteError` from `BEGIN` or `COMMIT`; what `body` throws, unchanged, after
+    ///   the rollback.
     public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
         try execute(sql: "BEGIN \(kind.rawValue)")
         do {
@@ -66,20 +73,27 @@ extension Connection {
     // MARK: - Pragmas
 
     /// `PRAGMA user_version`: a signed 32-bit integer the application owns.
+    /// - Throws: `SQLiteError` when the pragma cannot run (for example `.notADatabase`).
     public func userVersion() throws -> Int32 {
         Int32(truncatingIfNeeded: try integer(sql: "PRAGMA user_version"))
     }
 
+    /// Sets `PRAGMA user_version`, in the current transaction if one is open.
+    ///
+    /// - Throws: `SQLiteError`; `isBusy` when another connection holds a lock.
     public func setUserVersion(_ version: Int32) throws {
         try execute(sql: "PRAGMA user_version = \(version)")
     }
 
     /// `PRAGMA journal_mode` of `main`, lower-cased (`delete`, `wal`, …).
+    /// - Throws: `SQLiteError` when the pragma cannot run.
     public func journalMode() throws -> String {
         try scalar(sql: "PRAGMA journal_mode")?.textValue?.lowercased() ?? ""
     }
 
     /// Sets the journal mode and returns the mode SQLite reports afterwards.
+    /// - Throws: `SQLiteError`: `.misuse` for a mode SQLite does not know, others when the
+    ///   pragma cannot run (`isBusy` when the change needs a lock another connection holds).
     @discardableResult
     public func setJournalMode(_ mode: String) throws -> String {
         let allowed: Set<String> = ["delete", "truncate", "persist", "memory", "wal", "off"]
@@ -90,6 +104,8 @@ extension Connection {
     }
 
     /// `PRAGMA integrity_check` (or `quick_check`): the problems found, or `["ok"]`.
+    /// - Throws: `SQLiteError` when the check cannot run at all (a damaged file often makes
+    ///   it throw `.corrupt` rather than report).
     public func integrityCheck(quick: Bool = false, maximumErrors: Int = 100) throws -> [String] {
         let pragma = quick ? "quick_check" : "integrity_check"
         return try rows(sql: "PRAGMA \(pragma)(\(maximumErrors))").map { row in
@@ -106,6 +122,7 @@ extension Connection {
     }
 
     /// Every foreign key violation in the database.
+    /// - Throws: `SQLiteError` when the pragma cannot run.
     public func foreignKeyViolations() throws -> [ForeignKeyViolation] {
         var result: [ForeignKeyViolation] = []
         try forEachRow(sql: "PRAGMA foreign_key_check") { row in

@@ -33,6 +33,8 @@ public final class Connection {
     /// - Parameters:
     ///   - path: a file path, `:memory:`, or a `file:` URI together with `.uri`.
     ///   - mode: `.readWrite` plus `.create` by default.
+    /// - Throws: `SQLiteError` when SQLite cannot open the file (`.cantOpen` codes, for
+    ///   example for a missing file without `.create`).
     public init(path: String, mode: OpenMode = [.readWrite, .create]) throws {
         var handle: OpaquePointer?
         // Extended result codes make errors precise (SQLITE_CORRUPT_VTAB and the like).
@@ -53,6 +55,7 @@ public final class Connection {
     }
 
     /// An in-memory database, private to this connection.
+    /// - Throws: `SQLiteError` when SQLite cannot allocate the database.
     public static func inMemory() throws -> Connection {
         try Connection(path: ":memory:")
     }
@@ -72,11 +75,14 @@ public final class Connection {
     // MARK: - Statements
 
     /// Prepares one statement. Throws if `sql` holds more than whitespace and comments after it.
+    /// - Throws: `SQLiteError` when the SQL does not compile (`.error` for a syntax error or an
+    ///   unknown name), or holds no statement (`.misuse`).
     public func prepare(sql: String) throws -> Statement {
         try Statement(connection: self, sql: sql)
     }
 
     /// Runs every statement in `sql`, one after another, discarding rows.
+    /// - Throws: `SQLiteError` of the first statement that fails, with the whole `sql`.
     public func execute(sql: String) throws {
         do {
             try forEachStatement(in: sql) { statement, _ in
@@ -88,6 +94,7 @@ public final class Connection {
     }
 
     /// Runs one statement with bound values, discarding rows.
+    /// - Throws: `SQLiteError` when the statement cannot be prepared, bound or run.
     public func execute(sql: String, bindings: [SQLiteValue]) throws {
         let statement = try prepare(sql: sql)
         try statement.bind(bindings)
@@ -103,6 +110,8 @@ public final class Connection {
     ///
     /// A statement is prepared only after the previous one has been handed over, so
     /// `body` may run it and later statements can refer to what it created.
+    /// - Throws: `StatementPreparationError` for a statement that does not compile; what `body`
+    ///   throws, unchanged.
     public func forEachStatement(
         in sql: String,
         _ body: (Statement, _ byteOffset: Int) throws -> Void
@@ -183,6 +192,8 @@ public final class Connection {
 
     /// Whether the `main` database file was unlinked or renamed since it was opened
     /// (`SQLITE_FCNTL_HAS_MOVED`): the connection then works on a file nobody can find.
+    /// - Throws: `SQLiteError` when the file control is not answered (`.notFound` for a VFS
+    ///   that does not know it).
     public func hasMoved() throws -> Bool {
         var moved: Int32 = 0
         let rc = sqlite3_file_control(sqliteConnection, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
@@ -198,6 +209,7 @@ public final class Connection {
     }
 
     /// Sets a boolean `sqlite3_db_config` option (for example `SQLITE_DBCONFIG_DEFENSIVE`).
+    /// - Throws: `SQLiteError` when SQLite does not know the option.
     public func setConfiguration(_ option: Int32, enabled: Bool) throws {
         var current: Int32 = 0
         let rc = steward_sqlite_db_config_flag(sqliteConnection, option, enabled ? 1 : 0, &current)
@@ -222,6 +234,7 @@ public final class Connection {
     ///
     /// Should extensions ever be loaded, `trustingSchema: false` is the posture: then only
     /// innocuous functions may appear in the schema.
+    /// - Throws: `SQLiteError` when an option or a pragma cannot be set.
     public func harden(trustingSchema: Bool = true) throws {
         try setConfiguration(SQLITE_DBCONFIG_DEFENSIVE, enabled: true)
         try setConfiguration(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, enabled: false)
@@ -236,6 +249,7 @@ public final class Connection {
     /// For checks that only a read-write connection makes: on SQLite 3.40 a connection
     /// that opened the file read-only does not parse CHECK constraints, so its
     /// `integrity_check` cannot report a row that violates one.
+    /// - Throws: `SQLiteError` when the option or the pragma cannot be set.
     public func makeQueryOnly() throws {
         try setConfiguration(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, enabled: true)
         try execute(sql: "PRAGMA query_only = ON")

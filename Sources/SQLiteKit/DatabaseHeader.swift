@@ -46,6 +46,8 @@ public struct DatabaseHeader: Sendable, Equatable, Codable {
     public let sqliteVersionNumber: UInt32
 
     /// Parses a header. Throws a `Problem` when the bytes are not a SQLite database header.
+    /// - Throws: `DatabaseHeader.Problem`: what makes the bytes not a SQLite header (too short,
+    ///   wrong magic, page size, file format, payload fractions or text encoding).
     public init(bytes: some Collection<UInt8>) throws {
         let header = Array(bytes.prefix(Self.size))
         guard header.count == Self.size else { throw Problem.tooShort(header.count) }

@@ -60,6 +60,7 @@ public final class Statement {
 
     /// Binds `value` to the parameter at `index` (1-based). Text is bound as UTF-8 and
     /// copied by SQLite (SQLITE_TRANSIENT).
+    /// - Throws: `SQLiteError`; `.range` for an index the statement does not have.
     public func bind(_ value: SQLiteValue, at index: Int) throws {
         let position = Int32(index)
         let rc: Int32
@@ -88,6 +89,7 @@ public final class Statement {
     }
 
     /// Binds values to parameters 1, 2, … in order.
+    /// - Throws: `SQLiteError`; `.range` when there are more values than parameters.
     public func bind(_ values: [SQLiteValue]) throws {
         for (offset, value) in values.enumerated() {
             try bind(value, at: offset + 1)
@@ -95,6 +97,7 @@ public final class Statement {
     }
 
     /// Binds `value` to a named parameter such as `:title`.
+    /// - Throws: `SQLiteError`; `.range` for a name the statement does not have.
     public func bind(_ value: SQLiteValue, named name: String) throws {
         let index = sqlite3_bind_parameter_index(sqliteStatement, name)
         guard index > 0 else {
@@ -115,6 +118,8 @@ public final class Statement {
 
     /// Runs the statement to its next row. Returns `true` when a row is available,
     /// `false` when the statement is done; throws on any other result.
+    /// - Throws: `SQLiteError` for any result but a row or the end (`isBusy` for a lock,
+    ///   `.constraint` codes for a violated constraint, `.interrupt` when interrupted).
     @discardableResult
     public func step() throws -> Bool {
         let rc = sqlite3_step(sqliteStatement)
@@ -131,6 +136,7 @@ public final class Statement {
     }
 
     /// Makes the statement ready to run again; bindings are kept.
+    /// - Throws: `SQLiteError` when SQLite reports an error on reset.
     public func reset() throws {
         try check(sqlite3_reset(sqliteStatement))
     }
@@ -211,6 +217,7 @@ public final class Statement {
     }
 
     /// Every remaining row as an array of values.
+    /// - Throws: `SQLiteError` when a step fails.
     public func allRows() throws -> [[SQLiteValue]] {
         var rows: [[SQLiteValue]] = []
         while try step() {

@@ -24,12 +24,4 @@ import ArgumentKit
     @Test func exitCodeIsEXUsage() {
         #expect(CommandLineError.exitCode == 64)
     }
-
-    @Test func equalityComparesEveryPart() {
-        let error = CommandLineError(message: "m", usage: "u", commandPath: "p")
-        #expect(error == CommandLineError(message: "m", usage: "u", commandPath: "p"))
-        #expect(error != CommandLineError(message: "x", usage: "u", commandPath: "p"))
-        #expect(error != CommandLineError(message: "m", usage: "x", commandPath: "p"))
-        #expect(error != CommandLineError(message: "m", usage: "u", commandPath: "x"))
-    }
 }

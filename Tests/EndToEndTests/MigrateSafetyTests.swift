@@ -146,7 +146,7 @@ import TestSupport
         for extra in [[String](), ["--json"], ["--dry-run", "--json"]] {
             let run = try migrate(extra)
             #expect(run.status == 65, "\(extra): \(run.stderr)")
-            #expect(run.stderr.contains("0002_b.sql:1:") && run.stderr.contains("SQLite error 1"), "\(run.stderr)")
+            #expect(run.stderr.contains("0002_b.sql:1:") && run.stderr.contains("SQLite error \(ResultCode.error)"), "\(run.stderr)")
             #expect(!run.allOutput.contains("SECRET"), "\(extra): \(run.allOutput)")
         }
     }

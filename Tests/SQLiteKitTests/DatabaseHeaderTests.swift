@@ -98,12 +98,6 @@ import TestSupport
         #expect(try DatabaseHeader(bytes: longer[...]) == DatabaseHeader(bytes: bytes))
     }
 
-    @Test func headerIsCodable() throws {
-        let header = try DatabaseHeader(bytes: try validHeader())
-        let decoded = try JSONDecoder().decode(DatabaseHeader.self, from: JSONEncoder().encode(header))
-        #expect(decoded == header)
-    }
-
     // MARK: - Problems
 
     @Test(arguments: [0, 1, 16, 99])

@@ -154,12 +154,4 @@ import SQLiteKit
         #expect(ResultCode.readOnlyRollback.rawValue == 776)
         #expect(error.description.hasPrefix("SQLite error 776: "))
     }
-
-    @Test func equalityComparesCodeMessageAndSQL() {
-        let error = SQLiteError(extendedCode: .error, message: "m", sql: "SELECT 1")
-        #expect(error == SQLiteError(extendedCode: .error, message: "m", sql: "SELECT 1"))
-        #expect(error != SQLiteError(extendedCode: .error, message: "m", sql: nil))
-        #expect(error != SQLiteError(extendedCode: .internal, message: "m", sql: "SELECT 1"))
-        #expect(error != SQLiteError(extendedCode: .error, message: "n", sql: "SELECT 1"))
-    }
 }

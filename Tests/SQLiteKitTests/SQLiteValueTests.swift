@@ -26,20 +26,4 @@ import SQLiteKit
         #expect(value.integerValue == integer)
         #expect(value.textValue == text)
     }
-
-    @Test func integerAndRealAreDifferentValues() {
-        #expect(SQLiteValue.integer(1) != .real(1))
-        #expect(SQLiteValue.text("") != .blob([]))
-        #expect(SQLiteValue.text("") != .null)
-        #expect(SQLiteValue.blob([]) != .null)
-        #expect(Set<SQLiteValue>([.integer(1), .integer(1), .real(1)]).count == 2)
-    }
-
-    @Test(arguments: [
-        SQLiteValue.null, .integer(Int64.max), .real(-0.5), .text("🔥 'x' \"y\""), .blob([]), .blob([0, 255]),
-    ])
-    func codableRoundTrip(_ value: SQLiteValue) throws {
-        let data = try JSONEncoder().encode(value)
-        #expect(try JSONDecoder().decode(SQLiteValue.self, from: data) == value)
-    }
 }

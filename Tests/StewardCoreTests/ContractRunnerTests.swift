@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import Testing
 @testable import StewardCore
 import TestSupport
@@ -74,9 +75,9 @@ import TestSupport
         (.keys([1]), .keys([1, 2]), false),
         (.keys([]), .keys([]), true),
         (.error("syntax"), .error("syntax"), true),
-        (.stepFailed("step 1 (update), SQLite error 1"), .error("syntax"), false),
-        (.stepFailed("step 1 (update), SQLite error 1"), .keys([]), false),
-        (.error("SQLite error 267"), .error("syntax"), true),
+        (.stepFailed("step 1 (update), SQLite error \(ResultCode.error)"), .error("syntax"), false),
+        (.stepFailed("step 1 (update), SQLite error \(ResultCode.error)"), .keys([]), false),
+        (.error("SQLite error \(ResultCode.corruptVirtualTable)"), .error("syntax"), true),
         (.keys([]), .error("syntax"), false),
         (.error("syntax"), .keys([]), false),
         (.rejected("too-long"), .rejected("too-long"), true),
@@ -253,11 +254,11 @@ import TestSupport
             ["name": "duplicate-insert", "steps": [["op": "insert", "values": ["id": 1, "title": "again"]]],
              "query": "printer", "expect": [1, 3]],
         ]))
-        #expect(cases[0].fresh == "step failed: step 2 (update), SQLite error 1")
+        #expect(cases[0].fresh == "step failed: step 2 (update), SQLite error \(ResultCode.error)")
         #expect(cases[0].migrated == cases[0].fresh)
         #expect(!cases[0].passed && cases[0].agree)
-        #expect(cases[1].fresh == "step failed: step 1 (rollback), SQLite error 1")
-        #expect(cases[2].fresh == "step failed: step 1 (insert), SQLite error 1555", "SQLITE_CONSTRAINT_PRIMARYKEY")
+        #expect(cases[1].fresh == "step failed: step 1 (rollback), SQLite error \(ResultCode.error)")
+        #expect(cases[2].fresh == "step failed: step 1 (insert), SQLite error \(ResultCode.constraintPrimaryKey)")
     }
 
     @Test func aSyntaxErrorIsAnErrorNeverZeroResults() throws {

@@ -122,10 +122,4 @@ import TestSupport
     func otherTablesAreNotFTS5(_ sql: String) {
         #expect(FTS5Definition(name: "f", sql: sql) == nil)
     }
-
-    @Test func codableRoundTrip() throws {
-        let fts = try #require(FTS5Definition(name: "ticket_fts", sql: Self.exampleSQL))
-        let decoded = try JSONDecoder().decode(FTS5Definition.self, from: JSONEncoder().encode(fts))
-        #expect(decoded == fts)
-    }
 }

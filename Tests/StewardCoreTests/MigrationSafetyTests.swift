@@ -256,7 +256,7 @@ import TestSupport
         #expect(error.kind == .badInput)
         #expect(error.message.hasPrefix("0002_b.sql:2:"), "\(error.message)")
         #expect(!error.message.contains("SECRET"), "\(error.message)")
-        #expect(error.message.contains("SQLite error 1"))
+        #expect(error.message.contains("SQLite error \(ResultCode.error)"))
     }
 
     @Test func aConstraintMessageIsStillQuoted() throws {

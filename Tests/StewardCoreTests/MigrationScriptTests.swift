@@ -243,7 +243,7 @@ import Testing
         #expect(error.kind == .badInput)
         #expect(error.message.hasPrefix("0007_change.sql:9: "), "\(error.message)")
         // SQLITE_CONSTRAINT_CHECK
-        #expect(error.message.hasSuffix("(SQLite error 275)"), "\(error.message)")
+        #expect(error.message.hasSuffix("(SQLite error \(ResultCode.constraintCheck))"), "\(error.message)")
     }
 
     @Test func failureAfterChineseTextCountsLinesNotBytes() throws {
@@ -255,7 +255,7 @@ import Testing
             """)
         #expect(error.message.hasPrefix("0007_change.sql:4: "), "\(error.message)")
         // SQLITE_CONSTRAINT_NOTNULL
-        #expect(error.message.hasSuffix("(SQLite error 1299)"), "\(error.message)")
+        #expect(error.message.hasSuffix("(SQLite error \(ResultCode.constraintNotNull))"), "\(error.message)")
         #expect(!error.message.contains("第二个"), "no row data in messages")
     }
 
@@ -273,7 +273,7 @@ import Testing
         #expect(error.message.hasPrefix("0007_change.sql:4: "), "\(error.message)")
         #expect(error.message.contains("syntax error"))
         // SQLITE_ERROR
-        #expect(error.message.hasSuffix("(SQLite error 1)"))
+        #expect(error.message.hasSuffix("(SQLite error \(ResultCode.error))"))
     }
 
     @Test func missingTableIsReportedWhenPrepared() throws {

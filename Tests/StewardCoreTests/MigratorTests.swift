@@ -439,11 +439,6 @@ import TestSupport
         #expect(result.comparedByCount.isEmpty)
     }
 
-    @Test(arguments: [false, true])
-    func compareKeepsWhetherKeysWereEnforced(enforced: Bool) {
-        #expect(Self.compare([], [], enforced: enforced).enforcedBefore == enforced)
-    }
-
     @Test func aTableRebuiltWithoutIntegerPrimaryKeyIsComparedByCount() {
         let before = ForeignKeySnapshot(
             violations: [Self.violation("note", "ticket", row: 5)],

@@ -19,7 +19,7 @@ import TestSupport
     static let path = "/data/app.sqlite"
     static let place = "0002_add_title.sql:3"
     static let copy = "/out/bundles/.steward-backup-1.sqlite"
-    static let hidden = "(SQLite error 11; SQLite's own message is not shown, as it can quote row data)"
+    static let hidden = "(SQLite error \(ResultCode.corrupt); SQLite's own message is not shown, as it can quote row data)"
 
     static let cases: [Case] = [
         // A database the user named, read.
@@ -55,16 +55,16 @@ import TestSupport
         .init(role: .migratedDatabase, code: .noMemory, context: "quick_check", kind: .inputOutput,
               message: "quick_check: out of memory while migrating \(path); nothing changed"),
         .init(role: .migratedDatabase, code: .constraintForeignKey, kind: .badInput,
-              message: "\(path): m (SQLite error 787)"),
+              message: "\(path): m (SQLite error \(ResultCode.constraintForeignKey))"),
         // One statement of a migration: a running statement's message can quote rows.
         .init(role: .migrationStatement(preparing: false), code: .busy, kind: .busy,
               message: "\(place): the database is locked (m)"),
         .init(role: .migrationStatement(preparing: false), code: .corrupt, kind: .badInput,
               message: "\(place): the statement failed: database disk image is malformed \(hidden)"),
         .init(role: .migrationStatement(preparing: false), code: .constraintNotNull, kind: .badInput,
-              message: "\(place): the statement failed: m (SQLite error 1299)"),
+              message: "\(place): the statement failed: m (SQLite error \(ResultCode.constraintNotNull))"),
         .init(role: .migrationStatement(preparing: true), code: .error, kind: .badInput,
-              message: "\(place): m (SQLite error 1)"),
+              message: "\(place): m (SQLite error \(ResultCode.error))"),
         .init(role: .migrationStatement(preparing: false), code: .noMemory, kind: .inputOutput,
               message: "\(place): out of memory; nothing changed"),
         // backup's private copy: its directory is named.
@@ -72,9 +72,9 @@ import TestSupport
         .init(role: .copy, code: .readOnly, kind: .cannotCreate, message: "cannot write the copy in /out/bundles: m"),
         .init(role: .copy, code: .cantOpen, kind: .cannotCreate, message: "cannot write the copy in /out/bundles: m"),
         .init(role: .copy, code: .busy, lockTimeout: 5, kind: .inputOutput,
-              message: "cannot write the copy in /out/bundles: m (SQLite error 5)"),
+              message: "cannot write the copy in /out/bundles: m (SQLite error \(ResultCode.busy))"),
         .init(role: .copy, code: .corrupt, kind: .inputOutput,
-              message: "cannot write the copy in /out/bundles: m (SQLite error 11)"),
+              message: "cannot write the copy in /out/bundles: m (SQLite error \(ResultCode.corrupt))"),
         // Checks on a copy before it is published.
         .init(role: .checkedCopy(refusal: "the copy cannot be checked"), code: .corrupt, kind: .checkFailed,
               message: "refusing to publish: the copy cannot be checked: m"),
@@ -83,9 +83,9 @@ import TestSupport
         // restore's staged database: a failed statement fails its check.
         .init(role: .restoredDatabase, code: .notADatabase, kind: .badInput,
               message: "the payload is not a SQLite database (m)"),
-        .init(role: .restoredDatabase, code: .corruptVirtualTable, kind: .checkFailed, message: "m (SQLite error 267)"),
-        .init(role: .restoredDatabase, code: .busy, kind: .checkFailed, message: "m (SQLite error 5)"),
-        .init(role: .restoredDatabase, code: .readOnly, kind: .checkFailed, message: "m (SQLite error 8)"),
+        .init(role: .restoredDatabase, code: .corruptVirtualTable, kind: .checkFailed, message: "m (SQLite error \(ResultCode.corruptVirtualTable))"),
+        .init(role: .restoredDatabase, code: .busy, kind: .checkFailed, message: "m (SQLite error \(ResultCode.busy))"),
+        .init(role: .restoredDatabase, code: .readOnly, kind: .checkFailed, message: "m (SQLite error \(ResultCode.readOnly))"),
     ]
 
     static func path(for role: SQLiteErrorMapping.Role) -> String {
@@ -138,7 +138,7 @@ import TestSupport
 
     @Test func aCheckSummaryIsReturnedAndWhatEndsTheRunIsThrown() throws {
         let mapping = SQLiteErrorMapping(path: "", role: .restoredDatabase, cancellation: Cancellation())
-        #expect(try mapping.checkSummary(for: SQLiteError(extendedCode: .corrupt, message: "m")) == "m (SQLite error 11)")
+        #expect(try mapping.checkSummary(for: SQLiteError(extendedCode: .corrupt, message: "m")) == "m (SQLite error \(ResultCode.corrupt))")
         #expect(throws: StewardError(.badInput, "the payload is not a SQLite database (m)")) {
             try mapping.checkSummary(for: SQLiteError(extendedCode: .notADatabase, message: "m"))
         }

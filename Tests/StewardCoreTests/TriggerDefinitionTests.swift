@@ -139,11 +139,4 @@ import StewardCore
     func otherStatementsAreNotTriggers(_ sql: String) {
         #expect(TriggerDefinition(name: "t", sql: sql) == nil)
     }
-
-    @Test func codableRoundTrip() throws {
-        let trigger = try #require(TriggerDefinition(
-            name: "t", sql: "CREATE TRIGGER t AFTER UPDATE OF a ON x BEGIN INSERT INTO f(f) VALUES ('delete'); END"))
-        let data = try JSONEncoder().encode(trigger)
-        #expect(try JSONDecoder().decode(TriggerDefinition.self, from: data) == trigger)
-    }
 }

@@ -215,7 +215,7 @@ import TestSupport
         #expect(sync.summary == "FTS5 index out of sync: ticket_fts")
         #expect(sync.details.count == 1)
         #expect(sync.details.first?.hasPrefix("ticket_fts: the index does not match its content table ticket (") == true)
-        #expect(sync.details.first?.contains("SQLite error 267") == true, "SQLITE_CORRUPT_VTAB")
+        #expect(sync.details.first?.contains("SQLite error \(ResultCode.corruptVirtualTable)") == true)
         #expect(report.failedChecks == ["fts-sync"])
         #expect(try check(report, "integrity").status == .pass, "the file itself is sound")
     }

@@ -46,6 +46,8 @@ public final class AgeDecryptor {
 
     /// Reads the header. Throws `AgeError.notAge` when the input is not an age file,
     /// `unsupportedVersion` or `malformedHeader` when it is one this reader refuses.
+    /// - Throws: `AgeError` for a file that is not age (`.notAge`), another version or a
+    ///   malformed header; what `input` throws, unchanged.
     public init(input source: @escaping Input) throws {
         let input = AgeInput(source: source)
         self.header = try AgeHeader.read(from: input)
@@ -63,6 +65,9 @@ public final class AgeDecryptor {
     /// header's MAC and reads the payload nonce. Throws `noIdentityMatched` (nothing was
     /// decrypted; the file is intact as far as anyone can tell), `headerMACMismatch`, or
     /// `malformedHeader` when the nonce is missing.
+    /// - Throws: `AgeError`: `.noIdentityMatched` when no identity opens a stanza,
+    ///   `.headerMACMismatch` for a header changed after it was written, `.invalidState` when
+    ///   already unlocked; what `input` throws, unchanged.
     public func unlock(with identities: [AgeIdentity]) throws {
         guard state == .locked else { throw AgeError.invalidState("the age file is already unlocked") }
         state = .failed
@@ -88,6 +93,8 @@ public final class AgeDecryptor {
 
     /// The next chunk of plaintext, authenticated, valid until the next call; nil once
     /// the final chunk has been released and the input has ended right after it.
+    /// - Throws: `AgeError`: `.damagedChunk`, `.truncated`, `.trailingData`, or `.invalidState`
+    ///   before `unlock(with:)` or after a failure; what `input` throws, unchanged.
     public func nextChunk() throws -> UnsafeRawBufferPointer? {
         switch state {
         case .locked: throw AgeError.invalidState("the age file is not unlocked")
@@ -133,6 +140,7 @@ public final class AgeDecryptor {
     }
 
     /// Copies plaintext into `target`; 0 only at the verified end of the payload.
+    /// - Throws: What `nextChunk()` throws.
     public func read(into target: UnsafeMutableRawBufferPointer) throws -> Int {
         guard target.count > 0, let base = target.baseAddress else { return 0 }
         while unread.isEmpty {
@@ -147,6 +155,8 @@ public final class AgeDecryptor {
 
     /// Opens the file at `path` and reads its header; the file is closed when the
     /// decryptor is released. Throws `ArchiveError.input` when it cannot be opened.
+    /// - Throws: `ArchiveError.input` when the file cannot be opened; what
+    ///   `init(input:)` throws.
     public convenience init(path: String) throws {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {

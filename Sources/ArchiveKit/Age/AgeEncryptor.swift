@@ -25,8 +25,10 @@ public final class AgeEncryptor {
     /// Encrypted bytes handed to the output so far.
     public private(set) var bytesWritten: Int64 = 0
 
-    /// Writes the header and the payload nonce. Throws `invalidRecipients` for none, or a
-    /// passphrase together with another recipient.
+    /// Writes the header and the payload nonce.
+    /// - Throws: `AgeError`: `.invalidRecipients` for none, a passphrase beside another
+    ///   recipient or an empty passphrase; others when the random key cannot be made;
+    ///   what `output` throws, unchanged.
     public init(recipients: [AgeRecipient], output: @escaping Output) throws {
         try AgeRecipient.check(recipients)
         let fileKey = try AgePrimitives.randomBytes(16)
@@ -46,6 +48,9 @@ public final class AgeEncryptor {
         sealed.deallocate()
     }
 
+    /// Encrypts `buffer`, writing each chunk to the output as it fills.
+    ///
+    /// - Throws: `AgeError.invalidState` after `finish()` or a failure; what `output` throws.
     public func write(_ buffer: UnsafeRawBufferPointer) throws {
         try checkUsable()
         guard let base = buffer.baseAddress else { return }
@@ -61,11 +66,15 @@ public final class AgeEncryptor {
         }
     }
 
+    /// Encrypts `bytes`, as `write(_:)` with a buffer does.
+    ///
+    /// - Throws: What `write(_:)` with a buffer throws.
     public func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
     /// Seals the final chunk. The output has then received every byte.
+    /// - Throws: `AgeError.invalidState` when already finished or failed; what `output` throws.
     public func finish() throws {
         guard !isFinished else { return }
         try checkUsable()

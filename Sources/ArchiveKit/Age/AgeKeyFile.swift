@@ -7,6 +7,7 @@ import Foundation
 public enum AgeKeyFile {
     /// The identities of an identity file (`AGE-SECRET-KEY-1…` lines, as `age-keygen`
     /// writes them); at least one.
+    /// - Throws: `AgeError` for a line that is not a valid identity, or a file with none.
     public static func identities(in contents: String) throws(AgeError) -> [AgeX25519Identity] {
         var identities: [AgeX25519Identity] = []
         for (number, line) in keyLines(contents) {
@@ -21,6 +22,7 @@ public enum AgeKeyFile {
     }
 
     /// The recipients of a recipients file (`age1…` lines); at least one.
+    /// - Throws: `AgeError` for a line that is not a valid recipient, or a file with none.
     public static func recipients(in contents: String) throws(AgeError) -> [AgeX25519Recipient] {
         var recipients: [AgeX25519Recipient] = []
         for (number, line) in keyLines(contents) {

@@ -9,6 +9,9 @@ public struct AgeX25519Recipient: Sendable, Equatable, Hashable, CustomStringCon
 
     public let publicKey: [UInt8]
 
+    /// A recipient from its raw 32-byte X25519 public key.
+    ///
+    /// - Throws: `AgeError` for a key that is not 32 bytes.
     public init(publicKey: [UInt8]) throws(AgeError) {
         guard publicKey.count == AgePrimitives.keySize else { throw .invalidKey("an X25519 public key is 32 bytes") }
         self.publicKey = publicKey
@@ -55,6 +58,9 @@ public struct AgeX25519Identity: Sendable, Equatable, CustomStringConvertible {
     let secretKey: [UInt8]
     public let recipient: AgeX25519Recipient
 
+    /// An identity from its raw 32-byte X25519 secret key.
+    ///
+    /// - Throws: `AgeError` for a key that is not 32 bytes, or when its public key cannot be derived.
     public init(secretKey: [UInt8]) throws(AgeError) {
         guard secretKey.count == AgePrimitives.keySize else { throw .invalidKey("an X25519 secret key is 32 bytes") }
         self.secretKey = secretKey
@@ -76,11 +82,13 @@ public struct AgeX25519Identity: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A new identity from libcrypto's random generator.
+    /// - Throws: `AgeError` when no random key can be made.
     public static func generate() throws(AgeError) -> AgeX25519Identity {
         try AgeX25519Identity(secretKey: AgePrimitives.randomBytes(AgePrimitives.keySize))
     }
 
     /// `AGE-SECRET-KEY-1…`, for writing a key file; never logged.
+    /// - Throws: `AgeError` when the key cannot be encoded as Bech32.
     public func encoded() throws(AgeError) -> String {
         do {
             return try Bech32.encode(humanReadablePart: Self.humanReadablePart, data: secretKey)

@@ -35,6 +35,8 @@ public enum Bech32 {
     public static let maximumLength = 90
 
     /// `hrp` + `1` + data + checksum, in the case of `hrp` (all lower or all upper).
+    /// - Throws: `Bech32.Failure` for a human-readable part that cannot be encoded or a
+    ///   result longer than the format allows.
     public static func encode(humanReadablePart hrp: String, data: [UInt8]) throws(Failure) -> String {
         let hrpBytes = Array(hrp.utf8)
         guard !hrpBytes.isEmpty, hrpBytes.allSatisfy({ (33...126).contains($0) }) else { throw .invalidHumanReadablePart }
@@ -55,6 +57,8 @@ public enum Bech32 {
     }
 
     /// The human-readable part, in the case it was written in, and the data bytes.
+    /// - Throws: `Bech32.Failure` naming what is wrong: length, characters, mixed case,
+    ///   separator or checksum.
     public static func decode(_ string: String) throws(Failure) -> (humanReadablePart: String, data: [UInt8]) {
         let (hrp, values) = try decodeGroups(string)
         return (hrp, try convertBits(values, from: 5, to: 8, pad: false))
