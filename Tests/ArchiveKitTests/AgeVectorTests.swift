@@ -26,7 +26,7 @@ import TestSupport
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
     }
 
-    /// The kinds the brief names: X25519, scrypt, header (stanza, version, empty), HMAC, STREAM.
+    /// The kinds of vector checked: X25519, scrypt, header (stanza, version, empty), HMAC, STREAM.
     static let implementedPrefixes = ["x25519", "scrypt", "stanza", "hmac", "stream", "header", "version", "empty"]
     static let unimplementedPrefixes = ["armor", "hybrid"]
 

@@ -137,7 +137,7 @@ import TestSupport
         #expect(names == ["a", "b", "c"])
     }
 
-    /// Issue 9, item 17: after the end-of-archive blocks, only the zero padding of the
+    /// After the end-of-archive blocks, only the zero padding of the
     /// last 10240-byte record may follow.
     @Test(arguments: ["a byte that is not zero", "text", "zeros past the record"])
     func dataAfterTheEndBlocksIsRefused(label: String) throws {

@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// `backup --as-is` and `restore --accept-recorded-failures` (issue 13): bundles of
+/// `backup --as-is` and `restore --accept-recorded-failures`: bundles of
 /// broken databases, for analysis, with the failures recorded and never row data.
 @Suite struct AsIsBundleTests {
     static let secret = "Secret orphan title"

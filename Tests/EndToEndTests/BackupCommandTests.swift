@@ -3,9 +3,9 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// `steward backup` on real files: the bundle, refusals, and the faults of field notes §3
-/// (locked source, unwritable directory, kill -9, full disk, signals). Each test has its
-/// own directory; the bundle directory is `out` inside it.
+/// `steward backup` on real files: the bundle, refusals, and the faults a backup must
+/// survive (locked source, unwritable directory, kill -9, full disk, signals). Each test
+/// has its own directory; the bundle directory is `out` inside it.
 @Suite struct BackupCommandTests {
     static let nobody: UInt32 = 65534
 

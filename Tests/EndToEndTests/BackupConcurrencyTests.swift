@@ -4,8 +4,9 @@ import Testing
 import TestSupport
 
 /// Writes one batch and its lines per transaction, as fast as it can, on its own thread
-/// and connection, until stopped (field notes §3, the concurrency test). Batch numbers
-/// are given in commit order, so a consistent snapshot holds exactly batches 1…n.
+/// and connection, until stopped: backups taken meanwhile must each hold whole batches
+/// only. Batch numbers are given in commit order, so a consistent snapshot holds exactly
+/// batches 1…n.
 final class BatchWriter: @unchecked Sendable {
     private let path: String
     private let lock = NSLock()

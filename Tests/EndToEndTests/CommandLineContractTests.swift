@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The command-line contract of design.md, checked on the built binary.
+/// The command-line contract (docs/design-notes.md, "Command-line contract"), checked on
+/// the built binary.
 @Suite struct CommandLineContractTests {
     @Test func noArgumentsPrintsHelp() throws {
         let run = try StewardProcess.run([])

@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// Content digests (issue 13): `inspect --digest`, the manifest's `contentDigests`, and
+/// Content digests: `inspect --digest`, the manifest's `contentDigests`, and
 /// `restore`'s comparison, checked against an independent implementation in Python
 /// (scripts/content-digest.py: Python's sqlite3 and hashlib).
 @Suite struct ContentDigestTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 9, item 16: a zero-byte file is 65 in inspect and verify, as in backup; SQLite
+/// A zero-byte file is 65 in inspect and verify, as in backup; SQLite
 /// would call it an empty database, but it is almost always a wrong path.
 @Suite struct EmptyFileTests {
     @Test(arguments: [["inspect"], ["inspect", "--json"], ["verify", "--db"], ["verify", "--json", "--db"]])

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `--load-extension` beyond migrate (issue 10): a database whose schema uses sqlite-vec's
+/// `--load-extension` beyond migrate: a database whose schema uses sqlite-vec's
 /// vec0 virtual table, made by migrate with the extension loaded.
 @Suite struct ExtensionCommandTests {
     let directory: TemporaryDirectory

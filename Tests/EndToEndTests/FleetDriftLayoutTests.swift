@@ -5,7 +5,7 @@ import TestSupport
 
 private let dbmateAvailable = (try? systemTool(["dbmate", "--version"]).status) == 0
 
-/// Drift in every layout (issue 12): what a database has applied is what its runner's
+/// Drift in every layout: what a database has applied is what its runner's
 /// ledger says, the expected schema is those migrations applied to an empty database, and a
 /// database changed by hand is refused (65) with the difference while the others migrate.
 @Suite struct FleetDriftLayoutTests {

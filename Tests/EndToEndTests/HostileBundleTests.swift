@@ -53,7 +53,7 @@ import TestSupport
 
     // MARK: - After the end of the archive
 
-    /// Issue 9, item 17: a bundle with data after tar's end-of-archive blocks is refused
+    /// A bundle with data after tar's end-of-archive blocks is refused
     /// by restore and by inspect (65), whether the data is in the last zstd frame or in a
     /// frame appended to the bundle.
     @Test func dataAfterTheEndOfTheArchiveIsRefused() throws {

@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// Issue 9, item 10: every command run on a database, tables, triggers, migrations and a
+/// Every command run on a database, tables, triggers, migrations and a
 /// bundle whose names hold newlines, carriage returns, tabs, escape sequences and whole
 /// report lines (`HostileNames`). Text output shows them escaped (`\n`, `\r`, `\t`, `\\`,
 /// `\xHH`) on their own line; no forged line, escape character or carriage return ever

@@ -113,7 +113,7 @@ import TestSupport
         #expect(try directory.contents(of: "sub") == before)
     }
 
-    /// Issue 9, item 16: a zero-byte file is 65, as in every other command.
+    /// A zero-byte file is 65, as in every other command.
     @Test func zeroLengthFileExits65() throws {
         let directory = try TemporaryDirectory()
         #expect(FileManager.default.createFile(atPath: directory.file("empty.db"), contents: Data()))
@@ -126,7 +126,7 @@ import TestSupport
         #expect(try directory.contents() == ["empty.db"])
     }
 
-    /// Issue 9, item 11: on a live WAL database, `database` is what a reader sees, while
+    /// On a live WAL database, `database` is what a reader sees, while
     /// `fileHeader` is the main file's stale header, labelled as such.
     @Test func liveWALDatabaseReportsWhatAReaderSees() throws {
         let directory = try TemporaryDirectory()

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Every command on a healthy database whose schema uses JSON functions in a CHECK
-/// constraint, generated columns, indexes, a view and a trigger (issue 9, item 6): Steward
+/// constraint, generated columns, indexes, a view and a trigger: Steward
 /// kept `trusted_schema` off, and SQLite 3.40 refused to read such a schema ("unsafe use
 /// of json_extract()"): restore failed 7 checks, verify failed, a bundle Steward made
 /// could not be restored.

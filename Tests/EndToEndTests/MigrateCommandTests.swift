@@ -173,7 +173,7 @@ import TestSupport
             try connection.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY, ticket_id INTEGER REFERENCES ticket(id))")
             try connection.execute(sql: "INSERT INTO note(ticket_id) VALUES (999)")
         }
-        // The table made by hand is drift, refused (65) before any change since issue 12;
+        // The table made by hand is drift, refused (65) before any change;
         // --allow-drift lets the orphans be the subject here.
         let run = try migrate(["--json", "--allow-drift"])
         #expect(run.status == 0, "\(run.stderr)")

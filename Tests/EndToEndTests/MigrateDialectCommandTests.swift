@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// Issue 10 through the binary: --dialect, --to with 64-bit and Flyway versions,
+/// Through the binary: --dialect, --to with 64-bit and Flyway versions,
 /// --baseline, --allow-* and the report's new fields.
 @Suite struct MigrateDialectCommandTests {
     let directory: TemporaryDirectory

@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// Issue 9, through the binary: refusals of sets Steward cannot run faithfully, no row
+/// Through the binary: refusals of sets Steward cannot run faithfully, no row
 /// data in messages, out-of-memory and zero-byte files.
 @Suite struct MigrateSafetyTests {
     let directory: TemporaryDirectory

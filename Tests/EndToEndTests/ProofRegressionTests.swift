@@ -4,7 +4,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// "Proven" when it was not (issue 9, items 7, 8 and 9): a row that violates a CHECK
+/// "Proven" when it was not: a row that violates a CHECK
 /// constraint, a payload padded after its last page, damaged pages in an FTS5 shadow table.
 @Suite struct ProofRegressionTests {
     let directory: TemporaryDirectory
@@ -52,7 +52,7 @@ import TestSupport
         return checks.first { $0["name"] as? String == name }
     }
 
-    // MARK: - Item 7: CHECK constraints
+    // MARK: - CHECK constraints
 
     /// The example database with a row that violates a CHECK constraint, written as a
     /// migration with `PRAGMA ignore_check_constraints = ON` would.
@@ -125,7 +125,7 @@ import TestSupport
         #expect(!run.allOutput.contains("Secret title"), "no row data")
     }
 
-    // MARK: - Item 8: a payload padded after its last page
+    // MARK: - A payload padded after its last page
 
     @Test(arguments: [false, true])
     func aPayloadLongerThanItsPagesIsRefusedBeforeAnyCopy(manifestCountsThePadding: Bool) throws {
@@ -149,7 +149,7 @@ import TestSupport
         #expect(try directory.contents().sorted() == ["bundles", "tickets.sqlite"], "no staging left")
     }
 
-    // MARK: - Item 9: FTS5's own integrity-check
+    // MARK: - FTS5's own integrity-check
 
     /// The example database with the leaf block of its FTS5 index zeroed: every b-tree
     /// page is sound (integrity_check says ok), the index is not.

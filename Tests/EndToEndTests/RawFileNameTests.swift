@@ -4,7 +4,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// Issue 9, item 13: file names that are not UTF-8 reach the system byte for byte in every
+/// File names that are not UTF-8 reach the system byte for byte in every
 /// command (`FileNames`), and are shown with each such byte as `\xHH`, in text and in JSON.
 @Suite struct RawFileNameTests {
     let directory: TemporaryDirectory

@@ -45,7 +45,7 @@ struct RealWorldFixture: Sendable, CustomTestStringConvertible {
     ]
 }
 
-/// Content digests (issue 13) on real-world databases: Steward's `inspect --digest` against
+/// Content digests on real-world databases: Steward's `inspect --digest` against
 /// the independent implementation (scripts/content-digest.py: Python's sqlite3 and hashlib),
 /// across VACUUM and page-size changes, for one changed value, and through backup and a
 /// restore drill; with no row data in any output.

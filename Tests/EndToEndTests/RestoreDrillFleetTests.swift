@@ -3,8 +3,8 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// `steward restore --check-only` over many bundles (issue 13 with issue 12's fleet
-/// options): one NDJSON line per bundle as it finishes, a summary, shards, `--fail-fast`,
+/// `steward restore --check-only` over many bundles, with the fleet options of
+/// migrate, verify and backup: one NDJSON line per bundle as it finishes, a summary, shards, `--fail-fast`,
 /// encrypted bundles, the fleet's exit rule; nothing published and no staging left.
 @Suite(.enabled(if: AgeTool.isInstalled, "the age and age-keygen tools (Debian package age) are not installed"))
 struct RestoreDrillFleetTests {

@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// `steward restore BUNDLE --check-only` (issue 13): every check of a restore, then
+/// `steward restore BUNDLE --check-only`: every check of a restore, then
 /// nothing published and no staging left anywhere.
 @Suite struct RestoreDrillTests {
     static let titles = ["Printer is on fire", "Café au lait spilled", "客户工单搜索"]

@@ -148,7 +148,7 @@ import TestSupport
         let run = try StewardProcess.run(["inspect", path])
         #expect(run.status == 0)
         #expect(!run.stdout.contains("\u{1B}"))
-        #expect(run.stdout.contains("evil\\x1B[2Jname"), "escaped as in steward(1), issue 9 item 10")
+        #expect(run.stdout.contains("evil\\x1B[2Jname"), "escaped as steward(1), Names in output, says")
         #expect(run.stdout.contains("del\\x7Fc1\\x85"))
         let json = try StewardProcess.run(["inspect", "--json", path])
         let names = (try json.json()["tables"] as? [[String: Any]])?.compactMap { $0["name"] as? String }

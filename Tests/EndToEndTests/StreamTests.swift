@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `backup --out -` and `restore -` (issue 13): bundles through pipes, plain and
+/// `backup --out -` and `restore -`: bundles through pipes, plain and
 /// encrypted; a reader that stops early; a terminal refused.
 @Suite struct StreamTests {
     static let titles = ["Printer is on fire", "Café au lait spilled", "客户工单搜索"]

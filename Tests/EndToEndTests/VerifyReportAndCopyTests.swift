@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// Issue 9 item 1: `verify --report` never replaces an input; item 14: the private copy is
+/// `verify --report` never replaces an input, and the private copy is
 /// made only when a check needs it, and when it cannot be made only those checks fail.
 @Suite struct VerifyReportAndCopyTests {
     let directory: TemporaryDirectory
@@ -192,46 +192,5 @@ import TestSupport
         #expect(((failed["details"] as? [String]) ?? []).contains { $0.hasPrefix("the copy needs 28672 bytes") })
         #expect(try check(run, "integrity")["status"] as? String == "pass")
         #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty, "the workspace was removed")
-    }
-}
-
-/// Issue 9 item 1, for the other commands that write: backup's bundle and restore's
-/// target never replace one of their inputs, whatever the spelling.
-@Suite struct OutputsNeverReplaceInputsTests {
-    let directory: TemporaryDirectory
-
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
-
-    @Test(arguments: ["out", "./out/", "link"])
-    func aBundleNamedLikeItsDatabaseNeverReplacesIt(out: String) throws {
-        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: false)
-        try FileManager.default.createSymbolicLink(atPath: directory.file("link"), withDestinationPath: "out")
-        let database = directory.file("out/x.tar.zst")
-        try Fixtures.makeExampleDatabase(at: database)
-        let before = FileManager.default.contents(atPath: database)
-        let run = try StewardProcess.run(
-            ["backup", "--db", "out/x.tar.zst", "--out", out, "--name", "x.tar.zst", "--quiet"], currentDirectory: directory.path)
-        #expect(run.status == 73, "\(run.stderr)")
-        #expect(run.stderr.contains("already exists"), "\(run.stderr)")
-        #expect(FileManager.default.contents(atPath: database) == before)
-        #expect(try directory.contents(of: "out") == ["x.tar.zst"])
-    }
-
-    @Test func aRestoreTargetNeverReplacesItsBundle() throws {
-        let database = directory.file("x.sqlite")
-        try Fixtures.makeExampleDatabase(at: database)
-        let out = directory.file("bundles")
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
-        #expect(try StewardProcess.run(["backup", "--db", database, "--out", out, "--name", "b.tar.zst", "--quiet"]).status == 0)
-        let bundle = out + "/b.tar.zst"
-        let before = FileManager.default.contents(atPath: bundle)
-        for target in [bundle, out, out + "/../bundles/"] {
-            let run = try StewardProcess.run(["restore", bundle, "--into", target, "--quiet"])
-            #expect(run.status == 73, "\(target): \(run.stderr)")
-            #expect(FileManager.default.contents(atPath: bundle) == before)
-            #expect(try directory.contents(of: "bundles") == ["b.tar.zst"])
-        }
     }
 }

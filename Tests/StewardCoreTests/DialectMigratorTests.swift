@@ -4,7 +4,7 @@ import Testing
 @testable import StewardCore
 import TestSupport
 
-/// Issue 10: `steward migrate` on sets and databases made for other runners: only up parts
+/// `steward migrate` on sets and databases made for other runners: only up parts
 /// run, applied state comes from the runner's ledger, and the rows the runner would write are
 /// written in the same transaction.
 @Suite struct DialectMigratorTests {

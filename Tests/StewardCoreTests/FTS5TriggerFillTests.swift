@@ -4,8 +4,8 @@ import Testing
 @testable import StewardCore
 import TestSupport
 
-/// FTS5 tables that keep their own content and are filled by triggers on another table
-/// (issue 10): which triggers cover the source, how the insert trigger maps columns, and
+/// FTS5 tables that keep their own content and are filled by triggers on another table:
+/// which triggers cover the source, how the insert trigger maps columns, and
 /// the rows compared inside SQLite.
 @Suite struct FTS5TriggerFillTests {
     static let schema = """

@@ -4,7 +4,7 @@ import Testing
 @testable import StewardCore
 import TestSupport
 
-/// verify on adopted databases (issue 10): an FTS5 table that keeps its own content and is
+/// verify on adopted databases: an FTS5 table that keeps its own content and is
 /// filled by triggers from another table is checked too, in `fts-triggers` (insert, update
 /// and delete of the source covered) and `fts-sync` (its rows against the source's).
 @Suite struct FTSTriggerFillVerifyTests {

@@ -162,7 +162,7 @@ import TestSupport
         #expect(report.warnings.isEmpty)
     }
 
-    /// Issue 9, item 11: the main file's header of a live WAL database is stale; what a
+    /// The main file's header of a live WAL database is stale; what a
     /// reader sees comes from the connection, the header is reported as the file's.
     @Test func liveWALDatabaseReportsWhatAReaderSeesBesideTheStaleHeader() throws {
         let directory = try TemporaryDirectory()
@@ -196,7 +196,7 @@ import TestSupport
 
     // MARK: - Files that are not databases
 
-    /// Issue 9, item 16: SQLite would take a zero-byte file for an empty database, but
+    /// SQLite would take a zero-byte file for an empty database, but
     /// every command refuses it alike (only `migrate --create` accepts it).
     @Test func emptyFileIsRefusedAsBadInput() throws {
         let directory = try TemporaryDirectory()

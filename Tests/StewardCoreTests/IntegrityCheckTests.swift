@@ -4,8 +4,8 @@ import Testing
 import TestSupport
 @testable import StewardCore
 
-/// Where verify may run its read-write integrity check on the original file (issue 9,
-/// item 7): only where opening it read-write can change nothing.
+/// Where verify may run its read-write integrity check on the original file (see
+/// docs/design-notes.md, "Integrity checks see CHECK constraints"): only where opening it read-write can change nothing.
 @Suite struct IntegrityCheckTests {
     let directory: TemporaryDirectory
     var database: String { directory.file("t.sqlite") }

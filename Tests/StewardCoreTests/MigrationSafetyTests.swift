@@ -4,7 +4,7 @@ import Testing
 @testable import StewardCore
 import TestSupport
 
-/// Issue 9: migration sets Steward cannot run faithfully are refused before anything runs,
+/// Migration sets Steward cannot run faithfully are refused before anything runs,
 /// and what a run leaves behind is compared row by row and checked before the commit.
 @Suite struct MigrationSafetyTests {
     let directory: TemporaryDirectory
@@ -40,7 +40,7 @@ import TestSupport
         throw StewardError(.internal, "the run succeeded")
     }
 
-    // MARK: - Item 2: versioned files that are not SQL
+    // MARK: - Versioned files that are not SQL
 
     @Test func codeMigrationsRefuseTheWholeSetNamingEachFile() throws {
         try write("0215_create_note.sql", "CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT);\n")
@@ -82,7 +82,7 @@ import TestSupport
         #expect(set.migrations.map(\.fileName) == ["0001_a.sql"])
     }
 
-    // MARK: - Item 3: goose and dbmate section markers
+    // MARK: - Goose and dbmate section markers
 
     @Test(arguments: [
         ("-- +goose Up\nCREATE TABLE t(x);\n\n-- +goose Down\nDROP TABLE t;\n", 1, "goose"),
@@ -113,7 +113,7 @@ import TestSupport
         #expect(try migrate { $0.create = true }.applied.count == 1)
     }
 
-    // MARK: - Item 4: a set with no migration
+    // MARK: - A set with no migration
 
     @Test func anEmptyDirectoryIsAnErrorAndCreatesNothing() throws {
         let error = try failure { $0.create = true }
@@ -143,7 +143,7 @@ import TestSupport
         #expect(error.message.contains("1_init.down.sql") && error.message.contains("README.md"), "\(error.message)")
     }
 
-    // MARK: - Item 5: foreign keys compared row by row
+    // MARK: - Foreign keys compared row by row
 
     /// The schema through a migration, the rows (orphans among them) behind its back.
     func makeOrphans(_ schema: String, rows: String) throws {
@@ -219,7 +219,7 @@ import TestSupport
         #expect(keys.comparedByCount.map(\.table) == ["note"])
     }
 
-    // MARK: - Item 7: pragmas that bypass checks, and quick_check before the commit
+    // MARK: - Pragmas that bypass checks, and quick_check before the commit
 
     @Test(arguments: ["PRAGMA ignore_check_constraints = ON", "PRAGMA writable_schema = 1", "PRAGMA query_only = ON",
                       "pragma main.Writable_Schema", "PRAGMA query_only"])
@@ -244,7 +244,7 @@ import TestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
     }
 
-    // MARK: - Item 12: SQLite's runtime messages can quote rows
+    // MARK: - SQLite's runtime messages can quote rows
 
     @Test func aRuntimeErrorDoesNotQuoteRowData() throws {
         try write("0001_a.sql", "CREATE TABLE doc(body TEXT, path TEXT, x INTEGER);\n")
@@ -265,7 +265,7 @@ import TestSupport
         #expect(error.message.contains("NOT NULL constraint failed: t.x"), "\(error.message)")
     }
 
-    // MARK: - Item 15 and 16: memory for --dry-run, and a zero-byte file
+    // MARK: - Memory for --dry-run, and a zero-byte file
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/meminfo"), "MemAvailable comes from /proc/meminfo"))
     func availableMemoryIsReadFromTheKernel() throws {

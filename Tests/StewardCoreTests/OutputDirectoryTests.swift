@@ -32,7 +32,7 @@ import TestSupport
         try write(name + "/backup.sqlite", "customer data")
     }
 
-    /// Issue 9 item 18: staleness is the lock's, not the process id's. Process 1 and this
+    /// Staleness is the lock's, not the process id's. Process 1 and this
     /// process are alive, yet their leftovers are stale; a process id that does not exist
     /// names a workspace whose lock a live process holds, and it is kept.
     @Test(.enabled(if: LockHolder.isAvailable, "needs flock(1) from util-linux"))

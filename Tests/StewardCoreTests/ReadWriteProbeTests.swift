@@ -5,7 +5,7 @@ import Testing
 @testable import StewardCore
 import TestSupport
 
-/// The read-write probe works on the restored file itself (issue 14): it must still fail
+/// The read-write probe works on the restored file itself: it must still fail
 /// on a file SQLite cannot write, and prove the file unchanged when it passes.
 @Suite struct ReadWriteProbeTests {
     let directory: TemporaryDirectory

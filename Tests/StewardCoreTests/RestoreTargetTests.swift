@@ -43,7 +43,7 @@ import TestSupport
         }
     }
 
-    /// Issue 9 item 18: a staging workspace is stale when nobody holds its lock,
+    /// A staging workspace is stale when nobody holds its lock,
     /// whatever process id its name records (process 1 and this one are alive); one whose
     /// lock a live process holds is kept although its process id does not exist. Links
     /// are not followed, and only directories are removed.

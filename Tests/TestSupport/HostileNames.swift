@@ -6,7 +6,7 @@ import SQLiteKit
 import Glibc
 #endif
 
-/// Names that forge report lines when printed raw (issue 9, items 10 and 13): a newline,
+/// Names that forge report lines when printed raw: a newline,
 /// a carriage return, a tab, a terminal escape sequence and a backslash, with whole
 /// report lines between them. Every command is run on files named so, and on a bundle
 /// whose manifest strings are so, and no forged line may appear in what it prints.

@@ -6,7 +6,7 @@ import SQLiteKit
 /// on an expression (`json_extract`), a view (`->>`, `json_array_length`) and a trigger
 /// (`json_object`). On SQLite 3.40 these functions are not marked innocuous, so with
 /// `trusted_schema` off such a schema cannot even be read ("unsafe use of
-/// json_extract()"). Every command must handle it (issue 9, item 6).
+/// json_extract()"). Every command must handle it.
 public enum JSONSchemaFixture {
     /// The migration set that creates the schema, in the steward layout; user_version 2.
     public static let migrations: [(name: String, sql: String)] = [

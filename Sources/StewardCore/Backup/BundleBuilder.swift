@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Writes a bundle (design.md, "Bundle format", version 1) as two zstd frames that hold
+/// Writes a bundle (docs/design-notes.md, "Bundle format", version 1) as two zstd frames that hold
 /// one pax tar stream:
 ///
 /// 1. the manifest and the checksum list, written last but placed first;

@@ -1,8 +1,8 @@
 import Foundation
 
-/// `manifest.json`, the first entry of a bundle (design.md, "Bundle format", version 1):
-/// what the snapshot is, how it was taken and checked, and the size and SHA-256 of every
-/// payload file. Names, counts and settings only; never row data.
+/// `manifest.json`, the first entry of a bundle (docs/design-notes.md, "Bundle format",
+/// version 1): what the snapshot is, how it was taken and checked, and the size and
+/// SHA-256 of every payload file. Names, counts and settings only; never row data.
 public struct BundleManifest: Codable, Sendable, Equatable {
     public static let formatName = "steward-bundle"
     public static let currentFormatVersion = 1

@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Reads a bundle (design.md, "Bundle format", version 1) as hostile input, in one pass
+/// Reads a bundle (docs/design-notes.md, "Bundle format", version 1) as hostile input, in one pass
 /// and without extracting anything itself: `steward restore` hands the payload to files
 /// in its staging directory, `steward inspect` only hashes it.
 ///

@@ -1,7 +1,7 @@
 import SQLiteKit
 
 /// An FTS5 table that keeps its own copy of the text and is filled by triggers on another
-/// table (issue 10: an adopted application's search index). Nothing but those triggers keeps
+/// table (an adopted application's search index). Nothing but those triggers keeps
 /// the two in step, so verify checks that insert, update and delete of the source each have
 /// one, and, where the insert trigger copies columns one to one, compares the rows.
 public struct FTS5TriggerFill: Sendable, Equatable {

@@ -2,10 +2,10 @@ import ArchiveKit
 import Foundation
 import SQLiteKit
 
-/// Logical digests of a database's content (issue 13): one SHA-256 per table over its
-/// rows, and one over its schema. Equal data gives equal digests whatever the file looks
-/// like: across `VACUUM`, page-size changes and SQLite versions, where a file hash
-/// differs.
+/// Logical digests of a database's content (docs/design-notes.md, "Customer exports"):
+/// one SHA-256 per table over its rows, and one over its schema. Equal data gives equal
+/// digests whatever the file looks like: across `VACUUM`, page-size changes and SQLite
+/// versions, where a file hash differs.
 ///
 /// - A table's digest covers `SELECT *` of its rows in rowid order (primary-key order
 ///   for a WITHOUT ROWID table), each value encoded as the sqlite3 shell's `.sha3sum`

@@ -1,4 +1,4 @@
-/// The shapes that every report uses for the same concept (issue 11, "One JSON envelope"):
+/// The shapes that every report uses for the same concept (steward(1), JSON OUTPUT):
 /// a database is an object with `path` in every command's JSON, a bundle too, so that a
 /// script reads `.database.path` or `.bundle.path` whatever the command. A report may
 /// carry more about either (verify's database, backup's bundle) beside `path`.
