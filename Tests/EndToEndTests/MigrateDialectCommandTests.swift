@@ -16,10 +16,7 @@ import TestSupport
     }
 
     func write(_ name: String, _ text: String) throws {
-        let path = (migrations as NSString).appendingPathComponent(name)
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try directory.write(text, to: "migrations/\(name)")
     }
 
     func migrate(_ extra: [String]) throws -> StewardRun {

@@ -7,7 +7,7 @@ import TestSupport
 /// `steward migrate` on sets and databases made for other runners: only up parts
 /// run, applied state comes from the runner's ledger, and the rows the runner would write are
 /// written in the same transaction.
-@Suite struct DialectMigratorTests {
+@Suite struct DialectMigratorTests: MigratorSuite {
     let directory: TemporaryDirectory
     var database: String { directory.file("app.db") }
     var migrations: String { directory.file("migrations") }
@@ -18,38 +18,10 @@ import TestSupport
     }
 
     func write(_ name: String, _ text: String) throws {
-        let path = (migrations as NSString).appendingPathComponent(name)
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    }
-
-    func migrate(_ change: (inout Migrator.Options) -> Void = { _ in }) throws -> MigrateReport {
-        var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
-        options.timeout = 2
-        change(&options)
-        return try Migrator(options: options).run()
-    }
-
-    func failure(_ change: (inout Migrator.Options) -> Void = { _ in }) throws -> StewardError {
-        do {
-            _ = try migrate(change)
-        } catch let error as StewardError {
-            return error
-        }
-        Issue.record("the run succeeded")
-        throw StewardError(.internal, "the run succeeded")
+        try directory.write(text, to: "migrations/\(name)")
     }
 
     func bytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: database)) }
-
-    func python(_ expression: String, file: String) throws -> String {
-        let path = (migrations as NSString).appendingPathComponent(file)
-        let code = "import sys, hashlib, zlib; data = open(sys.argv[1], 'rb').read(); print(\(expression))"
-        let result = try systemTool(["python3", "-c", code, path])
-        #expect(result.status == 0, "\(result.output)")
-        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 
     func integrityOK() throws -> Bool {
         try Connection(path: database).rows(sql: "PRAGMA integrity_check") == [[.text("ok")]]

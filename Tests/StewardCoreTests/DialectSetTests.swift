@@ -15,10 +15,7 @@ import TestSupport
     }
 
     func write(_ name: String, _ text: String = "CREATE TABLE x(y);\n") throws {
-        let path = (migrations as NSString).appendingPathComponent(name)
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try directory.write(text, to: "migrations/\(name)")
     }
 
     func refusal(_ dialect: Dialect) throws -> StewardError {

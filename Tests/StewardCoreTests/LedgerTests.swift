@@ -6,7 +6,7 @@ import TestSupport
 
 /// Each runner's ledger, pre-filled as that runner writes it, with checksums computed
 /// independently in Python (hashlib, zlib), never with Steward's code.
-@Suite struct LedgerTests {
+@Suite struct LedgerTests: MigrationSetSuite {
     let directory: TemporaryDirectory
     var migrations: String { directory.file("migrations") }
 
@@ -16,19 +16,7 @@ import TestSupport
     }
 
     func write(_ name: String, _ text: String) throws {
-        let path = (migrations as NSString).appendingPathComponent(name)
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    }
-
-    /// Runs a Python expression over a file of the set; `data` is the file's bytes.
-    func python(_ expression: String, file: String) throws -> String {
-        let path = (migrations as NSString).appendingPathComponent(file)
-        let code = "import sys, hashlib, zlib; data = open(sys.argv[1], 'rb').read(); print(\(expression))"
-        let result = try systemTool(["python3", "-c", code, path])
-        #expect(result.status == 0, "\(result.output)")
-        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try directory.write(text, to: "migrations/\(name)")
     }
 
     func hexBytes(_ hex: String) -> [UInt8] {

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Migration sets Steward cannot run faithfully are refused before anything runs,
 /// and what a run leaves behind is compared row by row and checked before the commit.
-@Suite struct MigrationSafetyTests {
+@Suite struct MigrationSafetyTests: MigratorSuite {
     let directory: TemporaryDirectory
     var database: String { directory.file("app.db") }
     var migrations: String { directory.file("migrations") }
@@ -17,27 +17,7 @@ import TestSupport
     }
 
     func write(_ name: String, _ text: String = "SELECT 1;\n") throws {
-        let path = (migrations as NSString).appendingPathComponent(name)
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    }
-
-    func migrate(_ change: (inout Migrator.Options) -> Void = { _ in }) throws -> MigrateReport {
-        var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
-        options.timeout = 2
-        change(&options)
-        return try Migrator(options: options).run()
-    }
-
-    func failure(_ change: (inout Migrator.Options) -> Void = { _ in }) throws -> StewardError {
-        do {
-            _ = try migrate(change)
-        } catch let error as StewardError {
-            return error
-        }
-        Issue.record("the run succeeded")
-        throw StewardError(.internal, "the run succeeded")
+        try directory.write(text, to: "migrations/\(name)")
     }
 
     // MARK: - Versioned files that are not SQL
