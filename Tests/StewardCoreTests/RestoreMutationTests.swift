@@ -18,12 +18,12 @@ import TestSupport
     @Test func mutatedBundlesAreRefusedOrRestoredIdentically() throws {
         let example = try ExampleBundle()
         let original = Array(try #require(FileManager.default.contents(atPath: example.path)))
-        let tar = try Self.zstd(["-dc"], original)
+        let tar = try TarBuilder.zstd(original, arguments: ["-dc"])
         let work = try TemporaryDirectory(prefix: "steward-mutation")
 
         var mutants = BundleMutation.mutants(of: original, count: Self.count, seed: Self.seed)
         for mutant in BundleMutation.mutants(of: tar, count: Self.count, seed: Self.seed + 1) {
-            mutants.append(("tar " + mutant.description, try Self.zstd(["-q", "-c"], mutant.bytes)))
+            mutants.append(("tar " + mutant.description, try TarBuilder.zstd(mutant.bytes)))
         }
         var outcomes: [String: Int] = [:]
         for (index, mutant) in ([("control: the bundle unchanged", original)] + mutants).enumerated() {
@@ -53,27 +53,6 @@ import TestSupport
         print("mutation outcomes (\(mutants.count) mutants and a control, seed \(Self.seed)): \(outcomes.sorted { $0.key < $1.key })")
         #expect(outcomes.values.reduce(0, +) == mutants.count + 1)
         #expect((outcomes["65"] ?? 0) > mutants.count / 2, "\(outcomes)")
-    }
-
-    /// The system `zstd` with `arguments`, from `input` to its output.
-    static func zstd(_ arguments: [String], _ input: [UInt8]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["zstd"] + arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let writer = Thread {
-            stdin.fileHandleForWriting.write(Data(input))
-            try? stdin.fileHandleForWriting.close()
-        }
-        writer.start()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadCorruptFile) }
-        return Array(output)
     }
 
     /// Runs a restore on a thread of its own; nil when it did not finish in time.

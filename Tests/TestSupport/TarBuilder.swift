@@ -66,14 +66,15 @@ public struct TarBuilder {
         bytes += [UInt8](repeating: 0, count: 1024)
     }
 
-    /// The stream compressed by the system `zstd`.
-    public static func zstd(_ input: [UInt8]) throws -> [UInt8] {
+    /// `input` through the system `zstd` with `arguments`: compressed, by default.
+    public static func zstd(_ input: [UInt8], arguments: [String] = ["-q", "-c"]) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["zstd", "-q", "-c"]
+        process.arguments = ["zstd"] + arguments
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
         try process.run()
         let writer = Thread { 
             stdin.fileHandleForWriting.write(Data(input))
