@@ -213,4 +213,19 @@ import TestSupport
             #expect(!run.allOutput.contains("zq-private"))
         }
     }
+
+    @Test func controlCharactersInNamesAreNotPrinted() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("odd.db")
+        try Connection(path: path).execute(sql: "CREATE TABLE \"evil\u{1B}[2Jname\"(x); CREATE TABLE \"del\u{7F}c1\u{85}\"(y)")
+        let run = try StewardProcess.run(["inspect", path])
+        #expect(run.status == 0)
+        #expect(!run.stdout.contains("\u{1B}"))
+        #expect(run.stdout.contains("evil\\x1B[2Jname"), "escaped as steward(1), Names in output, says")
+        #expect(run.stdout.contains("del\\x7Fc1\\x85"))
+        let json = try StewardProcess.run(["inspect", "--json", path])
+        let names = (try json.json()["tables"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(names == ["del\u{7F}c1\u{85}", "evil\u{1B}[2Jname"], "JSON keeps names exactly")
+        #expect(!json.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F || (0x80...0x9F).contains($0.value) })
+    }
 }

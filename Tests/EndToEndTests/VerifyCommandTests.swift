@@ -253,4 +253,22 @@ import TestSupport
         #expect(!contractRun.allOutput.contains("Café"), "no fixture text either")
         #expect(!contractRun.allOutput.contains("客户"))
     }
+
+    @Test func assertionErrorsNeverQuoteRowData() throws {
+        let database = directory.file("tickets.db")
+        #expect(try StewardProcess.run(["migrate", "--db", database, "--migrations", examples, "--create", "--quiet"]).status == 0)
+        let marker = "ZQSECRET\(UUID().uuidString.prefix(6).filter(\.isLetter))"
+        try Connection(path: database).execute(sql: "INSERT INTO ticket(title) VALUES (?)", bindings: [.text("\(marker): secret words")])
+        let assertions = directory.file("a.sql")
+        // The title becomes an FTS5 query: its parse error would name the "column".
+        try "-- name: every title is searchable\nSELECT count(*) >= 0 FROM ticket_fts WHERE ticket_fts MATCH (SELECT title FROM ticket LIMIT 1);\n"
+            .write(toFile: assertions, atomically: true, encoding: .utf8)
+        let report = directory.file("report.json")
+        let run = try StewardProcess.run(["verify", "--db", database, "--assert", assertions, "--report", report, "--json"])
+        #expect(run.status == 1)
+        #expect(!run.allOutput.contains(marker))
+        let written = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(!written.contains(marker))
+        #expect(written.contains("every title is searchable"))
+    }
 }

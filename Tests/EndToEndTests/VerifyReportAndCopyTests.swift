@@ -193,4 +193,26 @@ import TestSupport
         #expect(try check(run, "integrity")["status"] as? String == "pass")
         #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty, "the workspace was removed")
     }
+
+    @Test func staleVerifyCopiesOfKilledRunsAreRemoved() throws {
+        let database = directory.file("tickets.db")
+        #expect(try StewardProcess.run(["migrate", "--db", database, "--migrations", examples, "--create", "--quiet"]).status == 0)
+        // A process id above any pid_max: no such process.
+        let stale = FileManager.default.temporaryDirectory.appendingPathComponent("steward-verify-2147483646-\(UUID().uuidString.prefix(6))").path
+        try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: false)
+        try Data("copy".utf8).write(to: URL(fileURLWithPath: stale + "/copy.sqlite"))
+        try Data().write(to: URL(fileURLWithPath: stale + "/.lock"))
+        // A workspace whose lock is held (as a live run holds it) is left alone, whatever
+        // its process id says.
+        let live = FileManager.default.temporaryDirectory.appendingPathComponent("steward-verify-2147483645-\(UUID().uuidString.prefix(6))").path
+        try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: false)
+        try Data().write(to: URL(fileURLWithPath: live + "/.lock"))
+        let lock = open(live + "/.lock", O_RDWR)
+        #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        defer { close(lock); try? FileManager.default.removeItem(atPath: live) }
+
+        #expect(try StewardProcess.run(["verify", "--db", database, "--quiet"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(FileManager.default.fileExists(atPath: live))
+    }
 }

@@ -6,7 +6,7 @@ import TestSupport
 
 /// "Proven" when it was not: a row that violates a CHECK
 /// constraint, a payload padded after its last page, damaged pages in an FTS5 shadow table.
-@Suite struct ProofRegressionTests {
+@Suite struct DamageDetectionTests {
     let directory: TemporaryDirectory
     var database: String { directory.file("tickets.sqlite") }
     var into: String { directory.file("restored") }
