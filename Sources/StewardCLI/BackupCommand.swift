@@ -69,7 +69,8 @@ struct BackupCommand: OperationCommand, FleetCommand {
         options.keys = try KeyOptions.parse(values, encrypting: true)
         if let name = values[Opt.name] {
             if let problem = BackupMaker.problem(withBundleName: name, encrypted: options.keys.encrypts) {
-                throw values.error("The value '\(name)' is invalid for '--name <file>': \(problem)")
+                throw values.error(
+                    "The value '\(name)' is invalid for '--name <file>': \(problem.message)\(problem.remedy.map(RemedyWording.suffix(for:)) ?? "")")
             }
             options.bundleName = name
         }

@@ -104,7 +104,7 @@ public struct BackupMaker {
         try ExtensionLoading.requireLoadable(options.extensions)
         let total = Stopwatch()
         if let name = options.bundleName, let problem = BackupNaming.problem(withBundleName: name, encrypted: options.keys.encrypts) {
-            throw StewardError(.cannotCreate, "cannot use '\(name)' as the bundle name: \(problem)")
+            throw StewardError(.cannotCreate, "cannot use '\(name)' as the bundle name: \(problem.message)", remedy: problem.remedy)
         }
         // Read before the source is touched: a missing key file costs nothing.
         let recipients = options.keys.encrypts ? try options.keys.recipientsForEncryption() : nil
@@ -325,7 +325,7 @@ public struct BackupMaker {
     // MARK: - Inputs
 
     /// Why `name` cannot be a bundle name (for `--name`), or nil when it can.
-    public static func problem(withBundleName name: String, encrypted: Bool = false) -> String? {
+    public static func problem(withBundleName name: String, encrypted: Bool = false) -> BundleNameProblem? {
         BackupNaming.problem(withBundleName: name, encrypted: encrypted)
     }
 

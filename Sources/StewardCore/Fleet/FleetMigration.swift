@@ -21,6 +21,9 @@ public struct FleetMigration {
         /// `steward restore BUNDLE --replace DB`, with `--accept-recorded-failures` when
         /// the bundle records foreign-key violations (restore refuses it otherwise).
         static func rollbackCommand(bundle: String, database: String, recordsFailures: Bool) -> String {
+            // The one place StewardCore names options: this is a command line a user
+            // copies into a shell, report data, not a message that points at an option
+            // (`CoreWordingTests` allows exactly these).
             var words = ["steward", "restore", ShellQuoting.quoted(DatabaseList.absolute(bundle)),
                          "--replace", ShellQuoting.quoted(DatabaseList.absolute(database))]
             if recordsFailures { words.append("--accept-recorded-failures") }
