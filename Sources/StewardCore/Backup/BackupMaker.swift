@@ -171,15 +171,14 @@ public struct BackupMaker {
 
         var report = BackupReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
-            database: DatabaseReference(path: options.databasePath), createdAt: manifest.createdAt, source: manifest.source,
-            snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
+            database: DatabaseReference(path: options.databasePath), manifest: manifest, checks: verified.results,
+            failedChecks: verified.results.filter { $0.status == .fail }.map(\.name),
             bundle: .init(
                 path: streams ? "-" : finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
                 compressionLevel: options.compressionLevel, threads: options.threads,
                 durationSeconds: bundleWatch.roundedSeconds),
             staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
         report.encryption = recipients.map { BundleEncryption(recipients: $0) }
-        report.recordedFailures = manifest.recordedFailures
         return report
     }
 

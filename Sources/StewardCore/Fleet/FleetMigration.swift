@@ -155,10 +155,10 @@ public struct FleetMigration {
         do {
             let report = try BackupMaker(options: backup, cancellation: cancellation).run()
             return Bundle(path: report.bundle.path, sha256: report.bundle.sha256, sizeBytes: report.bundle.sizeBytes,
-                          userVersion: report.source.userVersion, recordedFailures: report.recordedFailures,
+                          userVersion: report.manifest.source.userVersion, recordedFailures: report.manifest.recordedFailures,
                           rollbackCommand: Bundle.rollbackCommand(
                             bundle: report.bundle.path, database: options.databasePath,
-                            recordsFailures: report.recordedFailures != nil))
+                            recordsFailures: report.manifest.recordedFailures != nil))
         } catch let error as StewardError {
             if error.kind == .interrupted { throw error }
             throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)", remedy: error.remedy)
