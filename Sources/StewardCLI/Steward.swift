@@ -49,6 +49,11 @@ public enum Steward {
            leading.allSatisfy({ $0 == "--json" || $0 == "--help" || $0 == "-h" }) {
             return usageFailure(helpHasNoJSON(path: [root.commandName]), arguments: arguments, terminal: terminal)
         }
+        // `steward help migrate --json` asks for the same help as `migrate --help --json`.
+        if arguments.first == "help", arguments.contains("--json") {
+            let named = arguments.dropFirst().prefix { !$0.hasPrefix("-") }
+            return usageFailure(helpHasNoJSON(path: [root.commandName] + named), arguments: arguments, terminal: terminal)
+        }
         do {
             switch try parser.parse(versionAsJSON ? ["--version"] : arguments) {
             case .help(let text, let path):

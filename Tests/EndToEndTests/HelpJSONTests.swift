@@ -9,9 +9,10 @@ import TestSupport
 
     @Test(arguments: commands)
     func helpWithJSONIsAUsageError(_ command: [String]) throws {
-        for help in [["--help", "--json"], ["--json", "-h"]] {
-            let run = try StewardProcess.run(command + help)
-            let label = (command + help).joined(separator: " ")
+        // `steward help CMD --json` is the same request as `steward CMD --help --json`.
+        for line in [command + ["--help", "--json"], command + ["--json", "-h"], ["help"] + command + ["--json"]] {
+            let run = try StewardProcess.run(line)
+            let label = line.joined(separator: " ")
             #expect(run.status == 64, "\(label): \(run.allOutput)")
             let object = try #require(try? run.json(), "\(label): \(run.stdout)")
             #expect(object["command"] as? String == command.first ?? "steward", "\(label)")
