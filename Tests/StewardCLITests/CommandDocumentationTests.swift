@@ -41,7 +41,7 @@ import TestSupport
     @Test(arguments: allCheckedNames)
     func helpIsWhatTheParserPrints(command name: String) throws {
         let command = try #require(Self.allCommands.first { $0.commandName == name })
-        guard case .help(let printed) = try CommandLineParser(root: Steward.root).parse([name, "--help"]) else {
+        guard case .help(let printed, _) = try CommandLineParser(root: Steward.root).parse([name, "--help"]) else {
             Issue.record("steward \(name) --help did not ask for help")
             return
         }
