@@ -18,6 +18,8 @@ public struct AgeX25519Recipient: Sendable, Equatable, Hashable, CustomStringCon
     }
 
     /// Parses `age1…`; the error never repeats the text.
+    /// - Throws: `AgeError.invalidKey` for text that is not Bech32, not `age1` in lower case,
+    ///   or does not hold a 32-byte key.
     public init(_ text: String) throws(AgeError) {
         let decoded: (humanReadablePart: String, data: [UInt8])
         do {
@@ -68,6 +70,8 @@ public struct AgeX25519Identity: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `AGE-SECRET-KEY-1…`; the error never repeats the text.
+    /// - Throws: `AgeError.invalidKey` for text that is not Bech32, not `AGE-SECRET-KEY-1` in
+    ///   upper case, or does not hold a 32-byte key.
     public init(_ text: String) throws(AgeError) {
         let decoded: (humanReadablePart: String, data: [UInt8])
         do {
