@@ -10,6 +10,9 @@
 # Prints wall times (best of RUNS, warm cache, each side after a `sync`), the ratio,
 # the sizes of both bundles, Steward's phases and peak memory (/usr/bin/time -f %M).
 # Targets: ratio <= 0.6; bundle at most 0.1% larger than the peer's; peak RSS <= 64 MiB.
+# Then the limit of two cores from the mandatory components timed alone (snapshot,
+# integrity and foreign-key checks, content digests, zstd, SHA-256, fsync; bench/common.sh,
+# `limit`) and Steward / limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +24,7 @@ echo "database: $(size_mib "$db") MiB, $(sqlite3 "$db" 'SELECT count(*) FROM tic
 cat "$db" > /dev/null  # warm the page cache for both sides
 threads=$(nproc)
 
+components="$work/components.txt"; : > "$components"
 peer_times=(); kept_times=(); steward_times=(); peaks=()
 for run in $(seq 1 "$RUNS"); do
     rm -rf "$work/peer" "$work/steward"
@@ -53,6 +57,19 @@ for run in $(seq 1 "$RUNS"); do
     t1=$(now)
     steward_times+=("$(elapsed "$t0" "$t1")")
     peaks+=("$(cat "$work/peak.txt")")
+
+    # The mandatory components alone (the limit below), on a snapshot like Steward's.
+    copy="$work/component-copy.db"
+    rm -f "$copy" "$work/component.zst"
+    sync
+    component snapshot "sqlite3 '$db' '.backup $copy'"
+    component integrity "sqlite3 -bail '$copy' 'PRAGMA integrity_check;'"
+    component foreign_keys "sqlite3 -bail '$copy' 'PRAGMA foreign_key_check;'"
+    component digests "'$steward' inspect --digest '$copy' --json"
+    component zstd "zstd -q -1 -T$threads -o '$work/component.zst' '$copy'"
+    component sha256 "openssl dgst -sha256 '$copy'"
+    component fsync "sync -f '$work/component.zst'"
+    rm -f "$copy" "$work/component.zst"
 done
 
 peer=$(printf "%s\n" "${peer_times[@]}" | best)
@@ -76,3 +93,6 @@ print(f"steward phases (last run): snapshot {s['durationSeconds']}s (source held
       f"(checks); bundle phase {b['durationSeconds']}s in all, zstd level {b['compressionLevel']} with {b['threads']} threads; "
       f"total {r['totalSeconds']}s")
 PY
+# Everything reads the snapshot, so it comes first; the rest may run side by side, the
+# compressed bundle synced once written.
+limit "snapshot + max(integrity, foreign_keys, digests, zstd + fsync, sha256)" "$mine"

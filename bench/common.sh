@@ -21,3 +21,42 @@ tickets_db() {
     TARGET_MIB=${TARGET_MIB:-1024} bash bench/make-tickets-db.sh "$steward" "$db"
     echo "$db"
 }
+
+# --- The limit (issue 14's acceptance fallback) --------------------------------------
+# Each script also times the components Steward cannot avoid, each alone, in the same
+# run (`component NAME 'shell command'`: wall time and CPU time, user + sys, of the
+# command and its children), and prints a limit computed from them (`limit`):
+#   limit = max(longest chain, total CPU / cores)
+# where a chain is the components that must run one after another (the formula each
+# script passes, from the best wall time of each component over the runs), and the total
+# CPU is the sum of each component's lowest CPU time. Steward's best time / limit is the
+# ratio the issue's fallback asks to be within 5% of (docs/design-notes.md, "Performance
+# (issue 14)").
+component() {
+    local name=$1 command=$2 out
+    out=$(mktemp)
+    /usr/bin/time -f "%e %U %S" -o "$out" bash -c "$command" > /dev/null
+    echo "$name $(cat "$out")" >> "$components"
+    rm -f "$out"
+}
+
+# limit FORMULA STEWARD_SECONDS: FORMULA is a Python expression over component names
+# (max(), +), the longest chain.
+limit() {
+    python3 - "$components" "$1" "$2" "$(nproc)" <<'PY'
+import sys
+path, formula, mine, cores = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+wall, cpu = {}, {}
+for line in open(path):
+    name, e, u, s = line.split()
+    wall[name] = min(wall.get(name, float("inf")), float(e))
+    cpu[name] = min(cpu.get(name, float("inf")), float(u) + float(s))
+chain = eval(formula, {"__builtins__": {}, "max": max}, wall)
+total = sum(cpu.values())
+limit = max(chain, total / cores)
+print("components alone (best wall / lowest CPU): " + ", ".join(f"{n} {wall[n]:.2f}s/{cpu[n]:.2f}s" for n in wall))
+print(f"limit: {limit:.2f}s = max(longest chain {formula} = {chain:.2f}s, total CPU {total:.2f}s / {cores} cores = {total / cores:.2f}s)")
+ratio = mine / limit
+print(f"steward / limit: {ratio:.2f}  ({'within' if ratio <= 1.05 else 'NOT within'} 5% of the limit)")
+PY
+}

@@ -21,6 +21,11 @@ public final class Connection {
         /// Refuse to follow a symbolic link as the database path.
         public static let noFollow = OpenMode(rawValue: SQLITE_OPEN_NOFOLLOW)
         public static let memory = OpenMode(rawValue: SQLITE_OPEN_MEMORY)
+        /// No mutex around each call on this connection (SQLite's multi-thread mode for it):
+        /// for a connection only ever used from one thread, whose per-row and per-column
+        /// calls would otherwise each take and release it (`sqlite3_interrupt` stays safe
+        /// from any thread).
+        public static let noMutex = OpenMode(rawValue: SQLITE_OPEN_NOMUTEX)
     }
 
     /// The raw `sqlite3*` handle. Only SQLiteKit uses it.

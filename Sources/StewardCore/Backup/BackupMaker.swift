@@ -244,7 +244,8 @@ public struct BackupMaker {
             path: path, role: .checkedCopy(refusal: "the copy's content digests cannot be computed"),
             cancellation: cancellation, interruptedDetail: "; no bundle was written")
         return try mapping.run {
-            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&nolock=1")
+            // Only this thread uses the connection; the digests read every value through it.
+            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&nolock=1", oneThread: true)
             try connection.harden(loadingExtensions: extensions)
             connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop?.isCancelled == true) }
             return try ContentDigests.compute(connection, cancellation: cancellation)

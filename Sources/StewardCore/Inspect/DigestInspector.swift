@@ -22,7 +22,8 @@ public struct DigestInspector {
         let header = try probe.header()
         let mode = try DatabaseFile.readOnlyMode(path: path, header: header)
         return try SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation).run {
-            let connection = try Inspector.open(path: path, immutable: mode.immutable)
+            // Only this thread uses the connection; the digests read every value through it.
+            let connection = try DatabaseFile.open(path: path, immutable: mode.immutable, oneThread: true)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             return DigestReport(database: DatabaseReference(path: path), contentDigests: try ContentDigests.compute(connection, cancellation: cancellation))
         }

@@ -444,7 +444,8 @@ public struct Restorer: Sendable {
                           durationSeconds: watch.roundedSeconds, details: [recorded.algorithm]), nil)
         }
         do {
-            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&immutable=1")
+            // Only this thread uses the connection; the digests read every value through it.
+            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: "&immutable=1", oneThread: true)
             try connection.harden(loadingExtensions: options.extensions)
             let cancellation = self.cancellation
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }

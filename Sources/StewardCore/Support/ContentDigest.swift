@@ -62,13 +62,23 @@ public struct ContentDigests: Codable, Sendable, Equatable {
         try connection.transaction(.deferred) {
             let schemaHash = try SHA256Hasher()
             try hashRows(of: "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name", connection, into: schemaHash)
-            var tables: [Table] = []
-            var unreadable: [String] = []
             let chosen = algorithm == firstAlgorithmName
                 ? (tables: try firstRuleTables(connection), virtual: [String]())
                 : try tablesBySchema(connection)
-            for (name, withoutRowID, isVirtual) in chosen.tables {
+            // A content table that feeds FTS5 tables' digests is read first, once for all
+            // of them (ContentDigests+SharedScan); the results are listed in name order.
+            let feeds = try sharedScanFeeds(chosen.tables, connection)
+            let sequence = chosen.tables.indices.filter { feeds[$0] != nil } + chosen.tables.indices.filter { feeds[$0] == nil }
+            var found: [Int: Table] = [:]
+            var unreadableAt: Set<Int> = []
+            for index in sequence where found[index] == nil {
+                let (name, withoutRowID, isVirtual) = chosen.tables[index]
                 if let cancellation, cancellation.isCancelled { throw StewardError.interrupted(by: cancellation) }
+                if let fed = feeds[index], let shared = try sharedScan(of: name, feeding: fed, connection) {
+                    found[index] = shared.content
+                    for (at, table) in shared.fed { found[at] = table }
+                    continue
+                }
                 let hasher = try SHA256Hasher()
                 let rows: Int64
                 do {
@@ -77,11 +87,13 @@ public struct ContentDigests: Codable, Sendable, Equatable {
                 } catch let error as SQLiteError where isVirtual && !error.isInterrupt {
                     // Its data is still in the payload and in the file hash; only this
                     // digest is missing, and the manifest says so.
-                    unreadable.append(name)
+                    unreadableAt.insert(index)
                     continue
                 }
-                tables.append(Table(name: name, rows: rows, sha256: try hasher.finalize()))
+                found[index] = Table(name: name, rows: rows, sha256: try hasher.finalize())
             }
+            let tables = chosen.tables.indices.compactMap { found[$0] }
+            let unreadable = chosen.tables.indices.filter { unreadableAt.contains($0) }.map { chosen.tables[$0].0 }
             var digests = ContentDigests(algorithm: algorithm, schema: try schemaHash.finalize(), tables: tables)
             if !unreadable.isEmpty { digests.unreadable = unreadable }
             if !chosen.virtual.isEmpty { digests.virtualTables = chosen.virtual }

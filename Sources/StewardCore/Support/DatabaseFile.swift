@@ -152,16 +152,18 @@ struct DatabaseFile {
     /// `-wal` or `-shm`; `&nolock=1` takes no locks, for a private file that a plain
     /// descriptor reads at the same time (closing it would drop POSIX locks). A symbolic
     /// link at `path` is refused unless `followLinks`: Steward's own files are never links.
-    static func open(path: String, _ access: Access, parameters: String = "", followLinks: Bool = false) throws -> Connection {
+    /// `oneThread`: the connection never leaves the thread that opens it (`.noMutex`).
+    static func open(path: String, _ access: Access, parameters: String = "", followLinks: Bool = false, oneThread: Bool = false) throws -> Connection {
         var mode: Connection.OpenMode = access == .readWrite ? [.readWrite, .uri] : [.readOnly, .uri]
         if !followLinks { mode.insert(.noFollow) }
+        if oneThread { mode.insert(.noMutex) }
         let query = (access == .readWrite ? "mode=rw" : "mode=ro") + parameters
         return try Connection(path: uri(for: path, query: query), mode: mode)
     }
 
     /// Opens a user's database read-only (links followed); `immutable` as in `open(path:_:parameters:followLinks:)`.
-    static func open(path: String, immutable: Bool) throws -> Connection {
-        try open(path: path, .readOnly, parameters: immutable ? "&immutable=1" : "", followLinks: true)
+    static func open(path: String, immutable: Bool, oneThread: Bool = false) throws -> Connection {
+        try open(path: path, .readOnly, parameters: immutable ? "&immutable=1" : "", followLinks: true, oneThread: oneThread)
     }
 
     /// Opens a database read-only without creating anything beside it: immutable when
