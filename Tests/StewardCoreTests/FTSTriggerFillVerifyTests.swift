@@ -26,7 +26,7 @@ import TestSupport
         return try Verifier(options: options).run()
     }
 
-    func check(_ report: VerifyReport, _ name: String) throws -> VerifyReport.Check {
+    func check(_ report: VerifyReport, _ name: String) throws -> CheckResult {
         try #require(report.checks.first { $0.name == name })
     }
 

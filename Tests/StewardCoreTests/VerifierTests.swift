@@ -45,7 +45,7 @@ import TestSupport
         return path
     }
 
-    func check(_ report: VerifyReport, _ name: String) throws -> VerifyReport.Check {
+    func check(_ report: VerifyReport, _ name: String) throws -> CheckResult {
         try #require(report.checks.first { $0.name == name })
     }
 
@@ -121,7 +121,7 @@ import TestSupport
         try makeExample()
         let report = try verify()
         for (name, input) in [
-            ("version", VerifyReport.Check.MissingInput.expectedVersion),
+            ("version", CheckResult.MissingInput.expectedVersion),
             ("assertions", .assertions),
             ("search-contract", .contract),
         ] {

@@ -12,7 +12,7 @@ struct SnapshotVerification {
         /// The manifest's record of the checks (bundle format 1).
         let checks: BundleManifest.Checks
         /// One result per check, in the shape verify and restore report theirs.
-        let results: [RestoreReport.Check]
+        let results: [CheckResult]
         /// With `asIs`: the failures accepted into the bundle (nil otherwise).
         let recorded: RecordedFailures?
     }
@@ -93,10 +93,10 @@ struct SnapshotVerification {
         /// The findings as report results. Reached only when every check passed or its
         /// failure is recorded (`--as-is`): a recorded failure stays `fail`, since the
         /// bundled database does fail it.
-        func results(journalMode: String, source: BundleManifest.Source) -> [RestoreReport.Check] {
+        func results(journalMode: String, source: BundleManifest.Source) -> [CheckResult] {
             func seconds(_ name: CheckName) -> Double { durations[name] ?? 0 }
             let problems = integrity.problems
-            var results: [RestoreReport.Check] = [
+            var results: [CheckResult] = [
                 integrity.passed
                     ? .init(name: CheckName.integrity.bundleName, status: .pass, summary: "ok", durationSeconds: seconds(.integrity))
                     : .init(name: CheckName.integrity.bundleName, status: .fail,

@@ -45,7 +45,7 @@ final class ReadWriteProbe {
 
     /// Probes the file. A failed probe is a failed check; a signal, or no room left in
     /// the staging directory for the probe's journal (74), is thrown.
-    func run() throws -> RestoreReport.Check {
+    func run() throws -> CheckResult {
         let watch = Stopwatch()
         do {
             let summary = try probe()

@@ -32,16 +32,16 @@ struct RestoredDatabaseChecks {
     var databaseSHA256: String
     /// The content digests' check and what it found, computed on this thread while the
     /// FTS5 check runs on another; its result is the caller's to report.
-    var digest: @Sendable () -> (check: RestoreReport.Check, found: ContentDigests?) = {
+    var digest: @Sendable () -> (check: CheckResult, found: ContentDigests?) = {
         (.init(name: "content_digest", status: .skipped, summary: "not computed", durationSeconds: 0), nil)
     }
     /// Called as each check ends, from the thread that ran it.
-    let finished: @Sendable (RestoreReport.Check) -> Void
+    let finished: @Sendable (CheckResult) -> Void
 
     struct Result {
-        let checks: [RestoreReport.Check]
+        let checks: [CheckResult]
         let tables: [RestoreReport.Table]
-        let contentDigest: RestoreReport.Check
+        let contentDigest: CheckResult
     }
 
     func run() throws -> Result {
@@ -56,7 +56,7 @@ struct RestoredDatabaseChecks {
         // FTS5's check is the longest: it keeps one core to itself, while this thread
         // runs everything else, one after another, on the other (issue 14: three threads
         // sharing two cores held the FTS5 check back by a third).
-        var checks: [RestoreReport.Check] = [try integrityCheck()]
+        var checks: [CheckResult] = [try integrityCheck()]
         let (readOnly, tables, contentDigest) = try readOnlyChecks()
         checks += readOnly
         checks.append(try fts.wait())
@@ -64,7 +64,7 @@ struct RestoredDatabaseChecks {
         // The probe writes the file (and rolls back): only once every reader is done,
         // and never on a file another check refused.
         let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
-        let probed: RestoreReport.Check
+        let probed: CheckResult
         if refusedBy.isEmpty {
             probed = try ReadWriteProbe(databasePath: databasePath, directory: staging.path, cancellation: cancellation,
                                         extensions: extensions, expectedSHA256: databaseSHA256).run()
@@ -79,9 +79,9 @@ struct RestoredDatabaseChecks {
 
     // MARK: - FTS5
 
-    private func fts5Check(stop: Cancellation) throws -> RestoreReport.Check {
+    private func fts5Check(stop: Cancellation) throws -> CheckResult {
         let watch = Stopwatch()
-        let check: RestoreReport.Check
+        let check: CheckResult
         if !checksFTS {
             check = .init(name: CheckName.ftsSync.bundleName, status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
                           durationSeconds: 0)
@@ -105,9 +105,9 @@ struct RestoredDatabaseChecks {
 
     // MARK: - integrity_check
 
-    private func integrityCheck() throws -> RestoreReport.Check {
+    private func integrityCheck() throws -> CheckResult {
         let watch = Stopwatch()
-        let check: RestoreReport.Check
+        let check: CheckResult
         do {
             let cancellation = self.cancellation
             let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
@@ -131,7 +131,7 @@ struct RestoredDatabaseChecks {
 
     // MARK: - Read-only checks
 
-    private func readOnlyChecks() throws -> ([RestoreReport.Check], [RestoreReport.Table], RestoreReport.Check) {
+    private func readOnlyChecks() throws -> ([CheckResult], [RestoreReport.Table], CheckResult) {
         let connection: Connection
         do {
             let cancellation = self.cancellation
@@ -139,14 +139,14 @@ struct RestoredDatabaseChecks {
         } catch let error as SQLiteError {
             let summary = try Self.failure(error, cancellation)
             let names = [CheckName.foreignKeys.bundleName, CheckName.version.bundleName, "application_id", "page_count", "tables"]
-            let failed = names.map { RestoreReport.Check(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
+            let failed = names.map { CheckResult(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
             failed.forEach(finished)
             return (failed, [], digest().check)
         }
-        var checks: [RestoreReport.Check] = []
-        func run(_ name: String, _ body: () throws -> (RestoreReport.Check.Status, String, [String])) throws {
+        var checks: [CheckResult] = []
+        func run(_ name: String, _ body: () throws -> (CheckResult.Status, String, [String])) throws {
             let watch = Stopwatch()
-            let check: RestoreReport.Check
+            let check: CheckResult
             do {
                 let (status, summary, details) = try body()
                 check = .init(name: name, status: status, summary: summary, durationSeconds: watch.roundedSeconds, details: details)

@@ -66,7 +66,7 @@ public struct Restorer: Sendable {
         /// The checks of the database start.
         case checking
         /// A check ended (from the thread that ran it).
-        case checked(RestoreReport.Check)
+        case checked(CheckResult)
         case published(path: String)
     }
 
@@ -210,7 +210,7 @@ public struct Restorer: Sendable {
         let checkWatch = Stopwatch()
         progress(.checking)
         let databasePath = staging.file(file.path)
-        var checks: [RestoreReport.Check] = [
+        var checks: [CheckResult] = [
             .init(name: "sha256", status: .pass, summary: "\(file.path) matches the manifest", durationSeconds: extractSeconds),
         ]
         let header = try checkHeader(payload.header, entry: file.path)
@@ -266,7 +266,7 @@ public struct Restorer: Sendable {
     }
 
     private func report(
-        outcome: BundleReader.Outcome, bundleSize: Int64, stale: [String], checks: [RestoreReport.Check], walConverted: Bool,
+        outcome: BundleReader.Outcome, bundleSize: Int64, stale: [String], checks: [CheckResult], walConverted: Bool,
         databaseSHA256: String, tables: [RestoreReport.Table], extractSeconds: Double, checkSeconds: Double, totalSeconds: Double
     ) -> RestoreReport {
         let failed = checks.filter { $0.status == .fail }.map(\.name)
@@ -288,9 +288,9 @@ public struct Restorer: Sendable {
     /// and from the manifest. Anything after the last page (a valid small database
     /// followed by gigabytes of zeros, say) is refused here, before SQLite opens the file
     /// and before the checks would read all of it.
-    private func payloadSize(_ size: Int64, header: DatabaseHeader, source: BundleManifest.Source) -> RestoreReport.Check {
+    private func payloadSize(_ size: Int64, header: DatabaseHeader, source: BundleManifest.Source) -> CheckResult {
         let watch = Stopwatch()
-        func fail(_ summary: String) -> RestoreReport.Check {
+        func fail(_ summary: String) -> CheckResult {
             .init(name: "payload_size", status: .fail, summary: summary, durationSeconds: watch.roundedSeconds)
         }
         guard header.isPageCountValid else {
@@ -345,7 +345,7 @@ public struct Restorer: Sendable {
     }
 
     /// The magic string and the header's fields, before SQLite opens the file.
-    private func checkHeader(_ bytes: [UInt8], entry: String) throws -> (check: RestoreReport.Check, header: DatabaseHeader) {
+    private func checkHeader(_ bytes: [UInt8], entry: String) throws -> (check: CheckResult, header: DatabaseHeader) {
         let watch = Stopwatch()
         do {
             let header = try DatabaseHeader(bytes: bytes)
@@ -359,7 +359,7 @@ public struct Restorer: Sendable {
     /// A database whose header says WAL would need a `-wal` the bundle does not have, and
     /// would make `-wal` and `-shm` files wherever it is opened: switched to rollback
     /// journal here, in the staging directory, so that the result never needs them.
-    private func switchToRollbackJournal(_ path: String, header: DatabaseHeader, entry: String) throws -> (check: RestoreReport.Check, converted: Bool) {
+    private func switchToRollbackJournal(_ path: String, header: DatabaseHeader, entry: String) throws -> (check: CheckResult, converted: Bool) {
         let watch = Stopwatch()
         guard header.isWAL else {
             return (.init(name: "journal_mode", status: .pass,
@@ -399,7 +399,7 @@ public struct Restorer: Sendable {
     /// For a bundle with recorded failures: its failed integrity, foreign-key and FTS5
     /// checks become `accepted` when `--accept-recorded-failures` was given, no other
     /// check failed, and what the database shows now is covered by what was recorded.
-    private func acceptRecordedFailures(_ checks: [RestoreReport.Check], recorded: RecordedFailures, databasePath: String) throws -> [RestoreReport.Check] {
+    private func acceptRecordedFailures(_ checks: [CheckResult], recorded: RecordedFailures, databasePath: String) throws -> [CheckResult] {
         let failing = Set(checks.filter { $0.status == .fail }.map(\.name))
         guard options.acceptsRecordedFailures, !failing.isEmpty, failing.isSubset(of: Self.acceptableChecks) else { return checks }
         let found: RecordedFailures
@@ -430,7 +430,7 @@ public struct Restorer: Sendable {
     /// The restored database's content digests against the manifest's: the same data,
     /// table by table. Differences are named by table, never by row. Returns what was
     /// computed too: its row counts serve the table check.
-    private func contentDigestCheck(_ path: String, recorded: ContentDigests?) -> (check: RestoreReport.Check, found: ContentDigests?) {
+    private func contentDigestCheck(_ path: String, recorded: ContentDigests?) -> (check: CheckResult, found: ContentDigests?) {
         let watch = Stopwatch()
         guard let recorded else {
             return (.init(name: "content_digest", status: .skipped,
@@ -466,7 +466,7 @@ public struct Restorer: Sendable {
 
     /// The staging directory holds the manifest, the checksum list and the database, and
     /// nothing else: no `-wal`, `-shm` or `-journal`, no probe copy.
-    private func sideFiles(_ staging: StagingDirectory, payload: String) -> RestoreReport.Check {
+    private func sideFiles(_ staging: StagingDirectory, payload: String) -> CheckResult {
         let watch = Stopwatch()
         let expected = [BundleManifest.manifestEntry, BundleManifest.checksumEntry, BundleManifest.dataDirectory, payload].sorted()
         let found = staging.contents()

@@ -3,14 +3,14 @@ import Synchronization
 /// Results gathered from the checks running on several threads.
 final class CheckResults: Sendable {
     private struct State {
-        var checks: [CheckName: VerifyReport.Check] = [:]
+        var checks: [CheckName: CheckResult] = [:]
         var cases: [VerifyReport.ContractCase] = []
         var firstError: StewardError?
     }
 
     private let state = Mutex(State())
 
-    func add(_ check: VerifyReport.Check, as name: CheckName) {
+    func add(_ check: CheckResult, as name: CheckName) {
         state.withLock { $0.checks[name] = check }
     }
 
@@ -19,7 +19,7 @@ final class CheckResults: Sendable {
     }
 
     /// Skipped because the run was not given `input` (the CLI names the option).
-    func skip(_ name: CheckName, missing input: VerifyReport.Check.MissingInput) {
+    func skip(_ name: CheckName, missing input: CheckResult.MissingInput) {
         add(.skipped(name.rawValue, missing: input), as: name)
     }
 
@@ -28,7 +28,7 @@ final class CheckResults: Sendable {
         state.withLock { $0.checks[name]?.remedy = remedy }
     }
 
-    func check(named name: CheckName) -> VerifyReport.Check? {
+    func check(named name: CheckName) -> CheckResult? {
         state.withLock { $0.checks[name] }
     }
 

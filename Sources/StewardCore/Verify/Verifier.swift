@@ -39,7 +39,7 @@ public struct Verifier: Sendable {
 
     public enum Event: Sendable {
         case started(check: String)
-        case finished(check: String, status: VerifyReport.Check.Status, seconds: Double)
+        case finished(check: String, status: CheckResult.Status, seconds: Double)
     }
 
     /// The checks' names in report order.
@@ -165,17 +165,17 @@ public struct Verifier: Sendable {
         let name = checkName.rawValue
         progress(.started(check: name))
         let watch = Stopwatch()
-        let check: VerifyReport.Check
+        let check: CheckResult
         do {
             let (passed, summary, details) = try body()
-            check = .init(name: name, status: passed ? .pass : .fail, durationSeconds: watch.roundedSeconds,
-                          summary: summary, details: Array(details.prefix(50)))
+            check = .init(name: name, status: passed ? .pass : .fail, summary: summary,
+                          durationSeconds: watch.roundedSeconds, details: Array(details.prefix(50)))
         } catch let error as SQLiteError {
-            check = .init(name: name, status: .fail, durationSeconds: watch.roundedSeconds,
-                          summary: "cannot run: \(error.message) (SQLite error \(error.extendedCode))", details: [])
+            check = .init(name: name, status: .fail, summary: "cannot run: \(error.message) (SQLite error \(error.extendedCode))",
+                          durationSeconds: watch.roundedSeconds, details: [])
         } catch {
-            check = .init(name: name, status: .fail, durationSeconds: watch.roundedSeconds,
-                          summary: "cannot run: \(error.localizedDescription)", details: [])
+            check = .init(name: name, status: .fail, summary: "cannot run: \(error.localizedDescription)",
+                          durationSeconds: watch.roundedSeconds, details: [])
         }
         results.add(check, as: checkName)
         progress(.finished(check: name, status: check.status, seconds: check.durationSeconds))
