@@ -27,7 +27,7 @@ import TestSupport
     }
 
     func check(_ report: VerifyReport, _ name: String) throws -> CheckResult {
-        try #require(report.checks.first { $0.name == name })
+        try #require(report.checks.first { $0.name.rawValue == name })
     }
 
     @Test func aTableFilledByTriggersPasses() throws {

@@ -20,8 +20,8 @@ public struct BackupReport: Codable, Sendable {
     public let database: DatabaseReference
     /// `manifest.json` as written into the bundle (as restore and inspect show it).
     public let manifest: BundleManifest
-    /// Every check on the snapshot: `integrity_check`, `foreign_key_check`,
-    /// `user_version`, `journal_mode`, `fts5_integrity` (`skipped` without `checksFTS`).
+    /// Every check on the snapshot, named as verify and restore name them: `integrity`,
+    /// `foreign-keys`, `version`, `journal-mode`, `fts-sync` (`skipped` without `checksFTS`).
     public let checks: [CheckResult]
     /// The checks that failed: empty, except for the failures a `--as-is` bundle records.
     public let failedChecks: [String]

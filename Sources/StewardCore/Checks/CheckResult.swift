@@ -9,7 +9,7 @@ public struct CheckResult: Codable, Sendable, Equatable {
         case pass, fail, skipped, accepted
     }
 
-    public let name: String
+    public let name: CheckName
     public let status: Status
     /// One line: what passed, or what failed, or why the check was skipped.
     public let summary: String
@@ -27,7 +27,7 @@ public struct CheckResult: Codable, Sendable, Equatable {
         case name, status, summary, durationSeconds, details
     }
 
-    public init(name: String, status: Status, summary: String, durationSeconds: Double, details: [String] = [],
+    public init(name: CheckName, status: Status, summary: String, durationSeconds: Double, details: [String] = [],
                 missingInput: MissingInput? = nil) {
         self.name = name
         self.status = status
@@ -37,12 +37,12 @@ public struct CheckResult: Codable, Sendable, Equatable {
         self.missingInput = missingInput
     }
 
-    static func skipped(_ name: String, _ reason: String) -> CheckResult {
+    static func skipped(_ name: CheckName, _ reason: String) -> CheckResult {
         CheckResult(name: name, status: .skipped, summary: reason, durationSeconds: 0)
     }
 
     /// Skipped because the run was not given `input`; the summary says so in words.
-    static func skipped(_ name: String, missing input: MissingInput) -> CheckResult {
+    static func skipped(_ name: CheckName, missing input: MissingInput) -> CheckResult {
         CheckResult(name: name, status: .skipped, summary: input.summary, durationSeconds: 0, missingInput: input)
     }
 

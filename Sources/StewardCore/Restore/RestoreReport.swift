@@ -32,7 +32,7 @@ public struct RestoreReport: Codable, Sendable {
     public let walConverted: Bool
     public let checks: [CheckResult]
     public let failedChecks: [String]
-    /// Whether FTS5's integrity-check was left out on request (`fts5_integrity` is then
+    /// Whether FTS5's integrity-check was left out on request (`fts-sync` is then
     /// `skipped`).
     public let fts5CheckSkipped: Bool
     public let tables: [Table]

@@ -15,12 +15,12 @@ final class CheckResults: Sendable {
     }
 
     func skip(_ name: CheckName, _ reason: String) {
-        add(.skipped(name.rawValue, reason), as: name)
+        add(.skipped(name, reason), as: name)
     }
 
     /// Skipped because the run was not given `input` (the CLI names the option).
     func skip(_ name: CheckName, missing input: CheckResult.MissingInput) {
-        add(.skipped(name.rawValue, missing: input), as: name)
+        add(.skipped(name, missing: input), as: name)
     }
 
     /// The check `name` failed for want of what `remedy` gives (the CLI names the option).

@@ -7,7 +7,7 @@ extension Verifier {
         let watch = Stopwatch()
         guard SQLiteLibrary.canCreateFTS5() else {
             let check = CheckResult(
-                name: CheckName.searchContract.rawValue, status: .fail, summary: "cannot run: FTS5 unavailable",
+                name: .searchContract, status: .fail, summary: "cannot run: FTS5 unavailable",
                 durationSeconds: watch.roundedSeconds, details: [])
             results.add(check, as: .searchContract)
             progress(.finished(check: CheckName.searchContract.rawValue, status: .fail, seconds: check.durationSeconds))
@@ -36,7 +36,7 @@ extension Verifier {
             ? "\(cases.count) cases passed on the fresh and the migrated database (contract \(contract.version))"
             : "\(failed.count) of \(cases.count) cases failed: \(failed.map(\.name).joined(separator: ", "))"
         let check = CheckResult(
-            name: CheckName.searchContract.rawValue, status: failed.isEmpty ? .pass : .fail, summary: summary,
+            name: .searchContract, status: failed.isEmpty ? .pass : .fail, summary: summary,
             durationSeconds: watch.roundedSeconds, details: details)
         results.add(check, as: .searchContract)
         progress(.finished(check: CheckName.searchContract.rawValue, status: check.status, seconds: check.durationSeconds))
