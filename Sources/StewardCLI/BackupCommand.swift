@@ -163,16 +163,20 @@ struct BackupCommand: OperationCommand, FleetCommand {
         guard let names = checks.checksRun else {
             return "not recorded (a bundle made before Steward recorded them; its integrity_check may not have covered CHECK constraints)"
         }
-        var parts = names.map { name -> String in
-            switch name {
-            case "integrity_check": return "integrity_check (CHECK constraints included)"
-            case "fts5_integrity":
+        // The manifest keeps the bundle format's names; the text names each check as the
+        // reports do.
+        let ran = names.map { (CheckName(manifestName: $0), $0) }
+        var parts = ran.map { check, recorded -> String in
+            switch check {
+            case .integrity: return "\(CheckName.integrity.rawValue) (CHECK constraints included)"
+            case .ftsSync:
                 let count = checks.fts5Tables?.count ?? 0
-                return "fts5_integrity (\(count) FTS5 table\(count == 1 ? "" : "s"))"
-            default: return name
+                return "\(CheckName.ftsSync.rawValue) (\(count) FTS5 table\(count == 1 ? "" : "s"))"
+            case let check?: return check.rawValue
+            case nil: return ReportOutput.escaped(recorded)
             }
         }
-        if !names.contains("fts5_integrity") { parts.append("no FTS5 integrity-check") }
+        if !ran.contains(where: { $0.0 == .ftsSync }) { parts.append("no FTS5 integrity-check") }
         return parts.joined(separator: ", ")
     }
 

@@ -157,7 +157,7 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         case .checking:
             line = "checking the database ..."
         case .checked(let check):
-            line = "checking the database: \(ReportOutput.escaped(check.name)) \(check.status.rawValue)"
+            line = "checking the database: \(ReportOutput.escaped(check.name.rawValue)) \(check.status.rawValue)"
         case .published:
             return
         }
@@ -191,7 +191,7 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         lines.append("Checks")
         for check in report.checks {
             let status = check.status == .fail ? "FAIL" : check.status == .skipped ? "skip" : check.status == .accepted ? "known" : check.status.rawValue
-            lines.append("  \(status.padding(toLength: 6, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 18, withPad: " ", startingAt: 0))"
+            lines.append("  \(status.padding(toLength: 6, withPad: " ", startingAt: 0))\(check.name.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0))"
                          + "\(ReportOutput.escaped(check.summary))  \(ReportOutput.seconds(check.durationSeconds))")
             for detail in check.details.prefix(10) where check.status == .fail {
                 lines.append("          - \(ReportOutput.escaped(detail))")

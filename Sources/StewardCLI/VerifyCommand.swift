@@ -141,7 +141,7 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         for check in report.checks {
             let status = check.status == .fail ? "FAIL" : check.status.rawValue
             let time = check.status == .skipped ? "" : "  \(ReportOutput.seconds(check.durationSeconds))"
-            lines.append("  \(status.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name.padding(toLength: 16, withPad: " ", startingAt: 0))\(ReportOutput.escaped(check.summary))\(time)")
+            lines.append("  \(status.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0))\(ReportOutput.escaped(check.summary))\(time)")
             // Details of passing checks (compile options and the like) stay in the JSON.
             for detail in check.details.prefix(20) where check.status == .fail {
                 lines.append("          - \(ReportOutput.escaped(detail))")

@@ -3,7 +3,7 @@ import StewardCore
 /// Verify's skipped checks name the option that would have run them: the core says which
 /// input was missing, the command line which option gives it.
 enum VerifyWording {
-    static func summary(for input: VerifyReport.Check.MissingInput) -> String {
+    static func summary(for input: CheckResult.MissingInput) -> String {
         switch input {
         case .database: "no --db given"
         case .migrations: "no --migrations given"

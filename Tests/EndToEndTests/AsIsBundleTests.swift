@@ -59,8 +59,8 @@ import TestSupport
         let path = try #require((report["bundle"] as? [String: Any])?["path"] as? String)
         #expect(path.hasSuffix("-as-is.tar.zst"), "the name says so: \(path)")
         let recorded = try #require((report["manifest"] as? [String: Any])?["recordedFailures"] as? [String: Any])
-        #expect(try check(run, "foreign_key_check")?["status"] as? String == "fail", "a recorded failure is still a failure")
-        #expect(report["failedChecks"] as? [String] == ["foreign_key_check"])
+        #expect(try check(run, "foreign-keys")?["status"] as? String == "fail", "a recorded failure is still a failure")
+        #expect(report["failedChecks"] as? [String] == ["foreign-keys"])
         let keys = try #require(recorded["foreignKeyViolations"] as? [[String: Any]])
         #expect(keys.count == 1 && keys[0]["table"] as? String == "ticket" && keys[0]["parent"] as? String == "customer" && keys[0]["count"] as? Int == 2)
         #expect((recorded["integrity"] as? [String: Any])?["problems"] as? Int == 0)
@@ -75,8 +75,8 @@ import TestSupport
 
         let accepted = try restore(path, ["--accept-recorded-failures"])
         #expect(accepted.status == 0, "\(accepted.allOutput)")
-        #expect(try check(accepted, "foreign_key_check")?["status"] as? String == "accepted")
-        #expect(try check(accepted, "content_digest")?["status"] as? String == "pass")
+        #expect(try check(accepted, "foreign-keys")?["status"] as? String == "accepted")
+        #expect(try check(accepted, "content-digest")?["status"] as? String == "pass")
         #expect(FileManager.default.fileExists(atPath: into + "/data/orphans.sqlite"))
         #expect(!accepted.allOutput.contains(Self.secret))
 
@@ -100,7 +100,7 @@ import TestSupport
 
         let restored = try restore(path, ["--accept-recorded-failures"])
         #expect(restored.status == 1, "\(restored.allOutput)")
-        #expect(try check(restored, "foreign_key_check")?["status"] as? String == "fail", "3 violations, 1 recorded")
+        #expect(try check(restored, "foreign-keys")?["status"] as? String == "fail", "3 violations, 1 recorded")
         #expect(!FileManager.default.fileExists(atPath: into))
     }
 
@@ -115,14 +115,14 @@ import TestSupport
         let run = try backup(path, ["--as-is"])
         #expect(run.status == 0, "\(run.stderr)")
         let integrity = try #require(((try run.json()["manifest"] as? [String: Any])?["recordedFailures"] as? [String: Any])?["integrity"] as? [String: Any])
-        #expect(try check(run, "integrity_check")?["status"] as? String == "fail")
-        #expect(try run.json()["failedChecks"] as? [String] == ["integrity_check"])
+        #expect(try check(run, "integrity")?["status"] as? String == "fail")
+        #expect(try run.json()["failedChecks"] as? [String] == ["integrity"])
         #expect((integrity["problems"] as? Int ?? 0) >= 1)
         #expect(integrity["tables"] as? [String] == ["amount"])
         let bundle = try #require(((try run.json())["bundle"] as? [String: Any])?["path"] as? String)
         let restored = try restore(bundle, ["--accept-recorded-failures"])
         #expect(restored.status == 0, "\(restored.allOutput)")
-        #expect(try check(restored, "integrity_check")?["status"] as? String == "accepted")
+        #expect(try check(restored, "integrity")?["status"] as? String == "accepted")
     }
 
     @Test func aDatabaseThatCannotBeReadIsStillRefused() throws {

@@ -219,7 +219,7 @@ import TestSupport
         let run = try backup()
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.contains("refusing to publish"))
-        #expect(run.stderr.contains("foreign_key_check: comment → ticket: 1"), "\(run.stderr)")
+        #expect(run.stderr.contains("foreign-keys: comment → ticket: 1"), "\(run.stderr)")
         #expect(try outContents().isEmpty)
     }
 

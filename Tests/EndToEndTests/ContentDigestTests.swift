@@ -158,7 +158,7 @@ import TestSupport
         let restore = try StewardProcess.run(["restore", bundle, "--into", directory.file("restored"), "--json"])
         #expect(restore.status == 0, "\(restore.stderr)")
         let checks = try #require(try restore.json()["checks"] as? [[String: Any]])
-        let check = try #require(checks.first { $0["name"] as? String == "content_digest" })
+        let check = try #require(checks.first { $0["name"] as? String == "content-digest" })
         #expect(check["status"] as? String == "pass")
         #expect(!restore.allOutput.contains("Café"), "no row data")
     }
@@ -229,7 +229,7 @@ import TestSupport
             let drill = try StewardProcess.run(["restore", out + "/" + name, "--check-only", "--load-extension", library, "--json"])
             #expect(drill.status == 0, "\(name): \(drill.stdout)")
             let checks = try #require(try drill.json()["checks"] as? [[String: Any]])
-            #expect(checks.first { $0["name"] as? String == "content_digest" }?["status"] as? String == "pass", "\(name)")
+            #expect(checks.first { $0["name"] as? String == "content-digest" }?["status"] as? String == "pass", "\(name)")
         }
 
         // One changed vector: only the chunk table that holds the vectors differs.
@@ -277,7 +277,7 @@ import TestSupport
             let drill = try StewardProcess.run(["restore", out + "/" + name, "--check-only", "--load-extension", library, "--json"])
             #expect(drill.status == 0, "\(name): \(drill.stdout)")
             let checks = try #require(try drill.json()["checks"] as? [[String: Any]])
-            #expect(checks.first { $0["name"] as? String == "content_digest" }?["status"] as? String == expected, "\(name)")
+            #expect(checks.first { $0["name"] as? String == "content-digest" }?["status"] as? String == expected, "\(name)")
         }
     }
 }

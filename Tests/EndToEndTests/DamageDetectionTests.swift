@@ -119,8 +119,8 @@ import TestSupport
         let path = try bundle(parts, payload: Array(try #require(FileManager.default.contents(atPath: bad))), name: "bad.tar.zst")
         let run = try restore(path)
         #expect(run.status == 1, "\(run.stdout)")
-        #expect(try run.json()["failedChecks"] as? [String] == ["integrity_check"])
-        #expect(try check(run, "read_write_probe")?["status"] as? String == "skipped", "no copy of a refused file")
+        #expect(try run.json()["failedChecks"] as? [String] == ["integrity"])
+        #expect(try check(run, "read-write-probe")?["status"] as? String == "skipped", "no copy of a refused file")
         #expect(!FileManager.default.fileExists(atPath: into))
         #expect(!run.allOutput.contains("Secret title"), "no row data")
     }
@@ -140,11 +140,11 @@ import TestSupport
         let run = try restore(path)
         #expect(run.status == 1, "\(run.stdout)")
         let report = try run.json()
-        #expect(report["failedChecks"] as? [String] == ["payload_size"])
-        let size = try #require(try check(run, "payload_size"))
+        #expect(report["failedChecks"] as? [String] == ["payload-size"])
+        let size = try #require(try check(run, "payload-size"))
         #expect((size["summary"] as? String)?.contains("\(padded.count) bytes") == true, "\(size)")
         let names = (report["checks"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
-        #expect(names == ["sha256", "header", "payload_size"], "refused before SQLite opens it or the probe copies it")
+        #expect(names == ["sha256", "header", "payload-size"], "refused before SQLite opens it or the probe copies it")
         #expect(!FileManager.default.fileExists(atPath: into))
         #expect(try directory.contents().sorted() == ["bundles", "tickets.sqlite"], "no staging left")
     }
@@ -168,9 +168,9 @@ import TestSupport
 
         let run = try restore(path)
         #expect(run.status == 1, "\(run.stdout)")
-        #expect(try run.json()["failedChecks"] as? [String] == ["fts5_integrity"])
-        #expect(try check(run, "integrity_check")?["status"] as? String == "pass")
-        let fts = try #require(try check(run, "fts5_integrity"))
+        #expect(try run.json()["failedChecks"] as? [String] == ["fts-sync"])
+        #expect(try check(run, "integrity")?["status"] as? String == "pass")
+        let fts = try #require(try check(run, "fts-sync"))
         #expect((fts["details"] as? [String])?.first?.hasPrefix("ticket_fts: the index is damaged") == true, "\(fts)")
         #expect(try run.json()["fts5CheckSkipped"] as? Bool == false)
         #expect(!FileManager.default.fileExists(atPath: into))
@@ -178,11 +178,11 @@ import TestSupport
         let skipped = try restore(path, ["--skip-fts-check"])
         #expect(skipped.status == 0, "\(skipped.stdout)")
         #expect(try skipped.json()["fts5CheckSkipped"] as? Bool == true)
-        #expect(try check(skipped, "fts5_integrity")?["status"] as? String == "skipped")
+        #expect(try check(skipped, "fts-sync")?["status"] as? String == "skipped")
         try FileManager.default.removeItem(atPath: into)
         let text = try StewardProcess.run(["restore", path, "--into", into, "--skip-fts-check"])
         #expect(text.status == 0)
-        #expect(text.stdout.contains("skip  fts5_integrity"), "\(text.stdout)")
+        #expect(text.stdout.contains("skip  fts-sync"), "\(text.stdout)")
     }
 
     @Test func backupRunsTheFTS5CheckWhenAskedAndTheManifestRecordsIt() throws {
@@ -195,11 +195,11 @@ import TestSupport
         #expect(checks["fts5Tables"] as? [String] == ["ticket_fts"])
 
         let inspect = try StewardProcess.run(["inspect", bundles + "/checked.tar.zst"])
-        #expect(inspect.stdout.contains("ran: integrity_check (CHECK constraints included), foreign_key_check, user_version, journal_mode, fts5_integrity (1 FTS5 table)"), "\(inspect.stdout)")
+        #expect(inspect.stdout.contains("ran: integrity (CHECK constraints included), foreign-keys, version, journal-mode, fts-sync (1 FTS5 table)"), "\(inspect.stdout)")
         let restored = try StewardProcess.run(["restore", bundles + "/checked.tar.zst", "--into", into])
         #expect(restored.status == 0, "\(restored.allOutput)")
-        #expect(restored.stdout.contains("checked at backup: integrity_check (CHECK constraints included)"), "\(restored.stdout)")
-        #expect(restored.stdout.contains("fts5_integrity (1 FTS5 table)"))
+        #expect(restored.stdout.contains("checked at backup: integrity (CHECK constraints included)"), "\(restored.stdout)")
+        #expect(restored.stdout.contains("fts-sync (1 FTS5 table)"))
 
         // Without --check-fts the manifest says the FTS5 check did not run.
         let plain = try backup(database, name: "plain.tar.zst")

@@ -199,7 +199,7 @@ import TestSupport
         var liar = parts
         liar.setSource("pageCount", 1)
         try liar.bundle(to: path("pages.tar.zst"))
-        try refuse(path("pages.tar.zst"), status: 1, naming: "payload_size failed", label: "page count lies")
+        try refuse(path("pages.tar.zst"), status: 1, naming: "payload-size failed", label: "page count lies")
     }
 
     // MARK: - Manifests
@@ -289,7 +289,7 @@ import TestSupport
         damaged.setSource("userVersion", 0)
         damaged.setSource("pageCount", bytes.count / 4096)
         try damaged.bundle(to: path("damaged.tar.zst"))
-        try refuse(path("damaged.tar.zst"), status: 1, naming: "integrity_check failed", label: "damaged page")
+        try refuse(path("damaged.tar.zst"), status: 1, naming: "integrity failed", label: "damaged page")
     }
 
     // MARK: - Mutations through the binary

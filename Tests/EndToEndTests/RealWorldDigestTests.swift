@@ -213,7 +213,7 @@ struct RealWorldFixture: Sendable, CustomTestStringConvertible {
             #expect(drill.status == 0, "\(drill.allOutput)")
             guard arguments == ["--json"] else { continue }
             let checks = try #require(try drill.json()["checks"] as? [[String: Any]])
-            let check = try #require(checks.first { $0["name"] as? String == "content_digest" })
+            let check = try #require(checks.first { $0["name"] as? String == "content-digest" })
             #expect(check["status"] as? String == "pass")
         }
         let inspect = try steward(["inspect", bundle], fixture)

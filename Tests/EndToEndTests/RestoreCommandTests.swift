@@ -77,8 +77,8 @@ import TestSupport
         let bundle = try makeBundle()
         let run = try restore(bundle)
         #expect(run.status == 0, "\(run.stderr)")
-        for name in ["sha256", "header", "payload_size", "journal_mode", "integrity_check", "foreign_key_check", "user_version",
-                     "application_id", "page_count", "tables", "fts5_integrity", "read_write_probe", "side_files"] {
+        for name in ["sha256", "header", "payload-size", "journal-mode", "integrity", "foreign-keys", "version",
+                     "application-id", "page-count", "tables", "fts-sync", "read-write-probe", "side-files"] {
             #expect(run.stdout.contains("  pass  \(name) "), "\(name) in \(run.stdout)")
         }
         #expect(run.stdout.contains("Restored    \(into)/data/tickets.sqlite"))

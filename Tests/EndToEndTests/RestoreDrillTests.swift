@@ -36,7 +36,7 @@ import TestSupport
         #expect((report["failedChecks"] as? [String]) == [])
         let checks = try #require(report["checks"] as? [[String: Any]])
         let names = checks.compactMap { $0["name"] as? String }
-        for name in ["sha256", "header", "integrity_check", "foreign_key_check", "read_write_probe"] {
+        for name in ["sha256", "header", "integrity", "foreign-keys", "read-write-probe"] {
             #expect(names.contains(name), "\(name) ran: \(names)")
         }
         #expect(try directory.contents(of: "tmp") == [], "the staging workspace is gone")

@@ -43,7 +43,7 @@ import TestSupport
         #expect(report.manifest.snapshot.restarts == 0)
         #expect(report.manifest.checks.writeVersion == 1 && report.manifest.checks.readVersion == 1)
         #expect(report.manifest.files.map(\.path) == ["data/tickets.sqlite"])
-        #expect(report.checks.map(\.name) == ["integrity_check", "foreign_key_check", "user_version", "journal_mode", "fts5_integrity"])
+        #expect(report.checks.map(\.name.rawValue) == ["integrity", "foreign-keys", "version", "journal-mode", "fts-sync"])
         #expect(report.checks.map(\.status) == [.pass, .pass, .pass, .pass, .skipped])
         #expect(report.failedChecks.isEmpty)
         #expect(try directory.contents(of: "out") == ["t.tar.zst"])
@@ -102,7 +102,7 @@ import TestSupport
             Issue.record("a copy that fails integrity_check must not be published")
         } catch let error as StewardError {
             #expect(error.kind == .checkFailed)
-            #expect(error.message.contains("integrity_check"), "\(error.message)")
+            #expect(error.message.contains("integrity: "), "\(error.message)")
         }
         #expect(try directory.contents(of: "out").isEmpty)
     }

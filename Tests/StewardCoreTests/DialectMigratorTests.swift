@@ -420,9 +420,9 @@ import TestSupport
         options.migrationsDirectory = migrations
         options.contractPath = nil
         let report = try Verifier(options: options).run()
-        let version = try #require(report.checks.first { $0.name == "version" })
+        let version = try #require(report.checks.first { $0.name.rawValue == "version" })
         #expect(version.status == .pass, "\(version)")
-        let ledger = try #require(report.checks.first { $0.name == "ledger" })
+        let ledger = try #require(report.checks.first { $0.name.rawValue == "ledger" })
         #expect(ledger.status == .pass, "\(ledger)")
         #expect(report.passed)
 
@@ -430,7 +430,7 @@ import TestSupport
         try write("20240101000001_a.sql", "-- +goose Up\nCREATE TABLE a(x, y);\n-- +goose Down\nDROP TABLE a;\n")
         try Connection(path: database).execute(sql: "DELETE FROM goose_db_version WHERE version_id = 20240101000002")
         let behind = try Verifier(options: options).run()
-        let failed = try #require(behind.checks.first { $0.name == "ledger" })
+        let failed = try #require(behind.checks.first { $0.name.rawValue == "ledger" })
         #expect(failed.status == .fail)
         #expect(failed.summary.contains("user_version"), "\(failed.summary)")
         #expect(!behind.passed)
@@ -442,7 +442,7 @@ import TestSupport
         var options = Verifier.Options(databasePath: database)
         options.migrationsDirectory = migrations
         let report = try Verifier(options: options).run()
-        #expect(report.checks.first { $0.name == "ledger" }?.status == .skipped)
+        #expect(report.checks.first { $0.name.rawValue == "ledger" }?.status == .skipped)
         #expect(report.passed)
     }
 }

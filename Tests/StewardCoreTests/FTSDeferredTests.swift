@@ -27,17 +27,17 @@ import TestSupport
 
     @Test func withoutTheDeclarationMissingTriggersAndRowsFail() throws {
         let report = try verify(deferred: [])
-        #expect(report.checks.first { $0.name == "fts-triggers" }?.status == .fail)
-        #expect(report.checks.first { $0.name == "fts-sync" }?.status == .fail)
+        #expect(report.checks.first { $0.name.rawValue == "fts-triggers" }?.status == .fail)
+        #expect(report.checks.first { $0.name.rawValue == "fts-sync" }?.status == .fail)
         #expect(!report.passed)
     }
 
     @Test func declaredTablesAreReportedAsDeferred() throws {
         let report = try verify(deferred: ["note_fts"])
-        let triggers = try #require(report.checks.first { $0.name == "fts-triggers" })
+        let triggers = try #require(report.checks.first { $0.name.rawValue == "fts-triggers" })
         #expect(triggers.status == .pass)
         #expect(triggers.details.contains { $0.contains("note_fts") && $0.contains("deferred") })
-        let sync = try #require(report.checks.first { $0.name == "fts-sync" })
+        let sync = try #require(report.checks.first { $0.name.rawValue == "fts-sync" })
         #expect(sync.status == .pass)
         #expect(sync.details == ["note_fts: not fully indexed yet (deferred: indexed in the background)"])
         #expect(report.passed)

@@ -26,8 +26,8 @@ import TestSupport
         return try Verifier(options: options).run()
     }
 
-    func check(_ report: VerifyReport, _ name: String) throws -> VerifyReport.Check {
-        try #require(report.checks.first { $0.name == name })
+    func check(_ report: VerifyReport, _ name: String) throws -> CheckResult {
+        try #require(report.checks.first { $0.name.rawValue == name })
     }
 
     @Test func aTableFilledByTriggersPasses() throws {

@@ -25,7 +25,7 @@ import TestSupport
         Array(try #require(FileManager.default.contents(atPath: path)))
     }
 
-    private func probe(expecting sha256: String? = nil) throws -> RestoreReport.Check {
+    private func probe(expecting sha256: String? = nil) throws -> CheckResult {
         let expected = try sha256 ?? SHA256Hasher.hex(of: bytes())
         return try ReadWriteProbe(databasePath: path, directory: directory.path, cancellation: Cancellation(),
                                   expectedSHA256: expected).run()

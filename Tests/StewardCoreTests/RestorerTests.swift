@@ -19,7 +19,7 @@ final class RestoreEventLog: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return events.compactMap { event in
-            if case .checked(let check) = event { return check.name }
+            if case .checked(let check) = event { return check.name.rawValue }
             return nil
         }
     }
@@ -81,11 +81,11 @@ func makeIndexedDatabase(at path: String) throws {
         let report = try restore { events.append($0) }
         #expect(report.published)
         #expect(report.failedChecks.isEmpty)
-        #expect(report.checks.map(\.name) == ["sha256", "header", "payload_size", "journal_mode", "integrity_check", "foreign_key_check",
-                                              "user_version", "application_id", "page_count", "tables", "fts5_integrity",
-                                              "read_write_probe", "content_digest", "side_files"])
+        #expect(report.checks.map(\.name.rawValue) == ["sha256", "header", "payload-size", "journal-mode", "integrity", "foreign-keys",
+                                              "version", "application-id", "page-count", "tables", "fts-sync",
+                                              "read-write-probe", "content-digest", "side-files"])
         #expect(report.checks.allSatisfy { $0.status == .pass })
-        #expect(Set(events.checkNames) == Set(report.checks.map(\.name)))
+        #expect(Set(events.checkNames) == Set(report.checks.map(\.name.rawValue)))
         #expect(report.database.path == into + "/data/tickets.sqlite")
         #expect(try directory.contents(of: "restored") == ["data", "manifest-sha256.txt", "manifest.json"])
         #expect(try directory.contents(of: "restored/data") == ["tickets.sqlite"])
@@ -128,7 +128,7 @@ func makeIndexedDatabase(at path: String) throws {
         let report = try restore(bundle)
         #expect(report.published, "\(report.checks.filter { $0.status == .fail })")
         #expect(report.walConverted)
-        #expect(report.checks.first { $0.name == "journal_mode" }?.summary.contains("switched to rollback journal") == true)
+        #expect(report.checks.first { $0.name.rawValue == "journal-mode" }?.summary.contains("switched to rollback journal") == true)
         let restored = Array(try #require(FileManager.default.contents(atPath: report.database.path)))
         #expect(Array(restored[18...19]) == [1, 1])
         #expect(report.database.sha256 == (try SHA256Hasher.hex(of: restored)))
@@ -149,8 +149,8 @@ func makeIndexedDatabase(at path: String) throws {
 
         let report = try restore(bundle)
         #expect(!report.published)
-        #expect(report.failedChecks == ["integrity_check"], "\(report.checks)")
-        #expect(report.checks.first { $0.name == "integrity_check" }?.details.isEmpty == false)
+        #expect(report.failedChecks == ["integrity"], "\(report.checks)")
+        #expect(report.checks.first { $0.name.rawValue == "integrity" }?.details.isEmpty == false)
         let left = try leftovers()
         #expect(left.isEmpty, "nothing published, staging removed: \(left)")
     }
@@ -165,7 +165,7 @@ func makeIndexedDatabase(at path: String) throws {
         let sizes = SizeLog()
         let report = try restore(bundle) { event in
             // The staging directory as the check that refuses the payload sees it.
-            guard case .checked(let check) = event, check.name == "payload_size" else { return }
+            guard case .checked(let check) = event, check.name.rawValue == "payload-size" else { return }
             for name in (try? directory.contents()) ?? [] where name.contains(".steward-restore-") {
                 // The staging tree sits in a flock'd workspace (TemporaryWorkspace).
                 for file in (try? directory.contents(of: name + "/tree/data")) ?? [] {
@@ -175,8 +175,8 @@ func makeIndexedDatabase(at path: String) throws {
             }
         }
         #expect(!report.published)
-        #expect(report.failedChecks == ["payload_size"])
-        #expect(report.checks.map(\.name) == ["sha256", "header", "payload_size"])
+        #expect(report.failedChecks == ["payload-size"])
+        #expect(report.checks.map(\.name.rawValue) == ["sha256", "header", "payload-size"])
         #expect(report.files[0].matches, "the whole stream was hashed")
         #expect(sizes.entries == ["tickets.sqlite: \(pages)"], "only the declared pages on disk, no probe copy")
         #expect(try leftovers().isEmpty)
@@ -193,8 +193,8 @@ func makeIndexedDatabase(at path: String) throws {
         try parts.bundle(to: bundle)
         let report = try restore(bundle)
         #expect(!report.published)
-        #expect(report.failedChecks == ["user_version", "application_id", "page_count"])
-        #expect(report.checks.first { $0.name == "user_version" }?.summary == "2, the manifest says 9")
+        #expect(report.failedChecks == ["version", "application-id", "page-count"])
+        #expect(report.checks.first { $0.name.rawValue == "version" }?.summary == "2, the manifest says 9")
         #expect(try leftovers().isEmpty)
     }
 
@@ -215,8 +215,8 @@ func makeIndexedDatabase(at path: String) throws {
         let bundle = directory.file("orphans.tar.zst")
         try parts.bundle(to: bundle)
         let report = try restore(bundle)
-        #expect(report.failedChecks == ["foreign_key_check"])
-        #expect(report.checks.first { $0.name == "foreign_key_check" }?.summary == "2 violations: child → parent: 2")
+        #expect(report.failedChecks == ["foreign-keys"])
+        #expect(report.checks.first { $0.name.rawValue == "foreign-keys" }?.summary == "2 violations: child → parent: 2")
     }
 
     @Test func anAlteredPayloadIsDamagedOrAltered() throws {
@@ -252,7 +252,7 @@ func makeIndexedDatabase(at path: String) throws {
 
     @Test func theProbeNeverWritesTheRestoredFileAndLeavesNothing() throws {
         let report = try restore()
-        let probe = try #require(report.checks.first { $0.name == "read_write_probe" })
+        let probe = try #require(report.checks.first { $0.name.rawValue == "read-write-probe" })
         #expect(probe.status == .pass)
         #expect(probe.summary.contains("rolled back; reopened without the table, file SHA-256 unchanged"), "\(probe.summary)")
         #expect(try SHA256Hasher.hex(of: Array(try #require(FileManager.default.contents(atPath: report.database.path)))) == report.files[0].sha256)
@@ -284,7 +284,7 @@ func makeIndexedDatabase(at path: String) throws {
         #expect(try leftovers().isEmpty)
     }
 
-    @Test(arguments: ["extracting", "checking", "integrity_check", "tables", "read_write_probe", "side_files"])
+    @Test(arguments: ["extracting", "checking", "integrity", "tables", "read-write-probe", "side-files"])
     func cancellationAtEveryPhaseLeavesNothing(phase: String) throws {
         let cancellation = Cancellation()
         do {
@@ -292,7 +292,7 @@ func makeIndexedDatabase(at path: String) throws {
                 switch event {
                 case .extracting where phase == "extracting", .checking where phase == "checking":
                     cancellation.cancel(reason: "SIGTERM")
-                case .checked(let check) where check.name == phase:
+                case .checked(let check) where check.name.rawValue == phase:
                     cancellation.cancel(reason: "SIGTERM")
                 default:
                     break

@@ -45,8 +45,8 @@ import TestSupport
         return path
     }
 
-    func check(_ report: VerifyReport, _ name: String) throws -> VerifyReport.Check {
-        try #require(report.checks.first { $0.name == name })
+    func check(_ report: VerifyReport, _ name: String) throws -> CheckResult {
+        try #require(report.checks.first { $0.name.rawValue == name })
     }
 
     // MARK: - A healthy database
@@ -56,7 +56,7 @@ import TestSupport
         let report = try verify()
         #expect(report.passed)
         #expect(report.failedChecks == [])
-        #expect(report.checks.map(\.name) == Verifier.checkOrder)
+        #expect(report.checks.map(\.name.rawValue) == Verifier.checkOrder)
         for name in ["sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers"] {
             #expect(try check(report, name).status == .pass, "\(name)")
         }
@@ -96,7 +96,7 @@ import TestSupport
         try makeExample()
         let events = VerifyEventLog()
         let report = try verify(progress: { events.append($0) })
-        let ran = report.checks.filter { $0.status != .skipped }.map(\.name)
+        let ran = report.checks.filter { $0.status != .skipped }.map(\.name.rawValue)
         #expect(Set(events.started) == Set(ran))
         #expect(Set(events.finished) == Set(ran))
         #expect(events.started.count == ran.count)
@@ -108,7 +108,7 @@ import TestSupport
         let report = try Verifier(options: .init(databasePath: nil)).run()
         #expect(report.database == nil)
         #expect(report.passed)
-        for check in report.checks where check.name != "search-contract" {
+        for check in report.checks where check.name.rawValue != "search-contract" {
             #expect(check.status == .skipped)
             #expect(check.missingInput == .database)
             #expect(check.summary == "no database given")
@@ -121,7 +121,7 @@ import TestSupport
         try makeExample()
         let report = try verify()
         for (name, input) in [
-            ("version", VerifyReport.Check.MissingInput.expectedVersion),
+            ("version", CheckResult.MissingInput.expectedVersion),
             ("assertions", .assertions),
             ("search-contract", .contract),
         ] {

@@ -172,7 +172,7 @@ public struct BackupMaker {
         var report = BackupReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             database: DatabaseReference(path: options.databasePath), manifest: manifest, checks: verified.results,
-            failedChecks: verified.results.filter { $0.status == .fail }.map(\.name),
+            failedChecks: verified.results.filter { $0.status == .fail }.map(\.name.rawValue),
             bundle: .init(
                 path: streams ? "-" : finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
                 compressionLevel: options.compressionLevel, threads: options.threads,

@@ -1,10 +1,6 @@
 /// What `steward backup` made: where the bundle is, its manifest as written, the checks
 /// that ran on the snapshot, and how the bundle itself was written.
 public struct BackupReport: Codable, Sendable {
-    /// One check on the snapshot, in the shape verify and restore report theirs
-    /// (`$defs/check`), named as restore names the same check.
-    public typealias Check = RestoreReport.Check
-
     public struct Bundle: Codable, Sendable {
         /// The final path, the output directory as given joined with the name.
         public let path: String
@@ -24,9 +20,9 @@ public struct BackupReport: Codable, Sendable {
     public let database: DatabaseReference
     /// `manifest.json` as written into the bundle (as restore and inspect show it).
     public let manifest: BundleManifest
-    /// Every check on the snapshot: `integrity_check`, `foreign_key_check`,
-    /// `user_version`, `journal_mode`, `fts5_integrity` (`skipped` without `checksFTS`).
-    public let checks: [Check]
+    /// Every check on the snapshot, named as verify and restore name them: `integrity`,
+    /// `foreign-keys`, `version`, `journal-mode`, `fts-sync` (`skipped` without `checksFTS`).
+    public let checks: [CheckResult]
     /// The checks that failed: empty, except for the failures a `--as-is` bundle records.
     public let failedChecks: [String]
     public let bundle: Bundle

@@ -84,7 +84,10 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     ///   so CHECK constraints included;
     /// - `foreign_key_check`, `user_version`, `journal_mode`: as in `Checks`;
     /// - `fts5_integrity`: FTS5's integrity-check (rank 1) passed for every FTS5 table.
-    public static let checkNames = ["integrity_check", "foreign_key_check", "user_version", "journal_mode", "fts5_integrity"]
+    ///
+    /// These are the manifest's own names, kept for the bundle format; reports name the
+    /// same checks by `CheckName` (`CheckName.manifestName` maps between them).
+    public static let checkNames = CheckName.manifestChecks.map(\.manifestName)
 
     public struct File: Codable, Sendable, Equatable {
         /// The entry name in the bundle, such as `data/tickets.sqlite`.

@@ -75,17 +75,18 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
         return Set(found.fts5Tables).isSubset(of: fts5Tables)
     }
 
-    /// `integrity_check: 3 problems in ticket; foreign keys: ticket → customer 2`.
+    /// `integrity: 3 problems in ticket; foreign-keys: ticket → customer: 2`, under the
+    /// checks' names in the reports.
     public var summary: String {
         var parts: [String] = []
         if integrity.problems > 0 {
-            parts.append("integrity_check: \(integrity.problems) problem\(integrity.problems == 1 ? "" : "s")"
+            parts.append("\(CheckName.integrity.rawValue): \(integrity.problems) problem\(integrity.problems == 1 ? "" : "s")"
                          + (integrity.tables.isEmpty ? "" : " in \(integrity.tables.joined(separator: ", "))"))
         }
         if !foreignKeyViolations.isEmpty {
-            parts.append("foreign_key_check: " + foreignKeyViolations.map { "\($0.table) → \($0.parent): \($0.count)" }.joined(separator: ", "))
+            parts.append("\(CheckName.foreignKeys.rawValue): " + foreignKeyViolations.map { "\($0.table) → \($0.parent): \($0.count)" }.joined(separator: ", "))
         }
-        if !fts5Tables.isEmpty { parts.append("fts5_integrity: \(fts5Tables.joined(separator: ", "))") }
+        if !fts5Tables.isEmpty { parts.append("\(CheckName.ftsSync.rawValue): \(fts5Tables.joined(separator: ", "))") }
         return parts.isEmpty ? "none" : parts.joined(separator: "; ")
     }
 }

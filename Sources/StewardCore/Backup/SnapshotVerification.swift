@@ -12,7 +12,7 @@ struct SnapshotVerification {
         /// The manifest's record of the checks (bundle format 1).
         let checks: BundleManifest.Checks
         /// One result per check, in the shape verify and restore report theirs.
-        let results: [RestoreReport.Check]
+        let results: [CheckResult]
         /// With `asIs`: the failures accepted into the bundle (nil otherwise).
         let recorded: RecordedFailures?
     }
@@ -44,13 +44,13 @@ struct SnapshotVerification {
         let recordsIntegrity = asIs == .integrityAndForeignKeys
         let recordsForeignKeys = asIs != .off
         if !findings.integrity.passed && !recordsIntegrity {
-            problems.append("integrity_check: \(findings.integrity.problems.joined(separator: "; "))")
+            problems.append("\(CheckName.integrity.rawValue): \(findings.integrity.problems.joined(separator: "; "))")
         }
         if let fts = findings.fts5, !fts.passed, !recordsIntegrity {
             problems.append("FTS5 integrity-check: \(fts.problems.joined(separator: "; "))")
         }
         if !findings.foreignKeys.passed && !recordsForeignKeys {
-            problems.append("foreign_key_check: \(findings.foreignKeys.countsSummary)")
+            problems.append("\(CheckName.foreignKeys.rawValue): \(findings.foreignKeys.countsSummary)")
         }
         if !findings.userVersionCheck.passed {
             problems.append("user_version is \(findings.userVersion), the source's is \(source.userVersion)")
@@ -71,8 +71,8 @@ struct SnapshotVerification {
                 userVersionMatchesSource: true, journalMode: findings.journalMode,
                 writeVersion: Int(header?.writeVersion ?? 0), readVersion: Int(header?.readVersion ?? 0),
                 durationSeconds: watch.roundedSeconds,
-                checksRun: [CheckName.integrity.bundleName, CheckName.foreignKeys.bundleName, CheckName.version.bundleName, "journal_mode"]
-                    + (checksFTS ? [CheckName.ftsSync.bundleName] : []),
+                checksRun: ([.integrity, .foreignKeys, .version, .journalMode] + (checksFTS ? [.ftsSync] : []) as [CheckName])
+                    .map(\.manifestName),
                 fts5Tables: findings.fts5.map { $0.counts.keys.sorted() }),
             results: findings.results(journalMode: journalSummary, source: source),
             recorded: recorded)
@@ -93,30 +93,30 @@ struct SnapshotVerification {
         /// The findings as report results. Reached only when every check passed or its
         /// failure is recorded (`--as-is`): a recorded failure stays `fail`, since the
         /// bundled database does fail it.
-        func results(journalMode: String, source: BundleManifest.Source) -> [RestoreReport.Check] {
+        func results(journalMode: String, source: BundleManifest.Source) -> [CheckResult] {
             func seconds(_ name: CheckName) -> Double { durations[name] ?? 0 }
             let problems = integrity.problems
-            var results: [RestoreReport.Check] = [
+            var results: [CheckResult] = [
                 integrity.passed
-                    ? .init(name: CheckName.integrity.bundleName, status: .pass, summary: "ok", durationSeconds: seconds(.integrity))
-                    : .init(name: CheckName.integrity.bundleName, status: .fail,
+                    ? .init(name: .integrity, status: .pass, summary: "ok", durationSeconds: seconds(.integrity))
+                    : .init(name: .integrity, status: .fail,
                             summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found (recorded)",
                             durationSeconds: seconds(.integrity), details: problems),
                 foreignKeys.passed
-                    ? .init(name: CheckName.foreignKeys.bundleName, status: .pass, summary: "no violations", durationSeconds: seconds(.foreignKeys))
-                    : .init(name: CheckName.foreignKeys.bundleName, status: .fail,
+                    ? .init(name: .foreignKeys, status: .pass, summary: "no violations", durationSeconds: seconds(.foreignKeys))
+                    : .init(name: .foreignKeys, status: .fail,
                             summary: "\(foreignKeys.total) violation\(foreignKeys.total == 1 ? "" : "s") (recorded): \(foreignKeys.countsSummary)",
                             durationSeconds: seconds(.foreignKeys)),
-                .init(name: CheckName.version.bundleName, status: .pass, summary: "\(userVersion), as in the source",
+                .init(name: .version, status: .pass, summary: "\(userVersion), as in the source",
                       durationSeconds: seconds(.version)),
-                .init(name: "journal_mode", status: .pass, summary: journalMode, durationSeconds: 0),
+                .init(name: .journalMode, status: .pass, summary: journalMode, durationSeconds: 0),
             ]
             if let fts5 {
-                results.append(.init(name: CheckName.ftsSync.bundleName, status: fts5.passed ? .pass : .fail,
+                results.append(.init(name: .ftsSync, status: fts5.passed ? .pass : .fail,
                                      summary: fts5.passed ? fts5.detail : "\(fts5.detail) (recorded)",
                                      durationSeconds: seconds(.ftsSync), details: fts5.problems))
             } else {
-                results.append(.init(name: CheckName.ftsSync.bundleName, status: .skipped,
+                results.append(.init(name: .ftsSync, status: .skipped,
                                      summary: "not requested: FTS5 indexes were not checked", durationSeconds: 0))
             }
             return results

@@ -1,8 +1,8 @@
-/// Every check verify runs, in the order its report lists them, and the names backup's
-/// manifest and restore's report give the database checks they share with it. A check is
-/// named by a case, never by a string, so that a mistyped name is a compile error instead
-/// of a check that silently drops out of a report.
-enum CheckName: String, CaseIterable, Sendable {
+/// The one name of every check a report lists: verify's, backup's and restore's, so that
+/// the same check has the same name in every command's JSON and text (`$defs/check` in the
+/// schema enumerates them). A check is named by a case, never by a string, so that a
+/// mistyped name is a compile error instead of a check that silently drops out of a report.
+public enum CheckName: String, CaseIterable, Codable, Sendable {
     case sqlite
     case integrity
     case foreignKeys = "foreign-keys"
@@ -13,16 +13,43 @@ enum CheckName: String, CaseIterable, Sendable {
     case schema
     case assertions
     case searchContract = "search-contract"
+    /// Restore's checks of the bundle and the staged file, and backup's journal mode.
+    case sha256
+    case payloadSize = "payload-size"
+    case header
+    case journalMode = "journal-mode"
+    case applicationID = "application-id"
+    case pageCount = "page-count"
+    case tables
+    case contentDigest = "content-digest"
+    case readWriteProbe = "read-write-probe"
+    case sideFiles = "side-files"
 
-    /// The name in backup's manifest (`checksRun`) and in backup's and restore's reports,
-    /// which predate verify's names; the checks only verify runs keep theirs.
-    var bundleName: String {
+    /// Every check verify runs, in the order its report lists them.
+    static let verifyChecks: [CheckName] = [
+        .sqlite, .integrity, .foreignKeys, .ftsSync, .ftsTriggers, .version, .ledger, .schema, .assertions, .searchContract,
+    ]
+
+    /// The name a bundle's manifest records in `checksRun`: the bundle format predates the
+    /// one name, and old bundles must stay readable, so the manifest keeps its own names and
+    /// this is the one place that maps between them.
+    var manifestName: String {
         switch self {
         case .integrity: "integrity_check"
         case .foreignKeys: "foreign_key_check"
         case .version: "user_version"
         case .ftsSync: "fts5_integrity"
+        case .journalMode: "journal_mode"
         default: rawValue
         }
+    }
+
+    /// The checks a manifest's `checksRun` can name (`BundleManifest.checkNames`).
+    static let manifestChecks: [CheckName] = [.integrity, .foreignKeys, .version, .journalMode, .ftsSync]
+
+    /// The check a manifest's `checksRun` name stands for; nil for a name Steward never wrote.
+    public init?(manifestName: String) {
+        guard let name = Self.manifestChecks.first(where: { $0.manifestName == manifestName }) else { return nil }
+        self = name
     }
 }

@@ -77,7 +77,7 @@ enum ManifestValidation {
                 return "checks.checksRun names '\(ArchiveEntryName.printable(name))', not a check Steward runs (\(BundleManifest.checkNames.joined(separator: ", ")))"
             }
         }
-        if manifest.checks.fts5Tables != nil, manifest.checks.checksRun?.contains("fts5_integrity") != true {
+        if manifest.checks.fts5Tables != nil, manifest.checks.checksRun?.contains(CheckName.ftsSync.manifestName) != true {
             return "checks.fts5Tables is present, but checks.checksRun does not record fts5_integrity"
         }
         return nil

@@ -45,19 +45,19 @@ final class ReadWriteProbe {
 
     /// Probes the file. A failed probe is a failed check; a signal, or no room left in
     /// the staging directory for the probe's journal (74), is thrown.
-    func run() throws -> RestoreReport.Check {
+    func run() throws -> CheckResult {
         let watch = Stopwatch()
         do {
             let summary = try probe()
-            return .init(name: "read_write_probe", status: .pass, summary: summary, durationSeconds: watch.roundedSeconds)
+            return .init(name: .readWriteProbe, status: .pass, summary: summary, durationSeconds: watch.roundedSeconds)
         } catch let error as SQLiteError {
             if error.code == .full {
                 throw StewardError(.inputOutput, "no room left in \(directory) for the read-write probe's journal: \(SystemCall.message(ENOSPC)) (\(error.message))")
             }
-            return .init(name: "read_write_probe", status: .fail,
+            return .init(name: .readWriteProbe, status: .fail,
                          summary: try RestoredDatabaseChecks.failure(error, cancellation), durationSeconds: watch.roundedSeconds)
         } catch let failure as ProbeFailure {
-            return .init(name: "read_write_probe", status: .fail, summary: failure.reason, durationSeconds: watch.roundedSeconds)
+            return .init(name: .readWriteProbe, status: .fail, summary: failure.reason, durationSeconds: watch.roundedSeconds)
         }
     }
 

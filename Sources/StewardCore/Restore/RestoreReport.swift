@@ -2,31 +2,6 @@
 /// extracting, every check with its result and duration, and where the database is now.
 /// Names, counts, hashes and settings only; never row data.
 public struct RestoreReport: Codable, Sendable {
-    public struct Check: Codable, Sendable, Equatable {
-        public enum Status: String, Codable, Sendable {
-            /// `skipped`: not run, on request or because an earlier check refused the file.
-            /// `accepted`: failed as the bundle's manifest recorded (`backup --as-is`), and
-            /// accepted by `--accept-recorded-failures`.
-            case pass, fail, skipped, accepted
-        }
-
-        public let name: String
-        public let status: Status
-        /// One line: what was found.
-        public let summary: String
-        public let durationSeconds: Double
-        /// The first problems found, for a failed check.
-        public let details: [String]
-
-        public init(name: String, status: Status, summary: String, durationSeconds: Double, details: [String] = []) {
-            self.name = name
-            self.status = status
-            self.summary = summary
-            self.durationSeconds = durationSeconds
-            self.details = details
-        }
-    }
-
     /// A table of the restored database and its row count (nil when it could not be read).
     public struct Table: Codable, Sendable, Equatable {
         public let name: String
@@ -55,9 +30,9 @@ public struct RestoreReport: Codable, Sendable {
     /// Whether the database's header said WAL and it was switched to rollback-journal mode
     /// in the staging directory; its SHA-256 (`database.sha256`) then differs from the bundle's.
     public let walConverted: Bool
-    public let checks: [Check]
+    public let checks: [CheckResult]
     public let failedChecks: [String]
-    /// Whether FTS5's integrity-check was left out on request (`fts5_integrity` is then
+    /// Whether FTS5's integrity-check was left out on request (`fts-sync` is then
     /// `skipped`).
     public let fts5CheckSkipped: Bool
     public let tables: [Table]

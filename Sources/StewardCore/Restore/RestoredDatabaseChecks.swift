@@ -32,16 +32,16 @@ struct RestoredDatabaseChecks {
     var databaseSHA256: String
     /// The content digests' check and what it found, computed on this thread while the
     /// FTS5 check runs on another; its result is the caller's to report.
-    var digest: @Sendable () -> (check: RestoreReport.Check, found: ContentDigests?) = {
-        (.init(name: "content_digest", status: .skipped, summary: "not computed", durationSeconds: 0), nil)
+    var digest: @Sendable () -> (check: CheckResult, found: ContentDigests?) = {
+        (.init(name: .contentDigest, status: .skipped, summary: "not computed", durationSeconds: 0), nil)
     }
     /// Called as each check ends, from the thread that ran it.
-    let finished: @Sendable (RestoreReport.Check) -> Void
+    let finished: @Sendable (CheckResult) -> Void
 
     struct Result {
-        let checks: [RestoreReport.Check]
+        let checks: [CheckResult]
         let tables: [RestoreReport.Table]
-        let contentDigest: RestoreReport.Check
+        let contentDigest: CheckResult
     }
 
     func run() throws -> Result {
@@ -56,20 +56,20 @@ struct RestoredDatabaseChecks {
         // FTS5's check is the longest: it keeps one core to itself, while this thread
         // runs everything else, one after another, on the other (issue 14: three threads
         // sharing two cores held the FTS5 check back by a third).
-        var checks: [RestoreReport.Check] = [try integrityCheck()]
+        var checks: [CheckResult] = [try integrityCheck()]
         let (readOnly, tables, contentDigest) = try readOnlyChecks()
         checks += readOnly
         checks.append(try fts.wait())
 
         // The probe writes the file (and rolls back): only once every reader is done,
         // and never on a file another check refused.
-        let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
-        let probed: RestoreReport.Check
+        let refusedBy = checks.filter { $0.status == .fail }.map(\.name.rawValue)
+        let probed: CheckResult
         if refusedBy.isEmpty {
             probed = try ReadWriteProbe(databasePath: databasePath, directory: staging.path, cancellation: cancellation,
                                         extensions: extensions, expectedSHA256: databaseSHA256).run()
         } else {
-            probed = .init(name: "read_write_probe", status: .skipped,
+            probed = .init(name: .readWriteProbe, status: .skipped,
                            summary: "not run: \(refusedBy.joined(separator: ", ")) failed, and the file is not written for it", durationSeconds: 0)
         }
         finished(probed)
@@ -79,11 +79,11 @@ struct RestoredDatabaseChecks {
 
     // MARK: - FTS5
 
-    private func fts5Check(stop: Cancellation) throws -> RestoreReport.Check {
+    private func fts5Check(stop: Cancellation) throws -> CheckResult {
         let watch = Stopwatch()
-        let check: RestoreReport.Check
+        let check: CheckResult
         if !checksFTS {
-            check = .init(name: CheckName.ftsSync.bundleName, status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
+            check = .init(name: .ftsSync, status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
                           durationSeconds: 0)
         } else {
             do {
@@ -92,10 +92,10 @@ struct RestoredDatabaseChecks {
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
                 let found = try DatabaseChecks.fts5Integrity(on: connection)
-                check = .init(name: CheckName.ftsSync.bundleName, status: found.passed ? .pass : .fail,
+                check = .init(name: .ftsSync, status: found.passed ? .pass : .fail,
                               summary: found.detail, durationSeconds: watch.roundedSeconds, details: found.problems)
             } catch let error as SQLiteError {
-                check = .init(name: CheckName.ftsSync.bundleName, status: .fail, summary: try Self.failure(error, cancellation),
+                check = .init(name: .ftsSync, status: .fail, summary: try Self.failure(error, cancellation),
                               durationSeconds: watch.roundedSeconds)
             }
         }
@@ -105,23 +105,23 @@ struct RestoredDatabaseChecks {
 
     // MARK: - integrity_check
 
-    private func integrityCheck() throws -> RestoreReport.Check {
+    private func integrityCheck() throws -> CheckResult {
         let watch = Stopwatch()
-        let check: RestoreReport.Check
+        let check: CheckResult
         do {
             let cancellation = self.cancellation
             let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
             let found = try DatabaseChecks.integrity(on: connection, maximumErrors: 10)
             let problems = found.problems
             check = found.passed
-                ? .init(name: CheckName.integrity.bundleName, status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
-                : .init(name: CheckName.integrity.bundleName, status: .fail, summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
+                ? .init(name: .integrity, status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
+                : .init(name: .integrity, status: .fail, summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
                         durationSeconds: watch.roundedSeconds, details: problems)
         } catch let error as SQLiteError {
-            check = .init(name: CheckName.integrity.bundleName, status: .fail, summary: try Self.failure(error, cancellation),
+            check = .init(name: .integrity, status: .fail, summary: try Self.failure(error, cancellation),
                           durationSeconds: watch.roundedSeconds)
         } catch is IntegrityCheck.NotWritable {
-            check = .init(name: CheckName.integrity.bundleName, status: .fail,
+            check = .init(name: .integrity, status: .fail,
                           summary: "SQLite opened the staged file read-only, which would leave CHECK constraints unchecked",
                           durationSeconds: watch.roundedSeconds)
         }
@@ -131,22 +131,22 @@ struct RestoredDatabaseChecks {
 
     // MARK: - Read-only checks
 
-    private func readOnlyChecks() throws -> ([RestoreReport.Check], [RestoreReport.Table], RestoreReport.Check) {
+    private func readOnlyChecks() throws -> ([CheckResult], [RestoreReport.Table], CheckResult) {
         let connection: Connection
         do {
             let cancellation = self.cancellation
             connection = try Self.openReadOnly(databasePath, extensions: extensions) { cancellation.isCancelled }
         } catch let error as SQLiteError {
             let summary = try Self.failure(error, cancellation)
-            let names = [CheckName.foreignKeys.bundleName, CheckName.version.bundleName, "application_id", "page_count", "tables"]
-            let failed = names.map { RestoreReport.Check(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
+            let names: [CheckName] = [.foreignKeys, .version, .applicationID, .pageCount, .tables]
+            let failed = names.map { CheckResult(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
             failed.forEach(finished)
             return (failed, [], digest().check)
         }
-        var checks: [RestoreReport.Check] = []
-        func run(_ name: String, _ body: () throws -> (RestoreReport.Check.Status, String, [String])) throws {
+        var checks: [CheckResult] = []
+        func run(_ name: CheckName, _ body: () throws -> (CheckResult.Status, String, [String])) throws {
             let watch = Stopwatch()
-            let check: RestoreReport.Check
+            let check: CheckResult
             do {
                 let (status, summary, details) = try body()
                 check = .init(name: name, status: status, summary: summary, durationSeconds: watch.roundedSeconds, details: details)
@@ -157,26 +157,26 @@ struct RestoredDatabaseChecks {
             checks.append(check)
         }
 
-        try run(CheckName.foreignKeys.bundleName) {
+        try run(.foreignKeys) {
             let found = try DatabaseChecks.foreignKeys(on: connection)
             guard !found.passed else { return (.pass, "no violations", []) }
             return (.fail, "\(found.total) violation\(found.total == 1 ? "" : "s"): \(found.countsSummary)", [])
         }
         let source = manifest.source
-        try run(CheckName.version.bundleName) {
+        try run(.version) {
             let found = try DatabaseChecks.userVersion(on: connection, expected: source.userVersion)
             let value = found.counts["user_version"] ?? 0
             return found.passed
                 ? (.pass, "\(value), as in the manifest", [])
                 : (.fail, "\(value), the manifest says \(source.userVersion)", [])
         }
-        try run("application_id") {
+        try run(.applicationID) {
             let value = Int32(truncatingIfNeeded: try connection.integer(sql: "PRAGMA application_id"))
             return value == source.applicationID
                 ? (.pass, "\(value), as in the manifest", [])
                 : (.fail, "\(value), the manifest says \(source.applicationID)", [])
         }
-        try run("page_count") {
+        try run(.pageCount) {
             let count = Int(try connection.integer(sql: "PRAGMA page_count"))
             let size = Int(try connection.integer(sql: "PRAGMA page_size"))
             guard count == source.pageCount, size == source.pageSize else {
@@ -190,7 +190,7 @@ struct RestoredDatabaseChecks {
         var digested: [String: Int64] = [:]
         for table in contentDigest.found?.tables ?? [] { digested[table.name] = table.rows }
         var tables: [RestoreReport.Table] = []
-        try run("tables") {
+        try run(.tables) {
             let (counted, failures) = try countTables(connection, digested: digested)
             tables = counted
             let rows = counted.compactMap(\.rowCount).reduce(0, +)

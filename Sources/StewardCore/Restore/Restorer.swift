@@ -66,7 +66,7 @@ public struct Restorer: Sendable {
         /// The checks of the database start.
         case checking
         /// A check ended (from the thread that ran it).
-        case checked(RestoreReport.Check)
+        case checked(CheckResult)
         case published(path: String)
     }
 
@@ -210,8 +210,8 @@ public struct Restorer: Sendable {
         let checkWatch = Stopwatch()
         progress(.checking)
         let databasePath = staging.file(file.path)
-        var checks: [RestoreReport.Check] = [
-            .init(name: "sha256", status: .pass, summary: "\(file.path) matches the manifest", durationSeconds: extractSeconds),
+        var checks: [CheckResult] = [
+            .init(name: .sha256, status: .pass, summary: "\(file.path) matches the manifest", durationSeconds: extractSeconds),
         ]
         let header = try checkHeader(payload.header, entry: file.path)
         checks.append(header.check)
@@ -241,10 +241,10 @@ public struct Restorer: Sendable {
         if let recorded = outcome.manifest.recordedFailures {
             checks = try acceptRecordedFailures(checks, recorded: recorded, databasePath: databasePath)
         }
-        let refusedBy = checks.filter { $0.status == .fail }.map(\.name)
+        let refusedBy = checks.filter { $0.status == .fail }.map(\.name.rawValue)
         checks.append(refusedBy.isEmpty
             ? results.contentDigest
-            : .init(name: "content_digest", status: .skipped, summary: "not run: \(refusedBy.joined(separator: ", ")) failed", durationSeconds: 0))
+            : .init(name: .contentDigest, status: .skipped, summary: "not run: \(refusedBy.joined(separator: ", ")) failed", durationSeconds: 0))
         progress(.checked(checks[checks.count - 1]))
         checks.append(sideFiles(staging, payload: file.path))
         progress(.checked(checks[checks.count - 1]))
@@ -266,10 +266,10 @@ public struct Restorer: Sendable {
     }
 
     private func report(
-        outcome: BundleReader.Outcome, bundleSize: Int64, stale: [String], checks: [RestoreReport.Check], walConverted: Bool,
+        outcome: BundleReader.Outcome, bundleSize: Int64, stale: [String], checks: [CheckResult], walConverted: Bool,
         databaseSHA256: String, tables: [RestoreReport.Table], extractSeconds: Double, checkSeconds: Double, totalSeconds: Double
     ) -> RestoreReport {
-        let failed = checks.filter { $0.status == .fail }.map(\.name)
+        let failed = checks.filter { $0.status == .fail }.map(\.name.rawValue)
         var report = RestoreReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             bundle: BundleReference(path: options.bundlePath, sizeBytes: bundleSize), into: options.intoDirectory,
@@ -288,10 +288,10 @@ public struct Restorer: Sendable {
     /// and from the manifest. Anything after the last page (a valid small database
     /// followed by gigabytes of zeros, say) is refused here, before SQLite opens the file
     /// and before the checks would read all of it.
-    private func payloadSize(_ size: Int64, header: DatabaseHeader, source: BundleManifest.Source) -> RestoreReport.Check {
+    private func payloadSize(_ size: Int64, header: DatabaseHeader, source: BundleManifest.Source) -> CheckResult {
         let watch = Stopwatch()
-        func fail(_ summary: String) -> RestoreReport.Check {
-            .init(name: "payload_size", status: .fail, summary: summary, durationSeconds: watch.roundedSeconds)
+        func fail(_ summary: String) -> CheckResult {
+            .init(name: .payloadSize, status: .fail, summary: summary, durationSeconds: watch.roundedSeconds)
         }
         guard header.isPageCountValid else {
             return fail("\(size) bytes; the header's page count is not valid (bytes 92-95 differ from the change counter), "
@@ -305,7 +305,7 @@ public struct Restorer: Sendable {
         guard fromManifest == size else {
             return fail("\(size) bytes, but the manifest says \(source.pageCount) pages of \(source.pageSize) bytes (\(fromManifest) bytes)")
         }
-        return .init(name: "payload_size", status: .pass,
+        return .init(name: .payloadSize, status: .pass,
                      summary: "\(size) bytes = \(header.pageCount) pages of \(header.pageSize) bytes, as in the header and the manifest",
                      durationSeconds: watch.roundedSeconds)
     }
@@ -345,12 +345,12 @@ public struct Restorer: Sendable {
     }
 
     /// The magic string and the header's fields, before SQLite opens the file.
-    private func checkHeader(_ bytes: [UInt8], entry: String) throws -> (check: RestoreReport.Check, header: DatabaseHeader) {
+    private func checkHeader(_ bytes: [UInt8], entry: String) throws -> (check: CheckResult, header: DatabaseHeader) {
         let watch = Stopwatch()
         do {
             let header = try DatabaseHeader(bytes: bytes)
             let summary = "SQLite format 3, page size \(header.pageSize), \(header.textEncodingName), journal \(header.journalName)"
-            return (.init(name: "header", status: .pass, summary: summary, durationSeconds: watch.roundedSeconds), header)
+            return (.init(name: .header, status: .pass, summary: summary, durationSeconds: watch.roundedSeconds), header)
         } catch let problem as DatabaseHeader.Problem {
             throw StewardError(.badInput, "refusing the bundle \(options.bundlePath): its payload \(entry) is not a SQLite database (\(problem))")
         }
@@ -359,10 +359,10 @@ public struct Restorer: Sendable {
     /// A database whose header says WAL would need a `-wal` the bundle does not have, and
     /// would make `-wal` and `-shm` files wherever it is opened: switched to rollback
     /// journal here, in the staging directory, so that the result never needs them.
-    private func switchToRollbackJournal(_ path: String, header: DatabaseHeader, entry: String) throws -> (check: RestoreReport.Check, converted: Bool) {
+    private func switchToRollbackJournal(_ path: String, header: DatabaseHeader, entry: String) throws -> (check: CheckResult, converted: Bool) {
         let watch = Stopwatch()
         guard header.isWAL else {
-            return (.init(name: "journal_mode", status: .pass,
+            return (.init(name: .journalMode, status: .pass,
                           summary: "rollback journal (header bytes 18-19 = \(header.writeVersion), \(header.readVersion)); needs no -wal or -shm",
                           durationSeconds: watch.roundedSeconds), false)
         }
@@ -373,11 +373,11 @@ public struct Restorer: Sendable {
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             let mode = try connection.setJournalMode("delete")
             guard mode == "delete" else {
-                return (.init(name: "journal_mode", status: .fail, summary: "WAL in the header; switching to rollback journal left journal mode \(mode)",
+                return (.init(name: .journalMode, status: .fail, summary: "WAL in the header; switching to rollback journal left journal mode \(mode)",
                               durationSeconds: watch.roundedSeconds), true)
             }
         } catch let error as SQLiteError {
-            return (.init(name: "journal_mode", status: .fail,
+            return (.init(name: .journalMode, status: .fail,
                           summary: "WAL in the header; cannot switch to rollback journal: \(try RestoredDatabaseChecks.failure(error, cancellation))",
                           durationSeconds: watch.roundedSeconds), true)
         }
@@ -386,20 +386,20 @@ public struct Restorer: Sendable {
         unlink(FileName.cString(path + "-shm"))
         let bytes = (try? DatabaseFile(path: path).headerBytes) ?? []
         guard let after = try? DatabaseHeader(bytes: bytes), after.writeVersion == 1, after.readVersion == 1 else {
-            return (.init(name: "journal_mode", status: .fail, summary: "WAL in the header, and still after switching to rollback journal",
+            return (.init(name: .journalMode, status: .fail, summary: "WAL in the header, and still after switching to rollback journal",
                           durationSeconds: watch.roundedSeconds), true)
         }
-        return (.init(name: "journal_mode", status: .pass,
+        return (.init(name: .journalMode, status: .pass,
                       summary: "WAL in the header of \(entry); switched to rollback journal (header bytes 18-19 = 1, 1)",
                       durationSeconds: watch.roundedSeconds), true)
     }
 
-    static let acceptableChecks: Set<String> = ["integrity_check", "foreign_key_check", "fts5_integrity"]
+    static let acceptableChecks: Set<CheckName> = [.integrity, .foreignKeys, .ftsSync]
 
     /// For a bundle with recorded failures: its failed integrity, foreign-key and FTS5
     /// checks become `accepted` when `--accept-recorded-failures` was given, no other
     /// check failed, and what the database shows now is covered by what was recorded.
-    private func acceptRecordedFailures(_ checks: [RestoreReport.Check], recorded: RecordedFailures, databasePath: String) throws -> [RestoreReport.Check] {
+    private func acceptRecordedFailures(_ checks: [CheckResult], recorded: RecordedFailures, databasePath: String) throws -> [CheckResult] {
         let failing = Set(checks.filter { $0.status == .fail }.map(\.name))
         guard options.acceptsRecordedFailures, !failing.isEmpty, failing.isSubset(of: Self.acceptableChecks) else { return checks }
         let found: RecordedFailures
@@ -407,7 +407,7 @@ public struct Restorer: Sendable {
             let cancellation = self.cancellation
             let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
             var fts5: [String] = []
-            if let check = checks.first(where: { $0.name == "fts5_integrity" && $0.status == .fail }) {
+            if let check = checks.first(where: { $0.name == .ftsSync && $0.status == .fail }) {
                 // Names only from the details; a detail naming no recorded table counts as another one.
                 for detail in check.details {
                     fts5.append(recorded.fts5Tables.first { detail.contains($0) } ?? "(an FTS5 table not recorded)")
@@ -430,16 +430,16 @@ public struct Restorer: Sendable {
     /// The restored database's content digests against the manifest's: the same data,
     /// table by table. Differences are named by table, never by row. Returns what was
     /// computed too: its row counts serve the table check.
-    private func contentDigestCheck(_ path: String, recorded: ContentDigests?) -> (check: RestoreReport.Check, found: ContentDigests?) {
+    private func contentDigestCheck(_ path: String, recorded: ContentDigests?) -> (check: CheckResult, found: ContentDigests?) {
         let watch = Stopwatch()
         guard let recorded else {
-            return (.init(name: "content_digest", status: .skipped,
+            return (.init(name: .contentDigest, status: .skipped,
                           summary: "the manifest records no content digests (a bundle made before Steward recorded them)",
                           durationSeconds: watch.roundedSeconds), nil)
         }
         // A bundle is compared by the rule it was made with (v1 bundles keep restoring).
         guard ContentDigests.knownAlgorithms.contains(recorded.algorithm) else {
-            return (.init(name: "content_digest", status: .skipped,
+            return (.init(name: .contentDigest, status: .skipped,
                           summary: "the manifest's digests use an algorithm this Steward does not know",
                           durationSeconds: watch.roundedSeconds, details: [recorded.algorithm]), nil)
         }
@@ -452,31 +452,31 @@ public struct Restorer: Sendable {
             let found = try ContentDigests.compute(connection, algorithm: recorded.algorithm, cancellation: cancellation)
             let differences = found.differences(from: recorded)
             guard differences.isEmpty else {
-                return (.init(name: "content_digest", status: .fail,
+                return (.init(name: .contentDigest, status: .fail,
                               summary: "\(differences.count) digest\(differences.count == 1 ? "" : "s") differ from the manifest's",
                               durationSeconds: watch.roundedSeconds, details: differences), found)
             }
-            return (.init(name: "content_digest", status: .pass,
+            return (.init(name: .contentDigest, status: .pass,
                           summary: "schema and \(found.tables.count) table\(found.tables.count == 1 ? "" : "s") match the manifest's digests",
                           durationSeconds: watch.roundedSeconds), found)
         } catch {
-            return (.init(name: "content_digest", status: .fail, summary: "cannot compute the digests: \(error)",
+            return (.init(name: .contentDigest, status: .fail, summary: "cannot compute the digests: \(error)",
                           durationSeconds: watch.roundedSeconds), nil)
         }
     }
 
     /// The staging directory holds the manifest, the checksum list and the database, and
     /// nothing else: no `-wal`, `-shm` or `-journal`, no probe copy.
-    private func sideFiles(_ staging: StagingDirectory, payload: String) -> RestoreReport.Check {
+    private func sideFiles(_ staging: StagingDirectory, payload: String) -> CheckResult {
         let watch = Stopwatch()
         let expected = [BundleManifest.manifestEntry, BundleManifest.checksumEntry, BundleManifest.dataDirectory, payload].sorted()
         let found = staging.contents()
         let extra = found.filter { !expected.contains($0) }
         guard extra.isEmpty, found.count == expected.count else {
-            return .init(name: "side_files", status: .fail, summary: "unexpected files beside the database: \(extra.joined(separator: ", "))",
+            return .init(name: .sideFiles, status: .fail, summary: "unexpected files beside the database: \(extra.joined(separator: ", "))",
                          durationSeconds: watch.roundedSeconds)
         }
-        return .init(name: "side_files", status: .pass, summary: "no -wal, -shm or -journal beside the database", durationSeconds: watch.roundedSeconds)
+        return .init(name: .sideFiles, status: .pass, summary: "no -wal, -shm or -journal beside the database", durationSeconds: watch.roundedSeconds)
     }
 
     private func checkCancellation() throws {

@@ -3,24 +3,24 @@ import Synchronization
 /// Results gathered from the checks running on several threads.
 final class CheckResults: Sendable {
     private struct State {
-        var checks: [CheckName: VerifyReport.Check] = [:]
+        var checks: [CheckName: CheckResult] = [:]
         var cases: [VerifyReport.ContractCase] = []
         var firstError: StewardError?
     }
 
     private let state = Mutex(State())
 
-    func add(_ check: VerifyReport.Check, as name: CheckName) {
+    func add(_ check: CheckResult, as name: CheckName) {
         state.withLock { $0.checks[name] = check }
     }
 
     func skip(_ name: CheckName, _ reason: String) {
-        add(.skipped(name.rawValue, reason), as: name)
+        add(.skipped(name, reason), as: name)
     }
 
     /// Skipped because the run was not given `input` (the CLI names the option).
-    func skip(_ name: CheckName, missing input: VerifyReport.Check.MissingInput) {
-        add(.skipped(name.rawValue, missing: input), as: name)
+    func skip(_ name: CheckName, missing input: CheckResult.MissingInput) {
+        add(.skipped(name, missing: input), as: name)
     }
 
     /// The check `name` failed for want of what `remedy` gives (the CLI names the option).
@@ -28,7 +28,7 @@ final class CheckResults: Sendable {
         state.withLock { $0.checks[name]?.remedy = remedy }
     }
 
-    func check(named name: CheckName) -> VerifyReport.Check? {
+    func check(named name: CheckName) -> CheckResult? {
         state.withLock { $0.checks[name] }
     }
 

@@ -6,9 +6,9 @@ extension Verifier {
         progress(.started(check: CheckName.searchContract.rawValue))
         let watch = Stopwatch()
         guard SQLiteLibrary.canCreateFTS5() else {
-            let check = VerifyReport.Check(
-                name: CheckName.searchContract.rawValue, status: .fail, durationSeconds: watch.roundedSeconds,
-                summary: "cannot run: FTS5 unavailable", details: [])
+            let check = CheckResult(
+                name: .searchContract, status: .fail, summary: "cannot run: FTS5 unavailable",
+                durationSeconds: watch.roundedSeconds, details: [])
             results.add(check, as: .searchContract)
             progress(.finished(check: CheckName.searchContract.rawValue, status: .fail, seconds: check.durationSeconds))
             return
@@ -35,9 +35,9 @@ extension Verifier {
         let summary = failed.isEmpty
             ? "\(cases.count) cases passed on the fresh and the migrated database (contract \(contract.version))"
             : "\(failed.count) of \(cases.count) cases failed: \(failed.map(\.name).joined(separator: ", "))"
-        let check = VerifyReport.Check(
-            name: CheckName.searchContract.rawValue, status: failed.isEmpty ? .pass : .fail, durationSeconds: watch.roundedSeconds,
-            summary: summary, details: details)
+        let check = CheckResult(
+            name: .searchContract, status: failed.isEmpty ? .pass : .fail, summary: summary,
+            durationSeconds: watch.roundedSeconds, details: details)
         results.add(check, as: .searchContract)
         progress(.finished(check: CheckName.searchContract.rawValue, status: check.status, seconds: check.durationSeconds))
     }

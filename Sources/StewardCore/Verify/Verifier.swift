@@ -39,11 +39,11 @@ public struct Verifier: Sendable {
 
     public enum Event: Sendable {
         case started(check: String)
-        case finished(check: String, status: VerifyReport.Check.Status, seconds: Double)
+        case finished(check: String, status: CheckResult.Status, seconds: Double)
     }
 
     /// The checks' names in report order.
-    static let checkOrder = CheckName.allCases.map(\.rawValue)
+    static let checkOrder = CheckName.verifyChecks.map(\.rawValue)
 
     let options: Options
     let cancellation: Cancellation
@@ -105,7 +105,7 @@ public struct Verifier: Sendable {
                                    held: held)
             }
         } else {
-            for name in CheckName.allCases where name != .searchContract {
+            for name in CheckName.verifyChecks where name != .searchContract {
                 results.skip(name, missing: .database)
             }
         }
@@ -127,8 +127,8 @@ public struct Verifier: Sendable {
             throw StewardError.interrupted(by: cancellation)
         }
 
-        let checks = CheckName.allCases.compactMap { results.check(named: $0) }
-        let failedChecks = checks.filter { $0.status == .fail }.map(\.name)
+        let checks = CheckName.verifyChecks.compactMap { results.check(named: $0) }
+        let failedChecks = checks.filter { $0.status == .fail }.map(\.name.rawValue)
         let cases = results.contractCases
         let database = options.databasePath.map { path in
             VerifyReport.Database(
@@ -165,17 +165,17 @@ public struct Verifier: Sendable {
         let name = checkName.rawValue
         progress(.started(check: name))
         let watch = Stopwatch()
-        let check: VerifyReport.Check
+        let check: CheckResult
         do {
             let (passed, summary, details) = try body()
-            check = .init(name: name, status: passed ? .pass : .fail, durationSeconds: watch.roundedSeconds,
-                          summary: summary, details: Array(details.prefix(50)))
+            check = .init(name: checkName, status: passed ? .pass : .fail, summary: summary,
+                          durationSeconds: watch.roundedSeconds, details: Array(details.prefix(50)))
         } catch let error as SQLiteError {
-            check = .init(name: name, status: .fail, durationSeconds: watch.roundedSeconds,
-                          summary: "cannot run: \(error.message) (SQLite error \(error.extendedCode))", details: [])
+            check = .init(name: checkName, status: .fail, summary: "cannot run: \(error.message) (SQLite error \(error.extendedCode))",
+                          durationSeconds: watch.roundedSeconds, details: [])
         } catch {
-            check = .init(name: name, status: .fail, durationSeconds: watch.roundedSeconds,
-                          summary: "cannot run: \(error.localizedDescription)", details: [])
+            check = .init(name: checkName, status: .fail, summary: "cannot run: \(error.localizedDescription)",
+                          durationSeconds: watch.roundedSeconds, details: [])
         }
         results.add(check, as: checkName)
         progress(.finished(check: name, status: check.status, seconds: check.durationSeconds))

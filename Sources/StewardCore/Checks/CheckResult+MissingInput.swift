@@ -1,4 +1,4 @@
-extension VerifyReport.Check {
+extension CheckResult {
     /// An input of verify that a check needs and the run was not given.
     public enum MissingInput: Sendable, Equatable {
         /// No database: every check of a database is skipped.
