@@ -37,7 +37,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
         static let name = Option<String>("name", value: "file", help: "The bundle's file name (default: <db>-v<user_version>-<UTC time>.tar.zst).")
         static let level = Option<Int>("level", value: "n", help: "The zstd compression level, 1 (fast) to 19 (small).",
                                        default: BackupMaker.defaultCompressionLevel, in: 1...19)
-        static let pagesPerStep = Option<Int>("pages-per-step", value: "n", help: "Pages copied per step of the online backup.",
+        static let pagesPerStep = Option<Int>("pages-per-step", value: "n", help: "Pages copied per step of the online backup (a WAL database).",
                                               default: Int(BackupMaker.defaultPagesPerStep), in: 1...1_000_000)
         static let asIs = Flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst.")
         static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into the connections that check and digest the snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")

@@ -126,6 +126,30 @@ import TestSupport
         #expect(try Connection(path: contents.databasePath).integer(sql: "SELECT count(*) FROM ticket") == 52)
     }
 
+    /// A rollback-journal source is copied whole by the kernel (one 64 MiB chunk here),
+    /// byte for byte, and cut to its pages: bytes a file holds past its last page are no
+    /// part of the database, and restore refuses a payload that is not exactly its pages.
+    @Test func rollbackJournalSourceIsCopiedByTheKernelAndCutToItsPages() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        let original = try #require(FileManager.default.contents(atPath: database))
+        let handle = try #require(FileHandle(forWritingAtPath: database))
+        handle.seekToEndOfFile()
+        handle.write(Data(repeating: 0x5A, count: 3000))
+        try handle.close()
+        let run = try backup(["--json", "--name", "kernel.tar.zst"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let manifest = try #require(try run.json()["manifest"] as? [String: Any])
+        let snapshot = try #require(manifest["snapshot"] as? [String: Any])
+        #expect(snapshot["steps"] as? Int == 1, "\(snapshot)")
+        #expect(snapshot["pagesPerStep"] as? Int == (64 << 20) / 4096, "\(snapshot)")
+        #expect(snapshot["restarts"] as? Int == 0)
+        let contents = try BundleContents(reading: out + "/kernel.tar.zst", extractingInto: directory.path)
+        let payload = try #require(FileManager.default.contents(atPath: contents.databasePath))
+        #expect(payload == original, "the payload is the source's pages, byte for byte")
+        let restored = try StewardProcess.run(["restore", "--check-only", out + "/kernel.tar.zst"])
+        #expect(restored.status == 0, "\(restored.allOutput)")
+    }
+
     /// stderr of a backup run under a pseudo-terminal (`script`), stdout discarded.
     func stderrOnATerminal(_ extra: String) throws -> String {
         let command = "'\(StewardProcess.executable.path)' backup --db '\(database)' --out '\(out)' \(extra) > /dev/null"

@@ -110,7 +110,7 @@ public struct BackupMaker {
         let recipients = options.keys.encrypts ? try options.keys.recipientsForEncryption() : nil
         let streams = options.toStandardOutput
         let directory = try OutputDirectory(path: streams ? FileManager.default.temporaryDirectory.path : options.outputDirectory)
-        let sourceMode = try Self.checkSource(options.databasePath)
+        let sourceFile = try Self.checkSource(options.databasePath)
         if let name = options.bundleName, !streams { try Self.refuseExisting(directory.file(name)) }
 
         let stale = options.removesStaleTemporaries ? directory.removeStaleTemporaries() : []
@@ -126,7 +126,7 @@ public struct BackupMaker {
         // 1. Snapshot.
         var bundleName = options.bundleName ?? ""
         let snapshot = try SourceSnapshot(
-            databasePath: options.databasePath, copyPath: copy.path, pagesPerStep: options.pagesPerStep,
+            databasePath: options.databasePath, sourceFile: sourceFile, copyPath: copy.path, pagesPerStep: options.pagesPerStep,
             waits: LockWaits(timeout: options.timeout, cancellation: cancellation),
             cancellation: cancellation, progress: progress
         ).take { source, pinnedAt in
@@ -166,7 +166,7 @@ public struct BackupMaker {
             ? try writeToStandardOutput(manifest: manifest, compression: compression, framePath: framePath, builder: builder)
             : try writeAndPublish(
             manifest: manifest, compression: compression, framePath: framePath, builder: builder, directory: directory,
-            bundleName: bundleName, permissions: sourceMode & 0o666)
+            bundleName: bundleName, permissions: sourceFile.st_mode & 0o666)
         progress(.published(path: finalPath))
 
         var report = BackupReport(
@@ -331,14 +331,15 @@ public struct BackupMaker {
 
     /// Looks at the source with stat() only (opening it would be reading it as a plain
     /// file) and returns its permission bits, which the bundle takes over.
-    static func checkSource(_ path: String) throws -> mode_t {
+    /// The source's `stat`, once it is known to be a non-empty regular file.
+    static func checkSource(_ path: String) throws -> stat {
         let info = try DatabaseFile.regularFile(path, missing: "no such database")
         guard info.st_size > 0 else {
             // SQLite would call an empty file an empty database; backing one up is almost
             // always a wrong path, and there is nothing to keep.
             throw StewardError(.badInput, "\(path) is empty (0 bytes): there is no database to back up")
         }
-        return info.st_mode & 0o777
+        return info
     }
 
     static func refuseExisting(_ path: String) throws {

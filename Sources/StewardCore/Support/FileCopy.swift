@@ -5,13 +5,23 @@ import Glibc
 /// Copies one open file into another: in the kernel with copy_file_range(2) where the
 /// system has it, with read and write otherwise.
 enum FileCopy {
+    /// The most one copy_file_range call copies; `isCancelled` is asked between calls.
+    static let chunkBytes = 64 << 20
+
     /// Copies from the current offsets to the end of `source`. Returns 0 or errno.
-    static func copy(from source: Int32, to target: Int32, isCancelled: () -> Bool) -> Int32 {
+    /// `copied` hears the bytes copied so far after each kernel chunk.
+    static func copy(from source: Int32, to target: Int32, isCancelled: () -> Bool,
+                     copied report: (Int) -> Void = { _ in }) -> Int32 {
+        var total = 0
         do {
             while true {
                 if isCancelled() { return EINTR }
-                let copied = LinuxCalls.copyFileRange(from: source, to: target, count: 64 << 20)
-                if copied > 0 { continue }
+                let copied = LinuxCalls.copyFileRange(from: source, to: target, count: chunkBytes)
+                if copied > 0 {
+                    total += copied
+                    report(total)
+                    continue
+                }
                 if copied == 0 { return 0 }
                 let code = errno
                 if code == EINTR { continue }
