@@ -72,11 +72,18 @@ public struct Migrator {
     ///   `remedy` when an option would allow it), `.notFound` (`.createMissingDatabase`),
     ///   `.checkFailed`, `.busy`, `.cannotCreate`, `.inputOutput`, `.usage`, `.interrupted`.
     public func run() throws -> MigrateReport {
+        try run(beforeMigrating: {})
+    }
+
+    /// `run()`, calling `beforeMigrating` once it is known that the run has something to
+    /// write, before anything is written (the plain one-database run's drift check): a
+    /// current database is answered on one connection, in one read transaction.
+    func run(beforeMigrating: () throws -> Void) throws -> MigrateReport {
         let stopwatch = Stopwatch()
         // One connection serves the layout's detection (the ledgers the database has) and
         // the run; a file that is not there or empty is left to the paths below.
         let early: Connection?
-        if !options.dryRun, (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 {
+        if !options.dryRun, let file = try? DatabaseFile.regularFile(options.databasePath), file.st_size > 0 {
             early = try openExisting(readOnly: options.statusOnly)
         } else {
             early = nil
@@ -86,6 +93,10 @@ public struct Migrator {
         if options.statusOnly {
             return try status(source: source, on: early ?? openExisting(readOnly: true), stopwatch: stopwatch)
         }
+        if !options.dryRun, let early, let report = try reportIfCurrent(source: source, on: early, stopwatch: stopwatch) {
+            return report
+        }
+        try beforeMigrating()
         // Every file is split and run by SQLite on an empty private database before the
         // real one is touched, so that a broken set is refused with nothing changed. A set
         // that starts from a schema made elsewhere fails there; on a database past version
