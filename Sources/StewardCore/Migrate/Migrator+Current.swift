@@ -1,16 +1,17 @@
 import SQLiteKit
 
 extension Migrator {
-    /// The report of a run on a database that is already current, read in one read
-    /// transaction on the run's connection; nil when the run has anything to write (a
-    /// pending migration, a ledger row to backfill or a ledger to create, a `user_version`
-    /// to set, a baseline to adopt), which the full run then does under its write lock.
+    /// The report of a run on a database that is already current, read inside the run's
+    /// read transaction (`readTransaction(on:_:)`); nil when the run has anything to write
+    /// (a pending migration, a ledger row to backfill or a ledger to create, a
+    /// `user_version` to set, a baseline to adopt), which the full run then does under its
+    /// write lock.
     ///
     /// It is the report the full run gives such a database, proved the same way: the plan
     /// read from `user_version` and the ledger, the foreign-key violations (all existing,
-    /// so none new) and `PRAGMA quick_check`. What it skips is what only matters when a
-    /// migration runs: the write lock, the set's check on an empty database, the FTS5
-    /// rebuilds. This is issue 14's floor of a fleet run's per-database cost.
+    /// so none new) and `PRAGMA quick_check`. What it skips only matters when a migration
+    /// runs: the write lock, the set's check on an empty database, the FTS5 rebuilds, and
+    /// the drift check's read-only look (issue 14: start-up plus a no-op `migrate`).
     func reportIfCurrent(source: Source, on connection: Connection, stopwatch: Stopwatch) throws -> MigrateReport? {
         // golang-migrate's one ledger row is rewritten by every run (`finish`), even one
         // that applies nothing; that run stays the full one.
@@ -21,8 +22,6 @@ extension Migrator {
             connection.setBusyHandler(nil)
         }
         do {
-            try connection.execute(sql: "BEGIN")
-            defer { connection.rollbackIfNeeded() }
             let enforced = try connection.integer(sql: "PRAGMA foreign_keys") == 1
             let current = try connection.userVersion()
             let (plan, ledgerExisted, rowsBefore) = try self.plan(for: source, on: connection)
@@ -49,6 +48,18 @@ extension Migrator {
         } catch let error as SQLiteError {
             throw explain(error, waitingForLock: true)
         }
+    }
+
+    /// `body` inside one read transaction on `connection`, ended (nothing was written)
+    /// however `body` ends.
+    func readTransaction<T>(on connection: Connection, _ body: () throws -> T) throws -> T {
+        do {
+            try connection.execute(sql: "BEGIN")
+        } catch let error as SQLiteError {
+            throw readFailure(error)
+        }
+        defer { connection.rollbackIfNeeded() }
+        return try body()
     }
 
     /// The note of a run whose `user_version` counts applied migrations.

@@ -88,13 +88,23 @@ public struct Migrator {
         } else {
             early = nil
         }
-        let source = try loadSource(ledgersFrom: early)
-
-        if options.statusOnly {
-            return try status(source: source, on: early ?? openExisting(readOnly: true), stopwatch: stopwatch)
-        }
-        if !options.dryRun, let early, let report = try reportIfCurrent(source: source, on: early, stopwatch: stopwatch) {
-            return report
+        let source: Source
+        if let early {
+            // What is asked before anything is written (the ledgers detection reads, the
+            // plan, a current database's checks, `--status`) is read in one transaction:
+            // one lock, one snapshot (issue 14).
+            let (found, answer) = try readTransaction(on: early) { () throws -> (Source, MigrateReport?) in
+                let found = try loadSource(ledgersFrom: early)
+                if options.statusOnly { return (found, try status(source: found, on: early, stopwatch: stopwatch)) }
+                return (found, try reportIfCurrent(source: found, on: early, stopwatch: stopwatch))
+            }
+            if let answer { return answer }
+            source = found
+        } else {
+            source = try loadSource()
+            if options.statusOnly {
+                return try status(source: source, on: openExisting(readOnly: true), stopwatch: stopwatch)
+            }
         }
         try beforeMigrating()
         // Every file is split and run by SQLite on an empty private database before the
