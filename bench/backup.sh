@@ -70,7 +70,7 @@ echo "steward peak memory:                                    $((peak_kib / 1024
 python3 - "$work/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-s, c, b = r["snapshot"], r["checks"], r["bundle"]
+s, c, b = r["manifest"]["snapshot"], r["manifest"]["checks"], r["bundle"]
 print(f"steward phases (last run): snapshot {s['durationSeconds']}s (source held {s['sourceHeldSeconds']}s, "
       f"{s['restarts']} restarts); checks, hash, digests and compression side by side {c['durationSeconds']}s "
       f"(checks); bundle phase {b['durationSeconds']}s in all, zstd level {b['compressionLevel']} with {b['threads']} threads; "

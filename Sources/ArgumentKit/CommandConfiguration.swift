@@ -36,7 +36,7 @@ public struct CommandConfiguration: Sendable {
         self.isHidden = isHidden
     }
 
-    func subcommand(named name: String) -> CommandConfiguration? {
+    public func subcommand(named name: String) -> CommandConfiguration? {
         subcommands.first { $0.commandName == name }
     }
 

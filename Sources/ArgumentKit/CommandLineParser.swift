@@ -7,8 +7,9 @@ public struct CommandLineParser: Sendable {
     public enum Outcome: Sendable {
         /// Run this command with these values.
         case run(ParsedValues)
-        /// Print this text on stdout and exit 0.
-        case help(String)
+        /// Print this text on stdout and exit 0; `path` names the command it is about
+        /// (`["steward", "inspect"]`).
+        case help(String, path: [String])
         /// Print this version on stdout and exit 0.
         case version(String)
     }
@@ -28,11 +29,11 @@ public struct CommandLineParser: Sendable {
         // Walk down the subcommands first.
         while !command.subcommands.isEmpty {
             guard index < arguments.count else {
-                return .help(HelpFormatter.help(for: command, path: path))
+                return .help(HelpFormatter.help(for: command, path: path), path: path)
             }
             let word = arguments[index]
             if word == "-h" || word == "--help" {
-                return .help(HelpFormatter.help(for: command, path: path))
+                return .help(HelpFormatter.help(for: command, path: path), path: path)
             }
             if word == "--version", let version = command.version {
                 return .version(version)
@@ -62,7 +63,7 @@ public struct CommandLineParser: Sendable {
         if let end = remaining.firstIndex(of: "--") ?? Optional(remaining.count),
            remaining[..<end].contains(where: { $0 == "-h" || $0 == "--help" })
         {
-            return .help(HelpFormatter.help(for: command, path: path))
+            return .help(HelpFormatter.help(for: command, path: path), path: path)
         }
         return .run(try parseOptions(remaining, command: command, path: path))
     }
@@ -77,7 +78,7 @@ public struct CommandLineParser: Sendable {
             command = next
             path.append(word)
         }
-        return .help(HelpFormatter.help(for: command, path: path))
+        return .help(HelpFormatter.help(for: command, path: path), path: path)
     }
 
     private func parseOptions(

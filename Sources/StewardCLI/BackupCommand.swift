@@ -69,7 +69,8 @@ struct BackupCommand: OperationCommand, FleetCommand {
         options.keys = try KeyOptions.parse(values, encrypting: true)
         if let name = values[Opt.name] {
             if let problem = BackupMaker.problem(withBundleName: name, encrypted: options.keys.encrypts) {
-                throw values.error("The value '\(name)' is invalid for '--name <file>': \(problem)")
+                throw values.error(
+                    "The value '\(name)' is invalid for '--name <file>': \(problem.message)\(problem.remedy.map(RemedyWording.suffix(for:)) ?? "")")
             }
             options.bundleName = name
         }
@@ -127,7 +128,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
             let report = try BackupMaker(options: options, cancellation: cancellation).run()
             let envelope = FleetEnvelope(report: report, command: "backup", exitCode: ExitCode.success, outcome: "backed-up")
             return FleetRun.Item(outcome: "backed-up", exitCode: 0, json: try envelope.line(),
-                                 detail: "user_version \(report.source.userVersion), \(report.bundle.path)", message: nil)
+                                 detail: "user_version \(report.manifest.source.userVersion), \(report.bundle.path)", message: nil)
         }
     }
 
@@ -177,9 +178,10 @@ struct BackupCommand: OperationCommand, FleetCommand {
 
     static func render(_ report: BackupReport) -> String {
         var lines: [String] = []
-        let source = report.source
-        let snapshot = report.snapshot
-        let checks = report.checks
+        let manifest = report.manifest
+        let source = manifest.source
+        let snapshot = manifest.snapshot
+        let checks = manifest.checks
         lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))")
         lines.append("            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)")
         if let encryption = report.encryption {
@@ -187,17 +189,17 @@ struct BackupCommand: OperationCommand, FleetCommand {
         }
         lines.append("Source      \(ReportOutput.escaped(report.database.path)): user_version \(source.userVersion), application_id \(source.applicationID), "
                      + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
-        lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(report.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
+        lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(manifest.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "
                      + "of up to \(snapshot.pagesPerStep) pages, waited \(ReportOutput.seconds(snapshot.lockWaitSeconds)) for locks")
         lines.append("Checks      integrity_check \(ReportOutput.escaped(checks.integrityCheck)), \(checks.foreignKeyViolations) foreign key violations, "
                      + "user_version \(checks.userVersion) as in the source, journal mode \(checks.journalMode) "
                      + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
         lines.append("            ran: \(checksRun(checks))")
-        if let recorded = report.recordedFailures {
+        if let recorded = manifest.recordedFailures {
             lines.append("As is       bundled with its failures recorded in the manifest: \(ReportOutput.escaped(recorded.summary))")
         }
-        for file in report.files {
+        for file in manifest.files {
             lines.append("Payload     \(ReportOutput.escaped(file.path))  \(ReportOutput.bytes(file.size))")
             lines.append("            sha256 \(file.sha256)")
         }

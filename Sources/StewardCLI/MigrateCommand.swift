@@ -217,7 +217,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             }
         }
         if report.dialect != "steward" {
-            lines.append("Layout      \(report.dialect) (\(report.dialectReason))")
+            lines.append("Layout      \(report.dialect) (\(MigrateWording.worded(report).dialectReason.text))")
         }
         if let ledger = report.ledger {
             let state = ledger.existed ? "\(ledger.rowsBefore) rows before the run" : "created by this run"

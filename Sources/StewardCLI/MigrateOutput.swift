@@ -5,8 +5,14 @@ import StewardCore
 /// (`--backup-dir`) and the drift check's `schema`.
 struct MigrateOutput: Encodable {
     let report: MigrateReport
-    var bundle: FleetMigration.Bundle? = nil
-    var schema: SchemaDriftCheck.Comparison? = nil
+    var bundle: FleetMigration.Bundle?
+    var schema: SchemaDriftCheck.Comparison?
+
+    init(report: MigrateReport, bundle: FleetMigration.Bundle? = nil, schema: SchemaDriftCheck.Comparison? = nil) {
+        self.report = MigrateWording.worded(report)
+        self.bundle = bundle
+        self.schema = schema
+    }
 
     private enum Keys: String, CodingKey { case outcome, bundle, schema }
 

@@ -24,6 +24,10 @@ enum RemedyWording {
             return "; use --dialect for another runner's 64-bit versions"
         case .allowDrift:
             return " (--allow-drift migrates anyway)"
+        case .loadExtension:
+            return " (an extension's module needs --load-extension)"
+        case .directoryApart:
+            return "; the directory is --out"
         }
     }
 

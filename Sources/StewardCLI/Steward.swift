@@ -45,9 +45,23 @@ public enum Steward {
         let leading = arguments.prefix { $0.hasPrefix("-") }
         let versionAsJSON = leading.contains("--version") && leading.contains("--json")
             && leading.allSatisfy { $0 == "--json" || $0 == "--version" }
+        if leading.contains("--json"), leading.contains(where: { $0 == "--help" || $0 == "-h" }),
+           leading.allSatisfy({ $0 == "--json" || $0 == "--help" || $0 == "-h" }) {
+            return usageFailure(helpHasNoJSON(path: [root.commandName]), arguments: arguments, terminal: terminal)
+        }
+        // `steward help migrate --json` asks for the same help as `migrate --help --json`.
+        if arguments.first == "help", arguments.contains("--json") {
+            let named = arguments.dropFirst().prefix { !$0.hasPrefix("-") }
+            return usageFailure(helpHasNoJSON(path: [root.commandName] + named), arguments: arguments, terminal: terminal)
+        }
         do {
             switch try parser.parse(versionAsJSON ? ["--version"] : arguments) {
-            case .help(let text):
+            case .help(let text, let path):
+                // Help is text only: with `--json` a script would read text where it expects
+                // one JSON object, so it gets the usage error's object instead.
+                if arguments.prefix(while: { $0 != "--" }).contains("--json") {
+                    return usageFailure(helpHasNoJSON(path: path), arguments: arguments, terminal: terminal)
+                }
                 terminal.print(text)
                 return ExitCode.success
             case .version(let version):
@@ -103,6 +117,18 @@ public enum Steward {
                 command: command, kind: "usage", message: error.message, exitCode: CommandLineError.exitCode))
         }
         return CommandLineError.exitCode
+    }
+
+    /// `--help` with `--json`, for the command at `path`.
+    private static func helpHasNoJSON(path: [String]) -> CommandLineError {
+        var command = root
+        for name in path.dropFirst() {
+            guard let next = command.subcommand(named: name) else { break }
+            command = next
+        }
+        return CommandLineError(
+            message: "--help has no JSON form; run it without --json", usage: HelpFormatter.usage(for: command, path: path),
+            commandPath: path.joined(separator: " "))
     }
 
     private static func fail(

@@ -14,12 +14,14 @@ enum VerifyWording {
         }
     }
 
-    /// `report` with each check skipped for a missing input worded with its option, for
-    /// the text, the JSON and the report file alike.
+    /// `report` with each check skipped for a missing input, or failed for want of an
+    /// option, worded with its option, for the text, the JSON and the report file alike.
     static func worded(_ report: VerifyReport) -> VerifyReport {
         var report = report
         report.checks = report.checks.map { check in
-            check.missingInput.map { check.summarized(summary(for: $0)) } ?? check
+            if let input = check.missingInput { return check.summarized(summary(for: input)) }
+            if let remedy = check.remedy { return check.summarized(check.summary + RemedyWording.suffix(for: remedy)) }
+            return check
         }
         return report
     }

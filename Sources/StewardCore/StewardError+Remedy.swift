@@ -22,5 +22,9 @@ extension StewardError {
         case chooseDialect
         /// The schema differs from what the set makes: the run may migrate anyway.
         case allowDrift
+        /// A virtual table's module is an extension's: the run may load that extension.
+        case loadExtension
+        /// A bundle name held a directory: the directory where bundles go is given apart.
+        case directoryApart
     }
 }

@@ -18,7 +18,7 @@ import Testing
 
     private func help(_ arguments: [String]) throws -> String {
         switch try parser.parse(arguments) {
-        case .help(let text): return text
+        case .help(let text, _): return text
         case .run: throw ParseFailure(description: "\(arguments) gave values, not help")
         case .version: throw ParseFailure(description: "\(arguments) gave the version, not help")
         }

@@ -91,7 +91,7 @@ import TestSupport
         #expect(files.count == 1)
         #expect(files.first?["path"] as? String == "data/tickets.sqlite")
         #expect(files.first?["size"] as? Int == header.count)
-        #expect(report["files"] as? NSArray == manifest["files"] as? NSArray, "the report repeats the manifest")
+        #expect(report["manifest"] as? NSDictionary == manifest as NSDictionary, "the report carries the manifest as written")
 
         let bundleHash = try systemTool(["sha256sum", bundlePath]).output.prefix(64)
         #expect((report["bundle"] as? [String: Any])?["sha256"] as? String == String(bundleHash))
@@ -118,7 +118,7 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
         let run = try backup(["--json", "--name", "wal.tar.zst"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect((try run.json()["source"] as? [String: Any])?["journalMode"] as? String == "wal")
+        #expect(((try run.json()["manifest"] as? [String: Any])?["source"] as? [String: Any])?["journalMode"] as? String == "wal")
         let contents = try BundleContents(reading: out + "/wal.tar.zst", extractingInto: directory.path)
         #expect(try DatabaseState(path: contents.databasePath) == DatabaseState(path: database))
         let bytes = try #require(FileManager.default.contents(atPath: contents.databasePath))

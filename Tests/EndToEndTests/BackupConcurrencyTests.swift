@@ -125,7 +125,7 @@ final class BatchWriter: @unchecked Sendable {
                 ["backup", "--db", database, "--out", out, "--name", name, "--pages-per-step", "8", "--json"])
             try #require(run.status == 0, "backup \(index): \(run.stderr)")
             let report = try run.json()
-            #expect((report["snapshot"] as? [String: Any])?["restarts"] as? Int == 0)
+            #expect(((report["manifest"] as? [String: Any])?["snapshot"] as? [String: Any])?["restarts"] as? Int == 0)
 
             let extracted = directory.file("x\(index)")
             try FileManager.default.createDirectory(atPath: extracted, withIntermediateDirectories: true)

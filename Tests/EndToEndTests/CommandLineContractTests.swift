@@ -22,7 +22,7 @@ import TestSupport
         #expect(run.stdout.contains("SUBCOMMANDS:"))
     }
 
-    @Test(arguments: [["help", "inspect"], ["inspect", "--help"], ["inspect", "-h"], ["inspect", "x.db", "--json", "--help"]])
+    @Test(arguments: [["help", "inspect"], ["inspect", "--help"], ["inspect", "-h"], ["inspect", "x.db", "--quiet", "--help"]])
     func commandHelp(arguments: [String]) throws {
         let run = try StewardProcess.run(arguments)
         #expect(run.status == 0)

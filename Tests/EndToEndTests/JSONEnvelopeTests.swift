@@ -294,6 +294,7 @@ struct JSONEnvelopeTests {
         for arguments in [
             ["verify", "--frobnicate", "--json"], ["migrate", "--json"], ["backup", "--json"], ["restore", "--json"],
             ["inspect", "--json"], ["report", "--json"], ["frobnicate", "--json"], ["--json"],
+            ["migrate", "--help", "--json"], ["completions", "--json", "-h"], ["--help", "--json"],
         ] {
             let usage = try outputs.run("steward \(arguments.joined(separator: " "))", arguments, status: 64, outcome: "error")
             #expect((usage["error"] as? [String: Any])?["kind"] as? String == "usage", "\(arguments)")

@@ -13,6 +13,8 @@ import Testing
         (.giveKey, "--identity"),
         (.chooseDialect, "--dialect"),
         (.allowDrift, "--allow-drift"),
+        (.loadExtension, "--load-extension"),
+        (.directoryApart, "--out"),
     ])
     func eachRemedyNamesItsOption(_ remedy: StewardError.Remedy, _ option: String) {
         #expect(RemedyWording.suffix(for: remedy).contains(option))

@@ -38,18 +38,21 @@ import TestSupport
         let events = BackupEventLog()
         let report = try BackupMaker(options: options("t.tar.zst")) { events.append($0) }.run()
         #expect(report.bundle.path == out + "/t.tar.zst")
-        #expect(report.source.journalMode == journalMode)
-        #expect(report.source.userVersion == 2)
-        #expect(report.snapshot.restarts == 0)
-        #expect(report.checks.writeVersion == 1 && report.checks.readVersion == 1)
-        #expect(report.files.map(\.path) == ["data/tickets.sqlite"])
+        #expect(report.manifest.source.journalMode == journalMode)
+        #expect(report.manifest.source.userVersion == 2)
+        #expect(report.manifest.snapshot.restarts == 0)
+        #expect(report.manifest.checks.writeVersion == 1 && report.manifest.checks.readVersion == 1)
+        #expect(report.manifest.files.map(\.path) == ["data/tickets.sqlite"])
+        #expect(report.checks.map(\.name) == ["integrity_check", "foreign_key_check", "user_version", "journal_mode", "fts5_integrity"])
+        #expect(report.checks.map(\.status) == [.pass, .pass, .pass, .pass, .skipped])
+        #expect(report.failedChecks.isEmpty)
         #expect(try directory.contents(of: "out") == ["t.tar.zst"])
         #expect(events.names.first == "copying")
         #expect(events.names.contains("checking"))
         #expect(events.names.last == "published")
 
         let bundle = try BundleContents(reading: report.bundle.path, extractingInto: directory.path)
-        #expect(bundle.databaseSHA256 == report.files[0].sha256)
+        #expect(bundle.databaseSHA256 == report.manifest.files[0].sha256)
         #expect(try DatabaseState(path: bundle.databasePath) == DatabaseState(path: database))
     }
 
@@ -59,7 +62,7 @@ import TestSupport
         let name = (first.bundle.path as NSString).lastPathComponent
         #expect(name.hasPrefix("tickets-v2-"))
         #expect(name == BackupNaming.defaultBundleName(database: database, userVersion: 2,
-                                                       at: try #require(BackupNaming.seconds(ofTimestamp: first.createdAt))))
+                                                       at: try #require(BackupNaming.seconds(ofTimestamp: first.manifest.createdAt))))
         // The same second gives the same name: refused, and the first bundle stays.
         let before = FileManager.default.contents(atPath: first.bundle.path)
         let second = kind {

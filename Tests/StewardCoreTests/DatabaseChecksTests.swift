@@ -51,6 +51,27 @@ import Testing
         #expect(!check.problems.joined().contains("secret"), "no row data")
     }
 
+    /// backup's and restore's record of failures (`RecordedFailures`) is read by the same
+    /// checks: the same problems, the same pairs, with a table name holding " → " kept whole.
+    @Test func recordedFailuresAreWhatTheSharedChecksFind() throws {
+        let connection = try Self.parentAndChild(orphans: 2)
+        try connection.execute(sql: """
+            CREATE TABLE "a → b"(id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id));
+            INSERT INTO "a → b"(parent_id) VALUES (7);
+            CREATE TABLE t(x INTEGER CHECK (x > 0));
+            PRAGMA ignore_check_constraints = ON; INSERT INTO t VALUES (-1); PRAGMA ignore_check_constraints = OFF
+            """)
+        let recorded = try RecordedFailures.find(connection)
+        #expect(recorded.integrity == .init(problems: 1, tables: ["t"]))
+        #expect(recorded.foreignKeyViolations == [
+            .init(table: "a → b", parent: "parent", count: 1), .init(table: "child", parent: "parent", count: 2),
+        ])
+        let pairs = try DatabaseChecks.foreignKeyCounts(on: connection)
+        #expect(pairs.map { "\($0.table)|\($0.parent)|\($0.count)" } == ["a → b|parent|1", "child|parent|2"])
+        #expect(try DatabaseChecks.foreignKeys(on: connection).detail == "foreign_key_check found 3 violations")
+        #expect(try RecordedFailures.find(try Self.parentAndChild(orphans: 0)).isEmpty)
+    }
+
     @Test func userVersionPassesOnlyWhenItIsTheExpectedOne() throws {
         let connection = try Connection.inMemory()
         try connection.execute(sql: "PRAGMA user_version = 3")

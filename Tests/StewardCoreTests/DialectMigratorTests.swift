@@ -86,7 +86,7 @@ import TestSupport
         try sqlxDatabase()
         let report = try migrate()
         #expect(report.dialect == "sqlx")
-        #expect(report.dialectReason.contains("_sqlx_migrations"))
+        #expect(report.dialectReason.text.contains("_sqlx_migrations"))
         #expect(report.applied.map(\.file) == ["20240103120000_index.sql"])
         #expect(report.applied.first?.version == 20_240_103_120_000)
         #expect(report.userVersionRule == "applied-count")
@@ -100,6 +100,19 @@ import TestSupport
         #expect(try integrityOK())
         // Run again: nothing to do.
         #expect(try migrate().applied.isEmpty)
+    }
+
+    @Test func aChosenLayoutIsMarkedChosenAndNamesNoOption() throws {
+        try write("20240101000001_a.sql", "CREATE TABLE a(x);\n")
+        let report = try migrate {
+            $0.dialect = .sqlx
+            $0.create = true
+        }
+        #expect(report.dialect == "sqlx")
+        #expect(report.dialectReason.chosen)
+        #expect(!report.dialectReason.text.contains("--"))
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any]
+        #expect(encoded?["dialectReason"] as? String == report.dialectReason.text)
     }
 
     @Test func aChangedAppliedFileIsRefusedUnlessAllowed() throws {

@@ -43,7 +43,7 @@ import TestSupport
         try write("meta/_journal.json", #"{"entries":[]}"#)
         let detection = DialectSet.detect(directory: migrations, ledgers: [])
         #expect(detection.dialect == .drizzle)
-        #expect(detection.reason == "meta/_journal.json")
+        #expect(detection.reason.text == "meta/_journal.json")
     }
 
     // MARK: - Versions

@@ -86,6 +86,16 @@ import TestSupport
         .init(role: .restoredDatabase, code: .corruptVirtualTable, kind: .checkFailed, message: "m (SQLite error 267)"),
         .init(role: .restoredDatabase, code: .busy, kind: .checkFailed, message: "m (SQLite error 5)"),
         .init(role: .restoredDatabase, code: .readOnly, kind: .checkFailed, message: "m (SQLite error 8)"),
+        // The database restore --replace takes the place of: SQLite's message and code,
+        // never the SQL it ran.
+        .init(role: .replacedDatabase(timeout: 3), code: .busy, lockTimeout: nil, kind: .busy,
+              message: "\(path) is in use by another connection: still locked after 3 s; nothing was replaced"),
+        .init(role: .replacedDatabase(timeout: 3), code: .notADatabase, context: "cannot lock \(path) to replace it",
+              kind: .badInput, message: "cannot lock \(path) to replace it: m (SQLite error 26)"),
+        .init(role: .replacedDatabase(timeout: 3), code: .cantOpen, context: "cannot open \(path) to replace it",
+              kind: .badInput, message: "cannot open \(path) to replace it: m (SQLite error 14)"),
+        .init(role: .replacedDatabase(timeout: 3), code: .ioErrorRead, context: "cannot lock \(path) to replace it",
+              kind: .inputOutput, message: "cannot lock \(path) to replace it: m (SQLite error 266)"),
     ]
 
     static func path(for role: SQLiteErrorMapping.Role) -> String {
@@ -109,6 +119,7 @@ import TestSupport
     static let roles: [SQLiteErrorMapping.Role] = [
         .database, .sourceDatabase, .migratedDatabase, .migrationStatement(preparing: false),
         .migrationStatement(preparing: true), .copy, .checkedCopy(refusal: "the copy cannot be checked"), .restoredDatabase,
+        .replacedDatabase(timeout: 3),
     ]
 
     /// An interrupt is the signal's, whatever the role; so is any failure once a signal

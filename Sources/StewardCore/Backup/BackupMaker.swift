@@ -104,7 +104,7 @@ public struct BackupMaker {
         try ExtensionLoading.requireLoadable(options.extensions)
         let total = Stopwatch()
         if let name = options.bundleName, let problem = BackupNaming.problem(withBundleName: name, encrypted: options.keys.encrypts) {
-            throw StewardError(.cannotCreate, "cannot use '\(name)' as the bundle name: \(problem)")
+            throw StewardError(.cannotCreate, "cannot use '\(name)' as the bundle name: \(problem.message)", remedy: problem.remedy)
         }
         // Read before the source is touched: a missing key file costs nothing.
         let recipients = options.keys.encrypts ? try options.keys.recipientsForEncryption() : nil
@@ -171,15 +171,14 @@ public struct BackupMaker {
 
         var report = BackupReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
-            database: DatabaseReference(path: options.databasePath), createdAt: manifest.createdAt, source: manifest.source,
-            snapshot: manifest.snapshot, checks: manifest.checks, files: manifest.files,
+            database: DatabaseReference(path: options.databasePath), manifest: manifest, checks: verified.results,
+            failedChecks: verified.results.filter { $0.status == .fail }.map(\.name),
             bundle: .init(
                 path: streams ? "-" : finalPath, sizeBytes: written.sizeBytes, sha256: written.sha256,
                 compressionLevel: options.compressionLevel, threads: options.threads,
                 durationSeconds: bundleWatch.roundedSeconds),
             staleTemporariesRemoved: stale, totalSeconds: total.roundedSeconds)
         report.encryption = recipients.map { BundleEncryption(recipients: $0) }
-        report.recordedFailures = manifest.recordedFailures
         return report
     }
 
@@ -325,7 +324,7 @@ public struct BackupMaker {
     // MARK: - Inputs
 
     /// Why `name` cannot be a bundle name (for `--name`), or nil when it can.
-    public static func problem(withBundleName name: String, encrypted: Bool = false) -> String? {
+    public static func problem(withBundleName name: String, encrypted: Bool = false) -> BundleNameProblem? {
         BackupNaming.problem(withBundleName: name, encrypted: encrypted)
     }
 

@@ -37,19 +37,19 @@ enum BackupNaming {
     /// What the name of a bundle made with `--as-is` carries.
     static let asIsMarker = "-as-is"
 
-    static func problem(withBundleName name: String, encrypted: Bool = false) -> String? {
+    static func problem(withBundleName name: String, encrypted: Bool = false) -> BundleNameProblem? {
         if encrypted {
             if !name.hasSuffix(encryptedBundleExtension) || name == encryptedBundleExtension {
-                return "the name of an encrypted bundle must end in \(encryptedBundleExtension)"
+                return BundleNameProblem("the name of an encrypted bundle must end in \(encryptedBundleExtension)")
             }
             return problem(withBundleName: String(name.dropLast(4)))
         }
-        if name.isEmpty { return "the name is empty" }
-        if name.contains("/") { return "the name must be a file name, without '/'; the directory is --out" }
-        if name.hasPrefix(".") { return "the name must not start with '.'" }
-        if name.utf8.contains(0) { return "the name contains a NUL byte" }
-        if FileName.bytes(name).count > 255 { return "the name is longer than 255 bytes" }
-        if !name.hasSuffix(bundleExtension) || name == bundleExtension { return "the name must end in \(bundleExtension)" }
+        if name.isEmpty { return BundleNameProblem("the name is empty") }
+        if name.contains("/") { return BundleNameProblem("the name must be a file name, without '/'", remedy: .directoryApart) }
+        if name.hasPrefix(".") { return BundleNameProblem("the name must not start with '.'") }
+        if name.utf8.contains(0) { return BundleNameProblem("the name contains a NUL byte") }
+        if FileName.bytes(name).count > 255 { return BundleNameProblem("the name is longer than 255 bytes") }
+        if !name.hasSuffix(bundleExtension) || name == bundleExtension { return BundleNameProblem("the name must end in \(bundleExtension)") }
         return nil
     }
 

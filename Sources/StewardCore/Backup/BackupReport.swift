@@ -1,6 +1,10 @@
-/// What `steward backup` made: where the bundle is, and everything its manifest records,
-/// plus how the bundle itself was written.
+/// What `steward backup` made: where the bundle is, its manifest as written, the checks
+/// that ran on the snapshot, and how the bundle itself was written.
 public struct BackupReport: Codable, Sendable {
+    /// One check on the snapshot, in the shape verify and restore report theirs
+    /// (`$defs/check`), named as restore names the same check.
+    public typealias Check = RestoreReport.Check
+
     public struct Bundle: Codable, Sendable {
         /// The final path, the output directory as given joined with the name.
         public let path: String
@@ -18,17 +22,17 @@ public struct BackupReport: Codable, Sendable {
     public let sqliteVersion: String
     /// The database, its path as given.
     public let database: DatabaseReference
-    public let createdAt: String
-    public let source: BundleManifest.Source
-    public let snapshot: BundleManifest.Snapshot
-    public let checks: BundleManifest.Checks
-    public let files: [BundleManifest.File]
+    /// `manifest.json` as written into the bundle (as restore and inspect show it).
+    public let manifest: BundleManifest
+    /// Every check on the snapshot: `integrity_check`, `foreign_key_check`,
+    /// `user_version`, `journal_mode`, `fts5_integrity` (`skipped` without `checksFTS`).
+    public let checks: [Check]
+    /// The checks that failed: empty, except for the failures a `--as-is` bundle records.
+    public let failedChecks: [String]
     public let bundle: Bundle
     /// Temporaries of earlier, killed runs that this run removed from the directory.
     public let staleTemporariesRemoved: [String]
     public let totalSeconds: Double
     /// The recipients' types when the bundle is encrypted (age); absent otherwise.
     public var encryption: BundleEncryption? = nil
-    /// `--as-is`: the failed checks recorded in the manifest.
-    public var recordedFailures: RecordedFailures? = nil
 }

@@ -33,20 +33,16 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
 
     /// What is wrong with the database of `connection`, in counts and names.
     static func find(_ connection: Connection, fts5Failures: [String] = []) throws -> RecordedFailures {
-        let problems = try connection.integrityCheck(maximumErrors: integrityLimit)
+        let check = try DatabaseChecks.integrity(on: connection, maximumErrors: integrityLimit)
         let integrity: Integrity
-        if problems == ["ok"] {
+        if check.passed {
             integrity = Integrity(problems: 0, tables: [])
         } else {
-            integrity = Integrity(problems: problems.count, tables: try tablesNamed(in: problems, connection))
+            integrity = Integrity(problems: check.problems.count, tables: try tablesNamed(in: check.problems, connection))
         }
-        var counts: [String: (String, String, Int)] = [:]
-        for violation in try connection.foreignKeyViolations() {
-            let key = "\(violation.table)\u{0}\(violation.parent)"
-            counts[key, default: (violation.table, violation.parent, 0)].2 += 1
+        let foreignKeys = try DatabaseChecks.foreignKeyCounts(on: connection).map {
+            ForeignKeys(table: $0.table, parent: $0.parent, count: $0.count)
         }
-        let foreignKeys = counts.values.map { ForeignKeys(table: $0.0, parent: $0.1, count: $0.2) }
-            .sorted { ($0.table, $0.parent) < ($1.table, $1.parent) }
         return RecordedFailures(integrity: integrity, foreignKeyViolations: foreignKeys, fts5Tables: fts5Failures.sorted())
     }
 

@@ -9,7 +9,10 @@ import SQLiteKit
 /// by the thread that compresses it (`PayloadCompression`), from the same read.
 struct SnapshotVerification {
     struct Result {
+        /// The manifest's record of the checks (bundle format 1).
         let checks: BundleManifest.Checks
+        /// One result per check, in the shape verify and restore report theirs.
+        let results: [RestoreReport.Check]
         /// With `asIs`: the failures accepted into the bundle (nil otherwise).
         let recorded: RecordedFailures?
     }
@@ -61,6 +64,7 @@ struct SnapshotVerification {
         }
         var recorded = findings.recorded
         if asIs == .foreignKeys, recorded?.isEmpty == true { recorded = nil }
+        let journalSummary = "\(findings.journalMode), header bytes 18-19 are \(header?.writeVersion ?? 0) and \(header?.readVersion ?? 0)"
         return Result(
             checks: .init(
                 integrityCheck: findings.integrity.passed ? "ok" : "failed (recorded)", foreignKeyViolations: findings.foreignKeys.total, userVersion: findings.userVersion,
@@ -70,6 +74,7 @@ struct SnapshotVerification {
                 checksRun: [CheckName.integrity.bundleName, CheckName.foreignKeys.bundleName, CheckName.version.bundleName, "journal_mode"]
                     + (checksFTS ? [CheckName.ftsSync.bundleName] : []),
                 fts5Tables: findings.fts5.map { $0.counts.keys.sorted() }),
+            results: findings.results(journalMode: journalSummary, source: source),
             recorded: recorded)
     }
 
@@ -80,8 +85,42 @@ struct SnapshotVerification {
         let journalMode: String
         let fts5: Check?
         let recorded: RecordedFailures?
+        /// Seconds per check, by name.
+        let durations: [CheckName: Double]
 
         var userVersion: Int32 { Int32(truncatingIfNeeded: userVersionCheck.counts["user_version"] ?? 0) }
+
+        /// The findings as report results. Reached only when every check passed or its
+        /// failure is recorded (`--as-is`): a recorded failure stays `fail`, since the
+        /// bundled database does fail it.
+        func results(journalMode: String, source: BundleManifest.Source) -> [RestoreReport.Check] {
+            func seconds(_ name: CheckName) -> Double { durations[name] ?? 0 }
+            let problems = integrity.problems
+            var results: [RestoreReport.Check] = [
+                integrity.passed
+                    ? .init(name: CheckName.integrity.bundleName, status: .pass, summary: "ok", durationSeconds: seconds(.integrity))
+                    : .init(name: CheckName.integrity.bundleName, status: .fail,
+                            summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found (recorded)",
+                            durationSeconds: seconds(.integrity), details: problems),
+                foreignKeys.passed
+                    ? .init(name: CheckName.foreignKeys.bundleName, status: .pass, summary: "no violations", durationSeconds: seconds(.foreignKeys))
+                    : .init(name: CheckName.foreignKeys.bundleName, status: .fail,
+                            summary: "\(foreignKeys.total) violation\(foreignKeys.total == 1 ? "" : "s") (recorded): \(foreignKeys.countsSummary)",
+                            durationSeconds: seconds(.foreignKeys)),
+                .init(name: CheckName.version.bundleName, status: .pass, summary: "\(userVersion), as in the source",
+                      durationSeconds: seconds(.version)),
+                .init(name: "journal_mode", status: .pass, summary: journalMode, durationSeconds: 0),
+            ]
+            if let fts5 {
+                results.append(.init(name: CheckName.ftsSync.bundleName, status: fts5.passed ? .pass : .fail,
+                                     summary: fts5.passed ? fts5.detail : "\(fts5.detail) (recorded)",
+                                     durationSeconds: seconds(.ftsSync), details: fts5.problems))
+            } else {
+                results.append(.init(name: CheckName.ftsSync.bundleName, status: .skipped,
+                                     summary: "not requested: FTS5 indexes were not checked", durationSeconds: 0))
+            }
+            return results
+        }
     }
 
     private func check() throws -> Findings {
@@ -95,10 +134,18 @@ struct SnapshotVerification {
         } catch is IntegrityCheck.NotWritable {
             throw StewardError(.checkFailed, "refusing to publish: the copy opened read-only, so its CHECK constraints cannot be checked")
         }
-        let integrity = try DatabaseChecks.integrity(on: connection, maximumErrors: 10)
-        let foreignKeys = try DatabaseChecks.foreignKeys(on: connection)
+        var durations: [CheckName: Double] = [:]
+        func timed<T>(_ name: CheckName, _ body: () throws -> T) rethrows -> T {
+            let watch = Stopwatch()
+            defer { durations[name] = watch.roundedSeconds }
+            return try body()
+        }
+        let integrity = try timed(.integrity) { try DatabaseChecks.integrity(on: connection, maximumErrors: 10) }
+        let foreignKeys = try timed(.foreignKeys) { try DatabaseChecks.foreignKeys(on: connection) }
         var fts5: Check?
         if checksFTS {
+            let watch = Stopwatch()
+            defer { durations[.ftsSync] = watch.roundedSeconds }
             // FTS5's check is an INSERT: a connection of its own that may write, inside
             // BEGIN … ROLLBACK, though it writes nothing.
             let writer = try DatabaseFile.open(path: copyPath, .readWrite, parameters: "&nolock=1")
@@ -111,9 +158,9 @@ struct SnapshotVerification {
             let failedFTS = (fts5?.counts ?? [:]).filter { $0.value > 0 }.keys.sorted()
             recorded = try RecordedFailures.find(connection, fts5Failures: failedFTS)
         }
+        let userVersion = try timed(.version) { try DatabaseChecks.userVersion(on: connection, expected: source.userVersion) }
         return Findings(
-            integrity: integrity, foreignKeys: foreignKeys,
-            userVersionCheck: try DatabaseChecks.userVersion(on: connection, expected: source.userVersion),
-            journalMode: try connection.journalMode(), fts5: fts5, recorded: recorded)
+            integrity: integrity, foreignKeys: foreignKeys, userVersionCheck: userVersion,
+            journalMode: try connection.journalMode(), fts5: fts5, recorded: recorded, durations: durations)
     }
 }

@@ -14,8 +14,8 @@ enum CheckName: String, CaseIterable, Sendable {
     case assertions
     case searchContract = "search-contract"
 
-    /// The name in backup's manifest (`checksRun`) and restore's report, which predate
-    /// verify's names; the checks only verify runs keep theirs.
+    /// The name in backup's manifest (`checksRun`) and in backup's and restore's reports,
+    /// which predate verify's names; the checks only verify runs keep theirs.
     var bundleName: String {
         switch self {
         case .integrity: "integrity_check"

@@ -25,17 +25,28 @@ enum DatabaseChecks {
 
     /// `PRAGMA foreign_key_check`, counted per pair of tables; never the rows.
     static func foreignKeys(on connection: Connection) throws -> Check {
-        let violations = try connection.foreignKeyViolations()
-        if violations.isEmpty {
+        let pairs = try foreignKeyCounts(on: connection)
+        if pairs.isEmpty {
             return Check(name: .foreignKeys, status: .ok, detail: "foreign_key_check found no violations")
         }
         var counts: [String: Int] = [:]
-        for violation in violations { counts["\(violation.table) → \(violation.parent)", default: 0] += 1 }
+        for pair in pairs { counts["\(pair.table) → \(pair.parent)", default: 0] += pair.count }
+        let total = pairs.reduce(0) { $0 + $1.count }
         let problems = counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value) row\($0.value == 1 ? "" : "s")" }
         return Check(
             name: .foreignKeys, status: .failed,
-            detail: "foreign_key_check found \(violations.count) violation\(violations.count == 1 ? "" : "s")",
+            detail: "foreign_key_check found \(total) violation\(total == 1 ? "" : "s")",
             problems: problems, counts: counts)
+    }
+
+    /// `PRAGMA foreign_key_check` counted per child and parent table, in table order; the
+    /// pairs stay apart (a table name may hold " → ").
+    static func foreignKeyCounts(on connection: Connection) throws -> [(table: String, parent: String, count: Int)] {
+        var counts: [String: (table: String, parent: String, count: Int)] = [:]
+        for violation in try connection.foreignKeyViolations() {
+            counts["\(violation.table)\u{0}\(violation.parent)", default: (violation.table, violation.parent, 0)].count += 1
+        }
+        return counts.values.sorted { ($0.table, $0.parent) < ($1.table, $1.parent) }
     }
 
     /// `PRAGMA user_version` against `expected`.

@@ -21,6 +21,9 @@ public struct FleetMigration {
         /// `steward restore BUNDLE --replace DB`, with `--accept-recorded-failures` when
         /// the bundle records foreign-key violations (restore refuses it otherwise).
         static func rollbackCommand(bundle: String, database: String, recordsFailures: Bool) -> String {
+            // The one place StewardCore names options: this is a command line a user
+            // copies into a shell, report data, not a message that points at an option
+            // (`CoreWordingTests` allows exactly these).
             var words = ["steward", "restore", ShellQuoting.quoted(DatabaseList.absolute(bundle)),
                          "--replace", ShellQuoting.quoted(DatabaseList.absolute(database))]
             if recordsFailures { words.append("--accept-recorded-failures") }
@@ -152,10 +155,10 @@ public struct FleetMigration {
         do {
             let report = try BackupMaker(options: backup, cancellation: cancellation).run()
             return Bundle(path: report.bundle.path, sha256: report.bundle.sha256, sizeBytes: report.bundle.sizeBytes,
-                          userVersion: report.source.userVersion, recordedFailures: report.recordedFailures,
+                          userVersion: report.manifest.source.userVersion, recordedFailures: report.manifest.recordedFailures,
                           rollbackCommand: Bundle.rollbackCommand(
                             bundle: report.bundle.path, database: options.databasePath,
-                            recordsFailures: report.recordedFailures != nil))
+                            recordsFailures: report.manifest.recordedFailures != nil))
         } catch let error as StewardError {
             if error.kind == .interrupted { throw error }
             throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)", remedy: error.remedy)

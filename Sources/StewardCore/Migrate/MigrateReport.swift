@@ -84,9 +84,9 @@ public struct MigrateReport: Codable, Sendable {
     /// `apply`, `dry-run` or `status`.
     public let mode: Mode
     public let created: Bool
-    /// The layout the set was read in, and why (`--dialect`, or what was detected).
+    /// The layout the set was read in, and why (chosen by the caller, or what was detected).
     public let dialect: String
-    public let dialectReason: String
+    public var dialectReason: DialectSet.Detection.Reason
     /// How `user_version` records progress: `newest-version` (the newest applied
     /// version, when every version is an integer from 1 to 2147483647) or `applied-count`.
     public let userVersionRule: String

@@ -21,7 +21,7 @@ extension Migrator {
         }
     }
 
-    /// Reads the set in the layout `--dialect` names or detection picks. Steward's own
+    /// Reads the set in the layout the caller names or detection picks. Steward's own
     /// layout is read by `MigrationSet`, whose refusals (section markers, code files) stand
     /// when that layout is forced. With the run's `setCache`, the files are read once per
     /// run and layout; the database's ledgers (for detection) are read from `connection`
@@ -30,7 +30,7 @@ extension Migrator {
         let directory = options.migrationsDirectory
         let detection: DialectSet.Detection
         if let dialect = options.dialect {
-            detection = .init(dialect: dialect, reason: "--dialect \(dialect.rawValue)")
+            detection = .init(dialect: dialect, reason: .chosen)
         } else if let cache = options.setCache {
             switch cache.detection(directory: directory) {
             case .decided(let found): detection = found

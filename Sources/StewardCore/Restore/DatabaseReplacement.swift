@@ -81,13 +81,15 @@ struct DatabaseReplacement {
     /// Replaces PATH with `newDatabase` (on the same file system, synced).
     func run(newDatabase: String) throws -> Outcome {
         let waits = LockWaits(timeout: timeout, cancellation: cancellation)
-        let connection: Connection
-        do {
-            connection = try DatabaseFile.open(path: path, .readWrite)
+        var mapping = SQLiteErrorMapping(
+            path: path, role: .replacedDatabase(timeout: timeout), cancellation: cancellation,
+            interruptedDetail: "; nothing was replaced", context: "cannot open \(path) to replace it")
+        let connection = try mapping.run {
+            let connection = try DatabaseFile.open(path: path, .readWrite)
             try connection.harden()
-        } catch {
-            throw StewardError(.badInput, "cannot open \(path) to replace it: \(error)")
+            return connection
         }
+        mapping.context = "cannot lock \(path) to replace it"
         connection.setBusyHandler { attempt in waits.pause(attempt: attempt) }
         let before: String
         var resolved: [String] = []
@@ -113,10 +115,8 @@ struct DatabaseReplacement {
             try retrying(waits) { try connection.execute(sql: "BEGIN EXCLUSIVE") }
         } catch is StillInUse {
             throw StewardError(.busy, "\(path) is in use by another connection (WAL mode): still open after \(Int(timeout)) s; nothing was replaced")
-        } catch let error as SQLiteError where error.isBusy {
-            throw StewardError(.busy, "\(path) is in use by another connection: still locked after \(Int(timeout)) s; nothing was replaced")
         } catch let error as SQLiteError {
-            throw StewardError(.badInput, "cannot lock \(path) to replace it: \(error)")
+            throw mapping.error(for: error)
         }
         defer { connection.rollbackIfNeeded() }
         TestHooks.replaceStep("locked")

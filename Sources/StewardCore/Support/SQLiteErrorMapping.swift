@@ -27,6 +27,10 @@ struct SQLiteErrorMapping: Sendable {
         /// check that ran it (`.checkFailed`, whose message is the check's summary); a file
         /// that is no database at all ends the restore.
         case restoredDatabase
+        /// The database `restore --replace` takes the place of, opened and locked before
+        /// anything is replaced: busy past `timeout` seconds is another connection's use.
+        /// `context` says which step ("cannot lock PATH to replace it").
+        case replacedDatabase(timeout: Double)
     }
 
     let path: String
@@ -122,6 +126,15 @@ struct SQLiteErrorMapping: Sendable {
                 return StewardError(.badInput, "the payload is not a SQLite database (\(error.message))")
             }
             return StewardError(.checkFailed, "\(error.message) (SQLite error \(error.extendedCode))")
+        case .replacedDatabase(let timeout):
+            if error.isBusy {
+                return StewardError(
+                    .busy, "\(path) is in use by another connection: still locked after \(Int(timeout)) s; nothing was replaced")
+            }
+            if error.isOutOfMemory || error.isInputOutput {
+                return StewardError(.inputOutput, "\(prefix)\(error.message) (SQLite error \(error.extendedCode))")
+            }
+            return StewardError(.badInput, "\(prefix)\(error.message) (SQLite error \(error.extendedCode))")
         }
     }
 

@@ -23,6 +23,11 @@ final class CheckResults: Sendable {
         add(.skipped(name.rawValue, missing: input), as: name)
     }
 
+    /// The check `name` failed for want of what `remedy` gives (the CLI names the option).
+    func attach(_ remedy: StewardError.Remedy, to name: CheckName) {
+        state.withLock { $0.checks[name]?.remedy = remedy }
+    }
+
     func check(named name: CheckName) -> VerifyReport.Check? {
         state.withLock { $0.checks[name] }
     }

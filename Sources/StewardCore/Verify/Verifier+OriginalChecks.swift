@@ -19,6 +19,7 @@ extension Verifier {
         let cancellation = self.cancellation
         connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
 
+        var needsExtension = false
         timed(.sqlite, into: results) {
             let canCreate = SQLiteLibrary.canCreateFTS5(on: connection)
             let options = SQLiteLibrary.compileOptions.filter { $0.hasPrefix("ENABLE_FTS") }
@@ -39,11 +40,12 @@ extension Verifier {
                 }
             }
             if !unusable.isEmpty {
-                return (false, "\(unusable.count) virtual table(s) cannot be used on this connection (an extension's module needs --load-extension)",
-                        unusable)
+                needsExtension = true
+                return (false, "\(unusable.count) virtual table(s) cannot be used on this connection", unusable)
             }
             return (canCreate, summary, options)
         }
+        if needsExtension { results.attach(.loadExtension, to: .sqlite) }
 
         if integrityInPlace {
             timed(.integrity, into: results) {

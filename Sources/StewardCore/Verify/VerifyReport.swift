@@ -16,6 +16,9 @@ public struct VerifyReport: Codable, Sendable {
         /// For a check skipped because the run lacked an input: which one, so that the
         /// command line can name the option that gives it. Not part of the JSON.
         public var missingInput: MissingInput?
+        /// For a failed check that a run with another option could pass: which way out, so
+        /// that the command line can add the option to the summary. Not part of the JSON.
+        public var remedy: StewardError.Remedy?
 
         private enum CodingKeys: String, CodingKey {
             case name, status, durationSeconds, summary, details
@@ -40,7 +43,8 @@ public struct VerifyReport: Codable, Sendable {
             Check(name: name, status: .skipped, durationSeconds: 0, summary: input.summary, details: [], missingInput: input)
         }
 
-        /// The same check with its one line worded otherwise (by the command line).
+        /// The same check with its one line worded otherwise (by the command line); its
+        /// remedy is then in the words.
         public func summarized(_ summary: String) -> Check {
             Check(name: name, status: status, durationSeconds: durationSeconds, summary: summary, details: details,
                   missingInput: missingInput)

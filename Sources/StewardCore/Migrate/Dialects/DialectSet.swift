@@ -14,7 +14,7 @@ public struct DialectSet: Sendable {
     /// Why the layout was chosen, for the report.
     public struct Detection: Sendable, Equatable {
         public let dialect: Dialect
-        public let reason: String
+        public let reason: Reason
     }
 
     // MARK: - Detection
@@ -24,22 +24,22 @@ public struct DialectSet: Sendable {
     /// database already has (sqlx, golang-migrate), otherwise Steward's own.
     public static func detect(directory: String, ledgers: Set<Dialect>) -> Detection {
         // Only the last steps need the database; `ledgers` is what it has.
-        (try? detect(directory: directory, ledgers: { ledgers })) ?? Detection(dialect: .steward, reason: "")
+        (try? detect(directory: directory, ledgers: { ledgers })) ?? Detection(dialect: .steward, reason: .found(""))
     }
 
     /// As `detect(directory:ledgers:)`, reading the database's ledger tables only when the
     /// files decide nothing.
     public static func detect(directory: String, ledgers: () throws -> Set<Dialect>) throws -> Detection {
         if Paths.exists(Paths.join(Paths.join(directory, "meta"), "_journal.json")) {
-            return Detection(dialect: .drizzle, reason: "meta/_journal.json")
+            return Detection(dialect: .drizzle, reason: .found("meta/_journal.json"))
         }
         let entries = (try? Paths.names(in: directory).sorted()) ?? []
         if let folder = entries.first(where: { !$0.hasPrefix(".") && isDirectory(Paths.join(directory, $0))
             && Paths.exists(Paths.join(Paths.join(directory, $0), "up.sql")) }) {
-            return Detection(dialect: .diesel, reason: "folder \(folder) holds up.sql")
+            return Detection(dialect: .diesel, reason: .found("folder \(folder) holds up.sql"))
         }
         if let name = entries.first(where: { flywayPrefix($0) != nil }) {
-            return Detection(dialect: .flyway, reason: "Flyway file name \(name)")
+            return Detection(dialect: .flyway, reason: .found("Flyway file name \(name)"))
         }
         let sqlFiles = entries.filter { $0.hasSuffix(".sql") && !$0.hasPrefix(".") }
         var dbmateFile: String?
@@ -47,14 +47,14 @@ public struct DialectSet: Sendable {
             guard let data = Paths.contents(of: Paths.join(directory, name)) else { continue }
             let lines = UpSection.lines(String(decoding: data, as: UTF8.self))
             if lines.contains(where: { UpSection.gooseAnnotation($0) != nil }) {
-                return Detection(dialect: .goose, reason: "goose annotations in \(name)")
+                return Detection(dialect: .goose, reason: .found("goose annotations in \(name)"))
             }
             if dbmateFile == nil, lines.contains(where: { UpSection.dbmateDirective($0, "up") }) {
                 dbmateFile = name
             }
         }
         if let dbmateFile {
-            return Detection(dialect: .dbmate, reason: "dbmate directives in \(dbmateFile)")
+            return Detection(dialect: .dbmate, reason: .found("dbmate directives in \(dbmateFile)"))
         }
         return detection(ledgers: try ledgers())
     }
@@ -62,9 +62,9 @@ public struct DialectSet: Sendable {
     /// The last step of detection, when the files decide nothing: the database's ledgers.
     static func detection(ledgers present: Set<Dialect>) -> Detection {
         for dialect in [Dialect.sqlx, .golangMigrate] where present.contains(dialect) {
-            return Detection(dialect: dialect, reason: "the database has \(dialect.rawValue)'s ledger table \(dialect.ledgerTable ?? "")")
+            return Detection(dialect: dialect, reason: .found("the database has \(dialect.rawValue)'s ledger table \(dialect.ledgerTable ?? "")"))
         }
-        return Detection(dialect: .steward, reason: "no other runner's layout or ledger")
+        return Detection(dialect: .steward, reason: .found("no other runner's layout or ledger"))
     }
 
     // MARK: - Reading

@@ -1,0 +1,14 @@
+import StewardCore
+
+/// migrate's report names the option that chose the layout: the core says the caller
+/// chose it, the command line which option did.
+enum MigrateWording {
+    /// `report` with a chosen layout's reason worded with its option, for the text and the
+    /// JSON alike.
+    static func worded(_ report: MigrateReport) -> MigrateReport {
+        guard report.dialectReason.chosen else { return report }
+        var report = report
+        report.dialectReason.text = "--dialect \(report.dialect)"
+        return report
+    }
+}
