@@ -4,7 +4,12 @@
 # date +%s%N, of the binary as `make release` builds it (Swift's standard library linked
 # in, full RELRO; built into .build/bench-shipped, stripped) and of the plain release
 # build the other benchmarks use (shared Swift libraries: about 4 ms more to load).
-# Prints the mean and the fastest run, and the same loop around /bin/true.
+# Prints the mean and the fastest run, and the same loop around /bin/true; then, when
+# `perf` and `strace` are there, the CPU time (task-clock, 50 runs: less sensitive to
+# other load than wall time) and the system calls of one no-op migrate.
+# Recorded 2026-12-01 under load (docs/design-notes.md, "Start-up and a no-op migrate"):
+# no-op migrate task-clock median 10.0 -> 8.0 ms (--version 5.2 ms), 590 -> 330 system
+# calls, 89 -> 12 fcntl, no thread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,4 +41,15 @@ echo "shipped build, --version ($N runs):                      $(loop "$shipped"
 echo "plain release build, migrate on a current database:      $(loop "$steward" migrate --quiet --db "$work/current.db" --migrations "$work/set")"
 echo "plain release build, --version:                          $(loop "$steward" --version)"
 echo "/bin/true ($N runs, the loop's own cost):                 $(loop /bin/true)"
+if command -v perf > /dev/null; then
+    for args in "migrate --quiet --db $work/current.db --migrations $work/set" "--version"; do
+        # shellcheck disable=SC2086
+        echo "shipped build, $args: task-clock $(perf stat -r 50 "$shipped" $args 2>&1 > /dev/null | awk '/task-clock/ {print $1 " ms"}')"
+    done
+fi
+if command -v strace > /dev/null; then
+    strace -f -c -o "$work/strace.txt" "$shipped" migrate --quiet --db "$work/current.db" --migrations "$work/set" > /dev/null
+    echo "shipped build, no-op migrate: $(awk '$NF == "total" {t = $(NF-2)} $NF == "fcntl" {f = $4} $NF == "clone3" {c = $4}
+        END {print t " system calls (fcntl " f + 0 ", clone3 " c + 0 ")"}' "$work/strace.txt")"
+fi
 [ "$(sqlite3 "$work/current.db" 'PRAGMA user_version')" = 2 ]

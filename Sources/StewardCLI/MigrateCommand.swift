@@ -90,7 +90,8 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         var run = MigrationRun.Options(migration: options)
         run.backupDirectory = backupDirectory
         run.allowDrift = allowDrift
-        run.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
+        if backupDirectory != nil { run.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
         return run
     }
 

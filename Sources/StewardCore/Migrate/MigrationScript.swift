@@ -29,9 +29,9 @@ struct MigrationScript {
         // Split on LF scalars, as SQLite's offsets are counted into lines: "\r\n" is one
         // Character, so splitting the String itself would miss every line of a CRLF file.
         for (index, rawLine) in migration.sql.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = Substring(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = Substring(rawLine).trimmingWhitespaceAndNewlines()
             guard line.hasPrefix("--") else { continue }
-            let comment = line.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            let comment = line.dropFirst(2).trimmingWhitespace()
             guard comment.hasPrefix("steward:") else { continue }
             let words = comment.dropFirst("steward:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard words.count == 2, words[0] == "rebuild-fts" else {
@@ -49,9 +49,9 @@ struct MigrationScript {
     /// line, as this does. `MigrationSet` refuses a file that has one.
     static func sectionMarker(in sql: String) -> (line: Int, text: String, runner: String)? {
         for (index, rawLine) in sql.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = Substring(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = Substring(rawLine).trimmingWhitespaceAndNewlines()
             guard line.hasPrefix("--") else { continue }
-            let comment = line.dropFirst(2).trimmingCharacters(in: .whitespaces).lowercased()
+            let comment = line.dropFirst(2).trimmingWhitespace().lowercased()
             let shown = String(line.prefix(60))
             if comment.hasPrefix("+goose") {
                 return (index + 1, shown, "goose")

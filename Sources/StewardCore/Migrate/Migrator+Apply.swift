@@ -126,7 +126,7 @@ extension Migrator {
                                      recorded: backfilled.count + applied.count, backfilled: backfilled)
             }
             if plan.rule == .appliedCount {
-                notes.append("user_version counts applied migrations (\(recordedVersion)): the versions do not all fit user_version, so \(source.ledger?.table ?? "the ledger") says which are applied")
+                notes.append(Self.appliedCountNote(recordedVersion, ledger: source.ledger))
             }
             return report(source: source, mode: mode, created: created, from: current, to: recordedVersion,
                           applied: applied, pending: [], ledger: ledger, fts: fts, foreignKeys: foreignKeys,

@@ -25,8 +25,7 @@ extension Migrator {
         let probe = try DatabaseFile(path: path)
         // A zero-byte file is almost always a wrong path; only a run asked to create takes
         // it as a new database. A -wal beside it with content would hold a database after all.
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-        if probe.size == 0, walSize == 0, readOnly || !options.create {
+        if probe.size == 0, Self.sizeOfItem(path + "-wal") == 0, readOnly || !options.create {
             throw StewardError(
                 .badInput, "\(path) is an empty file (0 bytes), not a database", remedy: .createFromEmptyFile)
         }
@@ -76,6 +75,12 @@ extension Migrator {
             removeIfStillEmpty()
             throw StewardError(.cannotCreate, "cannot create \(path): \(error.message)")
         }
+    }
+
+    /// The size of what `path` names, not following a link; 0 when there is nothing.
+    private static func sizeOfItem(_ path: String) -> Int64 {
+        var info = stat()
+        return lstat(FileName.cString(path), &info) == 0 ? Int64(info.st_size) : 0
     }
 
     /// `connection` with the extensions the options name loaded.

@@ -69,10 +69,16 @@ extension Migrator {
 
     /// The ledger tables of the database, when it exists, for detection.
     private func ledgersOfExistingDatabase(_ open: Connection?) throws -> Set<Dialect> {
-        guard DatabaseFile.exists(options.databasePath), (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 else {
-            return []
+        // A connection the run opened is on the existing, non-empty file: not looked at again.
+        let connection: Connection
+        if let open {
+            connection = open
+        } else {
+            guard DatabaseFile.exists(options.databasePath), (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 else {
+                return []
+            }
+            connection = try openExisting(readOnly: true)
         }
-        let connection = try open ?? openExisting(readOnly: true)
         do {
             return try Ledgers.present(on: connection)
         } catch let error as SQLiteError {

@@ -72,20 +72,41 @@ public struct Migrator {
     ///   `remedy` when an option would allow it), `.notFound` (`.createMissingDatabase`),
     ///   `.checkFailed`, `.busy`, `.cannotCreate`, `.inputOutput`, `.usage`, `.interrupted`.
     public func run() throws -> MigrateReport {
+        try run(beforeMigrating: {})
+    }
+
+    /// `run()`, calling `beforeMigrating` once it is known that the run has something to
+    /// write, before anything is written (the plain one-database run's drift check): a
+    /// current database is answered on one connection, in one read transaction.
+    func run(beforeMigrating: () throws -> Void) throws -> MigrateReport {
         let stopwatch = Stopwatch()
         // One connection serves the layout's detection (the ledgers the database has) and
         // the run; a file that is not there or empty is left to the paths below.
         let early: Connection?
-        if !options.dryRun, (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 {
+        if !options.dryRun, let file = try? DatabaseFile.regularFile(options.databasePath), file.st_size > 0 {
             early = try openExisting(readOnly: options.statusOnly)
         } else {
             early = nil
         }
-        let source = try loadSource(ledgersFrom: early)
-
-        if options.statusOnly {
-            return try status(source: source, on: early ?? openExisting(readOnly: true), stopwatch: stopwatch)
+        let source: Source
+        if let early {
+            // What is asked before anything is written (the ledgers detection reads, the
+            // plan, a current database's checks, `--status`) is read in one transaction:
+            // one lock, one snapshot (issue 14).
+            let (found, answer) = try readTransaction(on: early) { () throws -> (Source, MigrateReport?) in
+                let found = try loadSource(ledgersFrom: early)
+                if options.statusOnly { return (found, try status(source: found, on: early, stopwatch: stopwatch)) }
+                return (found, try reportIfCurrent(source: found, on: early, stopwatch: stopwatch))
+            }
+            if let answer { return answer }
+            source = found
+        } else {
+            source = try loadSource()
+            if options.statusOnly {
+                return try status(source: source, on: openExisting(readOnly: true), stopwatch: stopwatch)
+            }
         }
+        try beforeMigrating()
         // Every file is split and run by SQLite on an empty private database before the
         // real one is touched, so that a broken set is refused with nothing changed. A set
         // that starts from a schema made elsewhere fails there; on a database past version

@@ -75,12 +75,15 @@ public struct MigrationRun: StewardOperation {
             ).run()
             return Report(migration: result.report, schema: result.schema, backupRequested: true, backup: result.bundle)
         }
-        // Drift is refused before anything is changed, as in runs over many databases.
-        let schema = try FleetMigration(
+        // Drift is refused before anything is changed, as in runs over many databases; a
+        // database with nothing to write is answered without the look (issue 14).
+        let fleet = FleetMigration(
             options: migration, backupDirectory: nil, backupThreads: 1, drift: FleetMigration.driftCheck(migration),
-            allowDrift: options.allowDrift, cancellation: cancellation
-        ).driftBeforeMigrating()
-        let report = try Migrator(options: migration, cancellation: cancellation, progress: progress).run()
+            allowDrift: options.allowDrift, cancellation: cancellation)
+        var schema: SchemaDriftCheck.Comparison?
+        let report = try Migrator(options: migration, cancellation: cancellation, progress: progress).run(beforeMigrating: {
+            schema = try fleet.driftBeforeMigrating()
+        })
         return Report(migration: report, schema: schema, backupRequested: false, backup: nil)
     }
 }

@@ -150,11 +150,11 @@ extension DialectSet {
         /// Whether metadata.toml sets `run_in_transaction = false` at its top level.
         static func runsOutsideTransaction(_ toml: String) -> Bool {
             for line in toml.split(whereSeparator: \.isNewline) {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                let trimmed = line.trimmingWhitespace()
                 if trimmed.hasPrefix("[") { break }
-                let pair = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let pair = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
                 if pair.count == 2, pair[0] == "run_in_transaction" {
-                    return pair[1].split(separator: "#").first?.trimmingCharacters(in: .whitespaces) == "false"
+                    return pair[1].split(separator: "#").first?.trimmingWhitespace() == "false"
                 }
             }
             return false

@@ -14,7 +14,7 @@ enum UpSection {
     }
 
     static func isBlankOrComment(_ line: Substring) -> Bool {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = line.trimmingWhitespaceAndNewlines()
         return trimmed.isEmpty || trimmed.hasPrefix("--")
     }
 
@@ -24,7 +24,7 @@ enum UpSection {
     /// the line starts with `--` and the rest, trimmed, is the whole annotation.
     static func gooseAnnotation(_ line: Substring) -> String? {
         guard line.hasPrefix("--") else { return nil }
-        let command = line.dropFirst(2).trimmingCharacters(in: .whitespacesAndNewlines)
+        let command = line.dropFirst(2).trimmingWhitespaceAndNewlines()
         return command.hasPrefix("+goose ") ? command : nil
     }
 
