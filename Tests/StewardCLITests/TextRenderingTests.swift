@@ -43,7 +43,7 @@ import TestSupport
         let skipped = report.checks.filter { $0.status == .skipped }.count
         #expect(lines.last?.hasPrefix("Result     PASSED: \(passed) checks passed, \(skipped) skipped (") == true, "\(lines)")
         for check in report.checks {
-            #expect(lines.contains { $0.hasPrefix("  \(check.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name) ") },
+            #expect(lines.contains { $0.hasPrefix("  \(check.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(check.name.rawValue) ") },
                     "a line for \(check.name)")
         }
         // The details of passing checks (compile options and the like) stay in the JSON.
