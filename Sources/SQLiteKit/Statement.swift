@@ -197,7 +197,7 @@ public final class Statement {
     public func withHashEncoding(at index: Int, _ body: (UnsafeRawBufferPointer) -> Void) {
         let column = Int32(index)
         // This runs for every value a content digest reads: the tag and length go through
-        // a buffer on the stack, not an array or a string (issue 14: they were a tenth of
+        // a buffer on the stack, not an array or a string (design notes, "Performance": they were a tenth of
         // the digests' time).
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
             let bytes = UnsafeRawBufferPointer(buffer)

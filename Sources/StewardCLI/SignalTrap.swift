@@ -10,7 +10,7 @@ import Glibc
 ///
 /// A plain `sigaction` handler, not a dispatch signal source: the source started
 /// libdispatch's manager thread (epoll, signalfd) in every run, about 0.3 ms of a no-op
-/// `migrate` (issue 14). The handler only stores the signal's number (a lock-free
+/// `migrate` (design notes, "Performance"). The handler only stores the signal's number (a lock-free
 /// atomic store is all a handler may safely do); the cancellation reads it. SA_RESTART
 /// keeps system calls that the signal interrupts from failing with EINTR.
 final class SignalTrap {

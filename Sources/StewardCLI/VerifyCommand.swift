@@ -82,7 +82,7 @@ struct VerifyCommand: OperationCommand, FleetCommand {
     func progress(on terminal: Terminal, live: Bool) -> @Sendable (Verifier.Event) -> Void {
         { event in
             guard case .finished(let check, let status, let seconds) = event else { return }
-            terminal.diagnose("\(status.rawValue) \(check) (\(ReportOutput.seconds(seconds)))")
+            terminal.diagnose("\(status.rawValue) \(check.rawValue) (\(ReportOutput.seconds(seconds)))")
         }
     }
 

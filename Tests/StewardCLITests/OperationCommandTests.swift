@@ -13,17 +13,15 @@ import Testing
         enum Event: Sendable { case step(Int) }
         struct Report: Codable, Sendable { let passed: Bool }
 
-        let options: Options
-        let progress: @Sendable (Event) -> Void
+        let setup: OperationSetup<Options, Event>
 
-        init(options: Options, cancellation: Cancellation, progress: @escaping @Sendable (Event) -> Void) {
-            self.options = options
-            self.progress = progress
+        init(setup: OperationSetup<Options, Event>) {
+            self.setup = setup
         }
 
         func run() throws -> Report {
-            progress(.step(1))
-            return Report(passed: !options.fails)
+            setup.progress(.step(1))
+            return Report(passed: !setup.options.fails)
         }
     }
 

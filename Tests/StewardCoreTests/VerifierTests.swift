@@ -316,7 +316,7 @@ import TestSupport
         if cancelled { cancellation.cancel(reason: "SIGINT") }
         let run = {
             try verify(cancellation: cancellation, progress: { event in
-                if case .started(check: "fts-sync") = event { workspaces.find(holding: marker) }
+                if case .started(check: .ftsSync) = event { workspaces.find(holding: marker) }
             })
         }
         if cancelled {
@@ -342,12 +342,12 @@ private final class VerifyEventLog: @unchecked Sendable {
 
     var started: [String] {
         lock.lock(); defer { lock.unlock() }
-        return events.compactMap { if case .started(let name) = $0 { name } else { nil } }
+        return events.compactMap { if case .started(let name) = $0 { name.rawValue } else { nil } }
     }
 
     var finished: [String] {
         lock.lock(); defer { lock.unlock() }
-        return events.compactMap { if case .finished(let name, _, _) = $0 { name } else { nil } }
+        return events.compactMap { if case .finished(let name, _, _) = $0 { name.rawValue } else { nil } }
     }
 }
 

@@ -89,15 +89,10 @@ public struct BackupMaker {
         case published(path: String)
     }
 
-    let options: Options
-    let cancellation: Cancellation
-    let progress: @Sendable (Event) -> Void
+    public let setup: OperationSetup<Options, Event>
 
-    public init(options: Options, cancellation: Cancellation,
-                progress: @escaping @Sendable (Event) -> Void) {
-        self.options = options
-        self.cancellation = cancellation
-        self.progress = progress
+    public init(setup: OperationSetup<Options, Event>) {
+        self.setup = setup
     }
 
     public func run() throws -> BackupReport {
@@ -195,7 +190,7 @@ public struct BackupMaker {
         let verified: SnapshotVerification.Result
         let digests: ContentDigests
         // Beside the checks, the hash and the compression, which read the same finished
-        // file (issue 14: run one after the other, the digests were a third of a backup).
+        // file (design notes, "Performance": run one after the other, the digests were a third of a backup).
         let extensions = options.extensions
         let cancellation = self.cancellation
         let digesting = BackgroundWork { stop in

@@ -143,7 +143,7 @@ struct BundleBuilder {
 
 /// The payload frame being compressed on a thread of its own (`BackgroundWork`), started
 /// when it is made. The same thread computes the payload's SHA-256 from the blocks it
-/// reads: one read of the copy feeds both (issue 14).
+/// reads: one read of the copy feeds both (design notes, "Performance").
 struct PayloadCompression: Sendable {
     let payloadPath: String
     let entryName: String

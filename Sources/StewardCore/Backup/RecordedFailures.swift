@@ -1,7 +1,7 @@
 import Foundation
 import SQLiteKit
 
-/// The failed checks of a database bundled as it is (`backup --as-is`, issue 13; and
+/// The failed checks of a database bundled as it is (`backup --as-is`, design notes, "Customer exports"; and
 /// `migrate --backup-dir` for foreign-key violations that were there before): counts
 /// and names of tables, never row data. Recorded in the manifest (`recordedFailures`,
 /// optional in format version 1); `restore --accept-recorded-failures` publishes such a

@@ -54,18 +54,13 @@ public struct Migrator {
         case rebuiltFTS(table: String, rebuiltBy: MigrateReport.FTSRebuild.RebuiltBy, seconds: Double, checkSeconds: Double)
     }
 
-    let options: Options
-    let cancellation: Cancellation
-    let progress: @Sendable (Event) -> Void
+    public let setup: OperationSetup<Options, Event>
     /// `--timeout`: what the whole run may wait for other connections' locks.
     let lockWaits: LockWaits
 
-    public init(options: Options, cancellation: Cancellation,
-                progress: @escaping @Sendable (Event) -> Void) {
-        self.options = options
-        self.cancellation = cancellation
-        self.progress = progress
-        self.lockWaits = LockWaits(timeout: options.timeout, cancellation: cancellation)
+    public init(setup: OperationSetup<Options, Event>) {
+        self.setup = setup
+        lockWaits = LockWaits(timeout: setup.options.timeout, cancellation: setup.cancellation)
     }
 
     /// - Throws: `StewardError`: `.badInput` (the set or the database refused, with
@@ -92,7 +87,7 @@ public struct Migrator {
         if let early {
             // What is asked before anything is written (the ledgers detection reads, the
             // plan, a current database's checks, `--status`) is read in one transaction:
-            // one lock, one snapshot (issue 14).
+            // one lock, one snapshot (design notes, "Performance").
             let (found, answer) = try readTransaction(on: early) { () throws -> (Source, MigrateReport?) in
                 let found = try loadSource(ledgersFrom: early)
                 if options.statusOnly { return (found, try status(source: found, on: early, stopwatch: stopwatch)) }

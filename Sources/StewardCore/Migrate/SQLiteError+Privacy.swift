@@ -11,7 +11,7 @@ extension SQLiteError {
     /// a name), so only the code's generic text is kept; verify's assertions do the same.
     var safeDescription: String {
         if code == .constraint {
-            return "\(message) (SQLite error \(extendedCode))"
+            return messageAndCode
         }
         return "\(extendedCode.genericMessage) (SQLite error \(extendedCode); "
             + "SQLite's own message is not shown, as it can quote row data)"

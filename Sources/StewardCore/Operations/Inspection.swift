@@ -46,12 +46,10 @@ public struct Inspection: StewardOperation {
         }
     }
 
-    let options: Options
-    let cancellation: Cancellation
+    public let setup: OperationSetup<Options, Event>
 
-    public init(options: Options, cancellation: Cancellation, progress: @escaping @Sendable (Never) -> Void) {
-        self.options = options
-        self.cancellation = cancellation
+    public init(setup: OperationSetup<Options, Event>) {
+        self.setup = setup
     }
 
     /// Whether the run polls its cancellation. A plain database's inspection does not:

@@ -54,14 +54,10 @@ public struct MigrationRun: StewardOperation {
         }
     }
 
-    let options: Options
-    let cancellation: Cancellation
-    let progress: @Sendable (Event) -> Void
+    public let setup: OperationSetup<Options, Event>
 
-    public init(options: Options, cancellation: Cancellation, progress: @escaping @Sendable (Event) -> Void) {
-        self.options = options
-        self.cancellation = cancellation
-        self.progress = progress
+    public init(setup: OperationSetup<Options, Event>) {
+        self.setup = setup
     }
 
     public func run() throws -> Report {
@@ -76,7 +72,7 @@ public struct MigrationRun: StewardOperation {
             return Report(migration: result.report, schema: result.schema, backupRequested: true, backup: result.bundle)
         }
         // Drift is refused before anything is changed, as in runs over many databases; a
-        // database with nothing to write is answered without the look (issue 14).
+        // database with nothing to write is answered without the look (design notes, "Performance").
         let fleet = FleetMigration(
             options: migration, backupDirectory: nil, backupThreads: 1, drift: FleetMigration.driftCheck(migration),
             allowDrift: options.allowDrift, cancellation: cancellation)

@@ -8,13 +8,37 @@ public protocol StewardOperation {
     associatedtype Event: Sendable
     associatedtype Report: Codable & Sendable
 
-    init(options: Options, cancellation: Cancellation, progress: @escaping @Sendable (Event) -> Void)
+    /// What the run is made of, kept as it is given: the operations' one initializer.
+    var setup: OperationSetup<Options, Event> { get }
+
+    init(setup: OperationSetup<Options, Event>)
 
     /// - Throws: `StewardError`, whose kind decides the exit status.
     func run() throws -> Report
 }
 
+/// An operation's options, the cancellation it polls, and where its progress goes.
+public struct OperationSetup<Options: Sendable, Event: Sendable>: Sendable {
+    public let options: Options
+    public let cancellation: Cancellation
+    public let progress: @Sendable (Event) -> Void
+
+    public init(options: Options, cancellation: Cancellation, progress: @escaping @Sendable (Event) -> Void) {
+        self.options = options
+        self.cancellation = cancellation
+        self.progress = progress
+    }
+}
+
 extension StewardOperation {
+    public init(options: Options, cancellation: Cancellation, progress: @escaping @Sendable (Event) -> Void) {
+        self.init(setup: OperationSetup(options: options, cancellation: cancellation, progress: progress))
+    }
+
+    var options: Options { setup.options }
+    var cancellation: Cancellation { setup.cancellation }
+    var progress: @Sendable (Event) -> Void { setup.progress }
+
     /// A run nobody watches: no progress, and a cancellation only the caller can set.
     public init(options: Options, cancellation: Cancellation = Cancellation()) {
         self.init(options: options, cancellation: cancellation, progress: { _ in })

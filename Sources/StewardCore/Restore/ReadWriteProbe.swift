@@ -7,8 +7,8 @@ import SQLiteKit
 import Glibc
 #endif
 
-/// Proves that the restored database accepts writes (field notes §4) on the restored
-/// file itself, and leaves it byte for byte as it was: in one `BEGIN IMMEDIATE`
+/// Proves that the restored database accepts writes (steward-restore(1), "read-write
+/// probe") on the restored file itself, and leaves it byte for byte as it was: in one `BEGIN IMMEDIATE`
 /// transaction (the write lock, and the rollback journal created and written beside the
 /// file) a probe table is created, rows are inserted (pages allocated, the b-tree split),
 /// updated, deleted and read back; then the transaction is rolled back, the connection
@@ -21,7 +21,7 @@ import Glibc
 /// the file, the rollback would have left them changed.
 ///
 /// No copy of the database is made: on a 1 GiB database the copy took 2.1 s and as much
-/// disk again (issue 14); the SHA-256 read afterwards costs about a third of it.
+/// disk again (design notes, "Performance"); the SHA-256 read afterwards costs about a third of it.
 final class ReadWriteProbe {
     let databasePath: String
     /// The directory the file is in, for messages.

@@ -54,7 +54,7 @@ struct RestoredDatabaseChecks {
         }
 
         // FTS5's check is the longest: it keeps one core to itself, while this thread
-        // runs everything else, one after another, on the other (issue 14: three threads
+        // runs everything else, one after another, on the other (design notes, "Performance": three threads
         // sharing two cores held the FTS5 check back by a third).
         var checks: [CheckResult] = [try integrityCheck()]
         let (readOnly, tables, contentDigest) = try readOnlyChecks()
@@ -185,7 +185,7 @@ struct RestoredDatabaseChecks {
             return (.pass, "\(count) pages of \(size) bytes, as in the manifest", [])
         }
         // The digests read every row of every ordinary and FTS5 table: their row counts
-        // are the table check's, so that no table is read twice (issue 14).
+        // are the table check's, so that no table is read twice (design notes, "Performance").
         let contentDigest = digest()
         var digested: [String: Int64] = [:]
         for table in contentDigest.found?.tables ?? [] { digested[table.name] = table.rows }

@@ -70,15 +70,10 @@ public struct Restorer: Sendable {
         case published(path: String)
     }
 
-    let options: Options
-    let cancellation: Cancellation
-    let progress: @Sendable (Event) -> Void
+    public let setup: OperationSetup<Options, Event>
 
-    public init(options: Options, cancellation: Cancellation,
-                progress: @escaping @Sendable (Event) -> Void) {
-        self.options = options
-        self.cancellation = cancellation
-        self.progress = progress
+    public init(setup: OperationSetup<Options, Event>) {
+        self.setup = setup
     }
 
     /// The bundle path that means standard input.
@@ -253,7 +248,7 @@ public struct Restorer: Sendable {
         let published = !checks.contains { $0.status == .fail }
         if published && !options.checkOnly {
             // Its write-back started while it was extracted and went on during the checks
-            // (issue 14: an fsync at the end of the extraction held the checks back).
+            // (design notes, "Performance": an fsync at the end of the extraction held the checks back).
             try payload.sync()
             try staging.sync()
             try checkCancellation()

@@ -3,7 +3,7 @@ import Foundation
 import SQLiteKit
 
 /// One read of a content table for its own digest and for those of the external-content
-/// FTS5 tables that read it (issue 14: the FTS5 table's digest read the whole content
+/// FTS5 tables that read it (design notes, "Performance": the FTS5 table's digest read the whole content
 /// table a second time, through the module).
 ///
 /// Why the digests are the same: reading an external-content FTS5 table without MATCH,

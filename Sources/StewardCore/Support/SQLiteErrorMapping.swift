@@ -105,7 +105,7 @@ struct SQLiteErrorMapping: Sendable {
                 return StewardError(.inputOutput, "\(path): \(error.message)")
             }
             if preparing {
-                return StewardError(.badInput, "\(path): \(error.message) (SQLite error \(error.extendedCode))")
+                return StewardError(.badInput, "\(path): \(error.messageAndCode)")
             }
             return StewardError(.badInput, "\(path): the statement failed: \(error.safeDescription)")
         case .copy:
@@ -117,7 +117,7 @@ struct SQLiteErrorMapping: Sendable {
                 return StewardError(.cannotCreate, "cannot write the copy in \(directory): \(error.message)")
             default:
                 return StewardError(
-                    .inputOutput, "cannot write the copy in \(directory): \(error.message) (SQLite error \(error.extendedCode))")
+                    .inputOutput, "cannot write the copy in \(directory): \(error.messageAndCode)")
             }
         case .checkedCopy(let refusal):
             return StewardError(.checkFailed, "refusing to publish: \(refusal): \(error.message)")
@@ -125,16 +125,16 @@ struct SQLiteErrorMapping: Sendable {
             if error.isNotADatabase {
                 return StewardError(.badInput, "the payload is not a SQLite database (\(error.message))")
             }
-            return StewardError(.checkFailed, "\(error.message) (SQLite error \(error.extendedCode))")
+            return StewardError(.checkFailed, "\(error.messageAndCode)")
         case .replacedDatabase(let timeout):
             if error.isBusy {
                 return StewardError(
                     .busy, "\(path) is in use by another connection: still locked after \(Int(timeout)) s; nothing was replaced")
             }
             if error.isOutOfMemory || error.isInputOutput {
-                return StewardError(.inputOutput, "\(prefix)\(error.message) (SQLite error \(error.extendedCode))")
+                return StewardError(.inputOutput, "\(prefix)\(error.messageAndCode)")
             }
-            return StewardError(.badInput, "\(prefix)\(error.message) (SQLite error \(error.extendedCode))")
+            return StewardError(.badInput, "\(prefix)\(error.messageAndCode)")
         }
     }
 

@@ -1,6 +1,6 @@
 /// Foundation's `trimmingCharacters(in: .whitespaces)` and `(in: .whitespacesAndNewlines)`
 /// without its detour through `NSString`: on Linux that detour cost about 0.6 ms of a
-/// no-op `migrate`, which trims every line of every migration file (issue 14). The sets
+/// no-op `migrate`, which trims every line of every migration file (design notes, "Performance"). The sets
 /// are Foundation's, scalar by scalar (`WhitespaceTrimmingTests` compares every scalar).
 extension Substring {
     /// As `trimmingCharacters(in: .whitespaces)`: Unicode category Zs, U+200B and the tab.

@@ -37,7 +37,7 @@ extension Verifier {
                                             lockTimeout: options.timeout).error(for: error))
             return
         } catch let error as SQLiteError {
-            copyFailure = ("cannot run: cannot copy the database: \(error.message) (SQLite error \(error.extendedCode))", [])
+            copyFailure = ("cannot run: cannot copy the database: \(error.messageAndCode)", [])
         }
         let cancellation = self.cancellation
         copy?.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }

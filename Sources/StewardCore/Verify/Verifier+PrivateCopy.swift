@@ -43,7 +43,7 @@ extension Verifier {
             // back), but is private and thrown away: no syncs. Not memory-mapped (harden's
             // mmap_size 0 stays): a mapped page is not kept in the page cache, so every
             // fetch checks its cells again, and FTS5's check took 15-17 s of CPU instead of
-            // 10-12 s on the 1 GiB bench database (issue 14).
+            // 10-12 s on the 1 GiB bench database (design notes, "Performance").
             try target.harden(loadingExtensions: options.extensions, trustingSchema: true)
             try target.execute(sql: "PRAGMA synchronous = OFF")
             if !copied { try source.backup(to: target) }
@@ -51,7 +51,7 @@ extension Verifier {
         } catch let error as SQLiteError where !error.isBusy {
             // Its space comes back at once, not when the run ends.
             workspace.remove()
-            return (nil, nil, ("cannot run: cannot make the private copy in \(base): \(error.message) (SQLite error \(error.extendedCode))",
+            return (nil, nil, ("cannot run: cannot make the private copy in \(base): \(error.messageAndCode)",
                                [room, hint]))
         } catch {
             workspace.remove()
@@ -61,7 +61,7 @@ extension Verifier {
 
     /// Copies a rollback-journal database file as it is, in the kernel, inside a read
     /// transaction of `source`: its shared lock keeps every writer from changing the file
-    /// until the copy is done (issue 14: the online backup API took three times as long,
+    /// until the copy is done (design notes, "Performance": the online backup API took three times as long,
     /// on the way to FTS5's check). Returns false, having copied nothing, for a WAL
     /// database (part of its data is in the -wal) or when the file cannot be copied so;
     /// the caller then uses the backup API.

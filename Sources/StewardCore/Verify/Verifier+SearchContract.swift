@@ -3,14 +3,14 @@ import SQLiteKit
 
 extension Verifier {
     func checkContract(_ contract: SearchContract, set: MigrationSet, results: CheckResults) throws {
-        progress(.started(check: CheckName.searchContract.rawValue))
+        progress(.started(check: .searchContract))
         let watch = Stopwatch()
         guard SQLiteLibrary.canCreateFTS5() else {
             let check = CheckResult(
                 name: .searchContract, status: .fail, summary: "cannot run: FTS5 unavailable",
                 durationSeconds: watch.roundedSeconds, details: [])
             results.add(check, as: .searchContract)
-            progress(.finished(check: CheckName.searchContract.rawValue, status: .fail, seconds: check.durationSeconds))
+            progress(.finished(check: .searchContract, status: .fail, seconds: check.durationSeconds))
             return
         }
         let cases: [VerifyReport.ContractCase]
@@ -39,6 +39,6 @@ extension Verifier {
             name: .searchContract, status: failed.isEmpty ? .pass : .fail, summary: summary,
             durationSeconds: watch.roundedSeconds, details: details)
         results.add(check, as: .searchContract)
-        progress(.finished(check: CheckName.searchContract.rawValue, status: check.status, seconds: check.durationSeconds))
+        progress(.finished(check: .searchContract, status: check.status, seconds: check.durationSeconds))
     }
 }

@@ -38,25 +38,20 @@ public struct Verifier: Sendable {
     }
 
     public enum Event: Sendable {
-        case started(check: String)
-        case finished(check: String, status: CheckResult.Status, seconds: Double)
+        case started(check: CheckName)
+        case finished(check: CheckName, status: CheckResult.Status, seconds: Double)
     }
 
     /// The checks' names in report order.
     static let checkOrder = CheckName.verifyChecks.map(\.rawValue)
 
-    let options: Options
-    let cancellation: Cancellation
-    let progress: @Sendable (Event) -> Void
+    public let setup: OperationSetup<Options, Event>
     /// `--timeout`: what the whole run may wait for other connections' locks.
     let lockWaits: LockWaits
 
-    public init(options: Options, cancellation: Cancellation,
-                progress: @escaping @Sendable (Event) -> Void) {
-        self.options = options
-        self.cancellation = cancellation
-        self.progress = progress
-        self.lockWaits = LockWaits(timeout: options.timeout, cancellation: cancellation)
+    public init(setup: OperationSetup<Options, Event>) {
+        self.setup = setup
+        lockWaits = LockWaits(timeout: setup.options.timeout, cancellation: setup.cancellation)
     }
 
     /// A failed check is in the report; what is thrown ends the run before a report.
@@ -162,8 +157,7 @@ public struct Verifier: Sendable {
     }
 
     func timed(_ checkName: CheckName, into results: CheckResults, _ body: () throws -> (Bool, String, [String])) {
-        let name = checkName.rawValue
-        progress(.started(check: name))
+        progress(.started(check: checkName))
         let watch = Stopwatch()
         let check: CheckResult
         do {
@@ -171,13 +165,13 @@ public struct Verifier: Sendable {
             check = .init(name: checkName, status: passed ? .pass : .fail, summary: summary,
                           durationSeconds: watch.roundedSeconds, details: Array(details.prefix(50)))
         } catch let error as SQLiteError {
-            check = .init(name: checkName, status: .fail, summary: "cannot run: \(error.message) (SQLite error \(error.extendedCode))",
+            check = .init(name: checkName, status: .fail, summary: "cannot run: \(error.messageAndCode)",
                           durationSeconds: watch.roundedSeconds, details: [])
         } catch {
             check = .init(name: checkName, status: .fail, summary: "cannot run: \(error.localizedDescription)",
                           durationSeconds: watch.roundedSeconds, details: [])
         }
         results.add(check, as: checkName)
-        progress(.finished(check: name, status: check.status, seconds: check.durationSeconds))
+        progress(.finished(check: checkName, status: check.status, seconds: check.durationSeconds))
     }
 }
