@@ -118,7 +118,10 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
         let run = try backup(["--json", "--name", "wal.tar.zst"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(((try run.json()["manifest"] as? [String: Any])?["source"] as? [String: Any])?["journalMode"] as? String == "wal")
+        let manifest = try #require(try run.json()["manifest"] as? [String: Any])
+        #expect((manifest["source"] as? [String: Any])?["journalMode"] as? String == "wal")
+        // Part of a WAL database is in its -wal: the online backup API copies it, in its steps.
+        #expect((manifest["snapshot"] as? [String: Any])?["pagesPerStep"] as? Int == 4096, "\(manifest)")
         let contents = try BundleContents(reading: out + "/wal.tar.zst", extractingInto: directory.path)
         #expect(try DatabaseState(path: contents.databasePath) == DatabaseState(path: database))
         let bytes = try #require(FileManager.default.contents(atPath: contents.databasePath))

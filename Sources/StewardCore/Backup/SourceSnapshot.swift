@@ -40,21 +40,16 @@ struct SourceSnapshot {
     /// are known and before the copy starts; it may refuse by throwing.
     func take(whilePinned: (BundleManifest.Source, Int64) throws -> Void) throws -> Result {
         let started = Stopwatch()
-        // Opened first all the same: a directory SQLite cannot use fails before the source is touched.
-        var copy: Connection? = try openCopy()
+        // A copy SQLite cannot open fails before the source is touched.
+        _ = try openCopy()
+        // The kernel copy's descriptor on the source, closed when this returns: after the
+        // source connection, which lives in `copySource`, is.
         var held: Int32 = -1
-        let pinned: Pinned
-        do {
-            pinned = try copySource(into: &copy, whilePinned: whilePinned, descriptor: &held)
-        } catch {
-            if held >= 0 { close(held) }
-            throw error
-        }
-        // The source connection is closed by now (it lived in `copySource`).
-        if held >= 0 { close(held) }
+        defer { if held >= 0 { close(held) } }
+        let pinned = try copySource(whilePinned: whilePinned, descriptor: &held)
         let duration = started.roundedSeconds
         progress(.copied(pages: pinned.facts.pageCount, seconds: duration, heldSeconds: pinned.heldSeconds))
-        try switchToRollbackJournal(try copy ?? openCopy())
+        try switchToRollbackJournal(try openCopy())
         return Result(
             source: pinned.facts,
             snapshot: .init(
@@ -74,10 +69,9 @@ struct SourceSnapshot {
     }
 
     /// Everything that touches the source, so that its connection is closed on return.
-    /// `copy` is closed (set to nil) when the kernel copy wrote the file behind its back;
-    /// `descriptor` is the plain one that copy read, for the caller to close afterwards.
+    /// `descriptor` is the plain one the kernel copy read, for the caller to close afterwards.
     private func copySource(
-        into copy: inout Connection?, whilePinned: (BundleManifest.Source, Int64) throws -> Void, descriptor: inout Int32
+        whilePinned: (BundleManifest.Source, Int64) throws -> Void, descriptor: inout Int32
     ) throws -> Pinned {
         let source = try openSource()
         // Deferred BEGIN takes no lock; the first read takes the shared lock (or, in WAL
@@ -100,14 +94,12 @@ struct SourceSnapshot {
         try whilePinned(facts, pinnedAt)
 
         var steps = 0, restarts = 0, pagesPerStep = Int(self.pagesPerStep)
-        if let chunks = copyInKernel(facts, closing: &copy, held: &descriptor) {
+        if let chunks = copyInKernel(facts, held: &descriptor) {
             steps = chunks
             pagesPerStep = FileCopy.chunkBytes / max(facts.pageSize, 1)
         } else {
             if cancellation.isCancelled { throw interrupted() }
-            let target = try copy ?? openCopy()
-            copy = target
-            (steps, restarts) = try copyPages(from: source, to: target, pageSize: facts.pageSize)
+            (steps, restarts) = try copyPages(from: source, to: try openCopy(), pageSize: facts.pageSize)
         }
 
         // Released before anything else happens: the rest works on the copy alone.
@@ -121,7 +113,7 @@ struct SourceSnapshot {
     /// copied, or nil, having left the copy empty, when it cannot: a WAL database, another
     /// file at the path than the one checked, a file shorter than its pages, or a failed
     /// copy. Bytes past the last page are not the database: the copy is cut to the pages.
-    private func copyInKernel(_ facts: BundleManifest.Source, closing copy: inout Connection?, held: inout Int32) -> Int? {
+    private func copyInKernel(_ facts: BundleManifest.Source, held: inout Int32) -> Int? {
         guard facts.journalMode.lowercased() != "wal", !DatabaseFile.exists(databasePath + "-wal") else { return nil }
         let input = open(FileName.cString(databasePath), O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { return nil }
@@ -130,8 +122,6 @@ struct SourceSnapshot {
         let bytes = off_t(facts.pageSize) * off_t(facts.pageCount)
         guard fstat(input, &info) == 0, info.st_dev == sourceFile.st_dev, info.st_ino == sourceFile.st_ino,
               info.st_size >= bytes, bytes > 0 else { return nil }
-        // SQLite must not hold pages of the file written behind its back.
-        copy = nil
         let output = open(FileName.cString(copyPath), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
         guard output >= 0 else { return nil }
         let watch = Stopwatch()
