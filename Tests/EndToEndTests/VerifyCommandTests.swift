@@ -28,6 +28,15 @@ import TestSupport
         return try Connection(path: database)
     }
 
+    /// A schema comparison that cannot be made is skipped, and never announced as passed
+    /// on the way: the progress line and the report say the same.
+    @Test func aSchemaCheckThatCannotRunIsSkippedInTheProgressToo() throws {
+        try makeMigratedExample().execute(sql: "PRAGMA user_version = 9")
+        let run = try verify(["--db", database, "--migrations", examples, "--json"])
+        #expect(try check(run, "schema")["status"] as? String == "skipped", "\(run.stdout)")
+        #expect(!run.stderr.contains("schema"), "\(run.stderr)")
+    }
+
     func verify(_ arguments: [String]) throws -> StewardRun {
         try StewardProcess.run(["verify"] + arguments)
     }

@@ -74,7 +74,7 @@ struct SnapshotVerification {
                 checksRun: ([.integrity, .foreignKeys, .version, .journalMode] + (checksFTS ? [.ftsSync] : []) as [CheckName])
                     .map(\.manifestName),
                 fts5Tables: findings.fts5.map { $0.counts.keys.sorted() }),
-            results: findings.results(journalMode: journalSummary, source: source),
+            results: findings.results(journalMode: journalSummary),
             recorded: recorded)
     }
 
@@ -93,7 +93,7 @@ struct SnapshotVerification {
         /// The findings as report results. Reached only when every check passed or its
         /// failure is recorded (`--as-is`): a recorded failure stays `fail`, since the
         /// bundled database does fail it.
-        func results(journalMode: String, source: BundleManifest.Source) -> [CheckResult] {
+        func results(journalMode: String) -> [CheckResult] {
             func seconds(_ name: CheckName) -> Double { durations[name] ?? 0 }
             let problems = integrity.problems
             var results: [CheckResult] = [

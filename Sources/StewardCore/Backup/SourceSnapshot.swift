@@ -114,7 +114,7 @@ struct SourceSnapshot {
     /// file at the path than the one checked, a file shorter than its pages, or a failed
     /// copy. Bytes past the last page are not the database: the copy is cut to the pages.
     private func copyInKernel(_ facts: BundleManifest.Source, held: inout Int32) -> Int? {
-        guard facts.journalMode.lowercased() != "wal", !DatabaseFile.exists(databasePath + "-wal") else { return nil }
+        guard facts.journalMode != "wal", !DatabaseFile.exists(databasePath + "-wal") else { return nil }
         let input = open(FileName.cString(databasePath), O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { return nil }
         held = input
@@ -131,10 +131,10 @@ struct SourceSnapshot {
             progress(.copying(pages: min(bytes / pageSize, facts.pageCount), totalPages: facts.pageCount,
                               bytesPerSecond: seconds > 0 ? Double(bytes) / seconds : 0))
         }
-        let cut = ftruncate(output, code == 0 ? bytes : 0) == 0
+        let cut = code == 0 && ftruncate(output, bytes) == 0
         let closed = close(output) == 0
-        guard code == 0, cut, closed else {
-            // The online backup API writes the copy anew.
+        guard cut, closed else {
+            // Left empty: the online backup API writes the copy anew.
             truncate(FileName.cString(copyPath), 0)
             return nil
         }
@@ -153,8 +153,7 @@ struct SourceSnapshot {
         } catch let error as SQLiteError {
             throw explainSource(error)
         }
-        let waits = self.waits
-        connection.setBusyHandler { attempt in waits.pause(attempt: attempt) }
+        waits.attach(to: connection)
         return connection
     }
 

@@ -90,7 +90,7 @@ struct DatabaseReplacement {
             return connection
         }
         mapping.context = "cannot lock \(path) to replace it"
-        connection.setBusyHandler { attempt in waits.pause(attempt: attempt) }
+        waits.attach(to: connection)
         let before: String
         var resolved: [String] = []
         do {

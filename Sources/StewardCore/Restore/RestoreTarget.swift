@@ -119,7 +119,9 @@ final class RestoreTarget {
             code = LinuxCalls.renameNoReplace(staging.path, to: trimmedPath) == 0 ? 0 : errno
         }
         // Where the kernel or the file system cannot renameat2 (ENOSYS, EINVAL), a plain
-        // rename, as when DIR existed.
+        // rename, as when DIR existed: of a directory, it can replace only an empty
+        // directory that appeared since (never a file, ENOTDIR, or a filled one,
+        // ENOTEMPTY), so nothing anyone wrote is lost.
         if code == -1 || code == ENOSYS || code == EINVAL {
             code = rename(FileName.cString(staging.path), FileName.cString(trimmedPath)) == 0 ? 0 : errno
         }
