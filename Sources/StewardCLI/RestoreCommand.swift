@@ -30,7 +30,7 @@ struct RestoreCommand: OperationCommand, FleetCommand {
             (spooled into a private directory under TMPDIR first), with the same checks, staging and publish. --check-only runs all of it and publishes nothing (a restore \
             drill; no --into needed). With --check-only, several bundles (arguments, or --bundles-from) \
             are drilled as a fleet run: --jobs at a time, --shard, --fail-fast, one line per bundle as it \
-            finishes (NDJSON with --json, kind database, path the bundle) and a summary; several bundles \
+            finishes (NDJSON with --json, kind bundle, the bundle as bundle.path) and a summary; several bundles \
             without --check-only are a usage error. A bundle made with backup --as-is is published only with \
             --accept-recorded-failures, and only when every failure found is one its manifest recorded. \
             --replace PATH rolls a database back in place: once every check passed, the database at PATH \
