@@ -153,6 +153,35 @@ import TestSupport
         #expect(restored.status == 0, "\(restored.allOutput)")
     }
 
+    /// The payload is compressed behind the kernel copy; when that copy fails after the
+    /// compression has read it, the online backup API copies the source again and the
+    /// payload is compressed again, from the start: one payload in the bundle, the source's.
+    @Test func aKernelCopyThatFailsIsCopiedAndCompressedAgain() throws {
+        try Fixtures.makeExampleDatabase(at: database)
+        // 6 MiB that zstd cannot shrink: compressed bytes reach the frame before the
+        // kernel copy is made to fail.
+        try Connection(path: database).execute(sql: """
+            CREATE TABLE filler(b BLOB);
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1536)
+            INSERT INTO filler SELECT randomblob(4000) FROM c;
+            """)
+        let original = try #require(FileManager.default.contents(atPath: database))
+        let run = try backup(["--json", "--name", "again.tar.zst"], environment: ["STEWARD_TEST_HOOK_KERNEL_COPY_FAILS": "1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let manifest = try #require(try run.json()["manifest"] as? [String: Any])
+        let snapshot = try #require(manifest["snapshot"] as? [String: Any])
+        #expect(snapshot["pagesPerStep"] as? Int == 4096, "the online backup API made the copy: \(snapshot)")
+        let contents = try BundleContents(reading: out + "/again.tar.zst", extractingInto: directory.path)
+        let payload = try #require(FileManager.default.contents(atPath: contents.databasePath))
+        // The online backup API sets the header's change counters: every page past the
+        // 100-byte header is the source's, once.
+        #expect(payload.count == original.count)
+        #expect(payload.dropFirst(100) == original.dropFirst(100))
+        let restored = try StewardProcess.run(["restore", "--check-only", out + "/again.tar.zst"])
+        #expect(restored.status == 0, "\(restored.allOutput)")
+        #expect(try outContents() == ["again.tar.zst"])
+    }
+
     /// stderr of a backup run under a pseudo-terminal (`script`), stdout discarded.
     func stderrOnATerminal(_ extra: String) throws -> String {
         let command = "'\(StewardProcess.executable.path)' backup --db '\(database)' --out '\(out)' \(extra) > /dev/null"

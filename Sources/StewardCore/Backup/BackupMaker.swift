@@ -118,33 +118,65 @@ public struct BackupMaker {
             throw StewardError(.inputOutput, "cannot create files in \(options.outputDirectory): \(SystemCall.message(errno))")
         }
 
-        // 1. Snapshot.
-        var bundleName = options.bundleName ?? ""
-        let snapshot = try SourceSnapshot(
-            databasePath: options.databasePath, sourceFile: sourceFile, copyPath: copy.path, pagesPerStep: options.pagesPerStep,
-            waits: LockWaits(timeout: options.timeout, cancellation: cancellation),
-            cancellation: cancellation, progress: progress
-        ).take { source, pinnedAt in
-            if options.bundleName == nil {
-                // The name carries the user_version of the snapshot itself.
-                bundleName = BackupNaming.defaultBundleName(
-                    database: options.databasePath, tag: options.nameTag, userVersion: source.userVersion, at: pinnedAt,
-                    encrypted: recipients != nil, asIs: options.asIs == .integrityAndForeignKeys)
-                if !streams { try Self.refuseExisting(directory.file(bundleName)) }
-            }
-        }
-        try checkCancellation()
-
-        // 2. Checks and the SHA-256 of the copy, while its zstd frame is compressed.
-        let bundleWatch = Stopwatch()
-        let finalPath = streams ? Self.standardOutputName : directory.file(bundleName)
         var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
         builder.failWritesAfterBytes = TestHooks.bundleWriteFailureAfterBytes
         builder.recipients = recipients
         let payloadName = BundleManifest.payloadEntry(forDatabase: options.databasePath)
+        let frame = try directory.createTemporary(suffix: ".payload.zst", permissions: 0o600)
+
+        // 1. Snapshot; the payload's compression starts behind a kernel copy.
+        var bundleName = options.bundleName ?? ""
+        let mark = CopyWatermark()
+        var early: PayloadCompression?
+        let snapshot: SourceSnapshot.Result
+        do {
+            var source = SourceSnapshot(
+                databasePath: options.databasePath, sourceFile: sourceFile, copyPath: copy.path, pagesPerStep: options.pagesPerStep,
+                waits: LockWaits(timeout: options.timeout, cancellation: cancellation),
+                cancellation: cancellation, progress: progress)
+            source.mark = mark
+            snapshot = try source.take { source, pinnedAt in
+                if options.bundleName == nil {
+                    // The name carries the user_version of the snapshot itself.
+                    bundleName = BackupNaming.defaultBundleName(
+                        database: options.databasePath, tag: options.nameTag, userVersion: source.userVersion, at: pinnedAt,
+                        encrypted: recipients != nil, asIs: options.asIs == .integrityAndForeignKeys)
+                    if !streams { try Self.refuseExisting(directory.file(bundleName)) }
+                }
+                // Only a rollback-journal source is copied in the kernel (SourceSnapshot),
+                // as it is: the copy's size is its pages'.
+                guard source.journalMode != "wal" else { return }
+                early = builder.startPayload(
+                    path: copy.path, entryName: payloadName, size: Int64(source.pageSize) * Int64(source.pageCount),
+                    modificationTime: pinnedAt, following: mark, into: frame.descriptor,
+                    outputName: streams ? Self.standardOutputName : directory.file(bundleName),
+                    progress: Self.throttled(progress, after: mark))
+            }
+            try checkCancellation()
+            if let started = early, !mark.isComplete {
+                // The copy was made by the online backup API after all: compressed anew.
+                started.cancel()
+                _ = try? started.wait()
+                early = nil
+                guard ftruncate(frame.descriptor, 0) == 0, lseek(frame.descriptor, 0, SEEK_SET) == 0 else {
+                    throw StewardError(.inputOutput, "cannot write in \(options.outputDirectory): \(SystemCall.message(errno))")
+                }
+            }
+        } catch {
+            // The compressing thread is done with the files before they go.
+            mark.abandon()
+            early?.cancel()
+            _ = try? early?.wait()
+            close(frame.descriptor)
+            throw error
+        }
+
+        // 2. Checks and the SHA-256 of the copy, while its zstd frame is compressed.
+        let bundleWatch = Stopwatch()
+        let finalPath = streams ? Self.standardOutputName : directory.file(bundleName)
         let (verified, compression, framePath, digests) = try checkAndCompress(
-            copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, directory: directory,
-            finalPath: finalPath)
+            copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, frame: frame,
+            compressing: early, finalPath: finalPath)
         let payloadDigest = try compression.payloadDigest()
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own. Should this fail, the clean-up at the end tries again.
@@ -178,13 +210,13 @@ public struct BackupMaker {
     }
 
     /// Runs the checks on this thread while another compresses and hashes the payload's
-    /// frame into a temporary file (one read of the copy for both) and a third computes
-    /// the content digests. Returns when all of them are done.
+    /// frame into `frame` (one read of the copy for both; `compressing` when it started
+    /// behind the copy) and a third computes the content digests. Returns when all of them
+    /// are done; `frame`'s descriptor is closed.
     private func checkAndCompress(
         copyPath: String, snapshot: SourceSnapshot.Result, payloadName: String, builder: BundleBuilder,
-        directory: OutputDirectory, finalPath: String
+        frame: (path: String, descriptor: Int32), compressing: PayloadCompression?, finalPath: String
     ) throws -> (SnapshotVerification.Result, PayloadCompression, String, ContentDigests) {
-        let frame = try directory.createTemporary(suffix: ".payload.zst", permissions: 0o600)
         progress(.checking)
         let compression: PayloadCompression
         let verified: SnapshotVerification.Result
@@ -202,7 +234,7 @@ public struct BackupMaker {
             _ = try? digesting.wait()
         }
         do {
-            compression = builder.startPayload(
+            compression = try compressing ?? builder.startPayload(
                 path: copyPath, entryName: payloadName, size: try Self.size(of: copyPath),
                 modificationTime: snapshot.pinnedAt, into: frame.descriptor, outputName: finalPath,
                 progress: Self.throttled(progress))
@@ -294,11 +326,15 @@ public struct BackupMaker {
         return written
     }
 
-    /// Bundling progress at most every 0.1 s (and at the end), from the compressing thread.
-    static func throttled(_ progress: @escaping @Sendable (Event) -> Void) -> @Sendable (Int64, Int64) -> Void {
+    /// Bundling progress at most every 0.1 s (and at the end), from the compressing thread;
+    /// behind a copy (`mark`), only once the copy is complete: until then the copy's own
+    /// progress is shown.
+    static func throttled(
+        _ progress: @escaping @Sendable (Event) -> Void, after mark: CopyWatermark? = nil
+    ) -> @Sendable (Int64, Int64) -> Void {
         let throttle = Throttle()
         return { done, total in
-            guard let seconds = throttle.due(final: done == total) else { return }
+            guard mark?.isComplete ?? true, let seconds = throttle.due(final: done == total) else { return }
             progress(.bundling(bytes: done, totalBytes: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0))
         }
     }

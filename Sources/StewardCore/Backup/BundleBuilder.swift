@@ -33,14 +33,15 @@ struct BundleBuilder {
 
     /// Starts compressing the payload frame: `payloadPath` as the entry `entryName` of
     /// `size` bytes, into `descriptor` (which stays the caller's), on a background thread.
+    /// With `mark`, the payload is the snapshot's copy while it is still being written.
     func startPayload(
-        path payloadPath: String, entryName: String, size: Int64, modificationTime: Int64, into descriptor: Int32,
-        outputName: String, progress: @escaping @Sendable (Int64, Int64) -> Void
+        path payloadPath: String, entryName: String, size: Int64, modificationTime: Int64, following mark: CopyWatermark? = nil,
+        into descriptor: Int32, outputName: String, progress: @escaping @Sendable (Int64, Int64) -> Void
     ) -> PayloadCompression {
         PayloadCompression(
             payloadPath: payloadPath, entryName: entryName, size: size,
             options: .init(compressionLevel: compressionLevel, threads: threads, modificationTime: modificationTime),
-            descriptor: descriptor, outputName: outputName, cancellation: cancellation, progress: progress)
+            following: mark, descriptor: descriptor, outputName: outputName, cancellation: cancellation, progress: progress)
     }
 
     /// Writes the first frame for `manifest`, then the finished payload frame from
@@ -162,15 +163,16 @@ struct PayloadCompression: Sendable {
         let digest: Digest
     }
 
-    init(payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, descriptor: Int32,
-         outputName: String, cancellation: Cancellation, progress: @escaping @Sendable (Int64, Int64) -> Void) {
+    init(payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, following mark: CopyWatermark?,
+         descriptor: Int32, outputName: String, cancellation: Cancellation,
+         progress: @escaping @Sendable (Int64, Int64) -> Void) {
         self.payloadPath = payloadPath
         self.entryName = entryName
         self.size = size
         self.options = options
         work = BackgroundWork { stop in
             try Self.compress(
-                payloadPath: payloadPath, entryName: entryName, size: size, options: options, descriptor: descriptor,
+                payloadPath: payloadPath, entryName: entryName, size: size, options: options, following: mark, descriptor: descriptor,
                 outputName: outputName, cancellation: cancellation, stop: stop, progress: progress)
         }
     }
@@ -191,8 +193,8 @@ struct PayloadCompression: Sendable {
     }
 
     private static func compress(
-        payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, descriptor: Int32,
-        outputName: String, cancellation: Cancellation, stop: Cancellation, progress: (Int64, Int64) -> Void
+        payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, following mark: CopyWatermark?,
+        descriptor: Int32, outputName: String, cancellation: Cancellation, stop: Cancellation, progress: (Int64, Int64) -> Void
     ) throws -> Output {
         // Either flag stops it: a signal, or checks that failed.
         let combined = Cancellation()
@@ -206,7 +208,11 @@ struct PayloadCompression: Sendable {
             }
             try writer.beginFile(name: entryName, size: size)
             var read: Int64 = 0
-            _ = try FileStreaming.forEachBlock(of: payloadPath, isCancelled: isStopped) { block in
+            // Behind a copy still being written, exactly the entry's bytes are read: the
+            // copy may run past its pages until it is cut.
+            _ = try FileStreaming.forEachBlock(
+                of: payloadPath, size: mark == nil ? nil : size, following: mark, isCancelled: isStopped
+            ) { block in
                 hasher.update(block)
                 try writer.write(block)
                 read += Int64(block.count)

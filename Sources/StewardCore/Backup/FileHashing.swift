@@ -13,8 +13,14 @@ enum FileStreaming {
 
     /// Calls `body` with each block of the file in order; returns the number of bytes.
     /// Stops with `.interrupted` as soon as `isCancelled` says so.
+    ///
+    /// With `mark`, the file is still being written: each block is read only once the
+    /// copy has got past it, and exactly `size` bytes are read (a longer copy is cut to
+    /// that size after it is written). Throws `CopyWatermark.Abandoned` when the copy is
+    /// abandoned.
     static func forEachBlock(
-        of path: String, isCancelled: () -> Bool, _ body: (UnsafeRawBufferPointer) throws -> Void
+        of path: String, size: Int64? = nil, following mark: CopyWatermark? = nil, isCancelled: () -> Bool,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Int64 {
         let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -29,7 +35,15 @@ enum FileStreaming {
         var total: Int64 = 0
         while true {
             if isCancelled() { throw StewardError(.interrupted, "interrupted; no bundle was written") }
-            let count = SystemCall.readSome(descriptor, buffer)
+            var wanted = blockSize
+            if let size {
+                if total >= size { break }
+                wanted = Int(min(Int64(blockSize), size - total))
+            }
+            if let mark, try !mark.wait(for: total + Int64(wanted), isStopped: isCancelled) {
+                throw StewardError(.interrupted, "interrupted; no bundle was written")
+            }
+            let count = SystemCall.readSome(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
             if count < 0 {
                 throw StewardError(.inputOutput, "cannot read \(path): \(SystemCall.message(Int32(-count)))")
             }

@@ -35,6 +35,9 @@ struct SourceSnapshot {
     let waits: LockWaits
     let cancellation: Cancellation
     let progress: @Sendable (BackupMaker.Event) -> Void
+    /// Told how far the kernel copy has got, for a reader that follows it; abandoned when
+    /// the copy is made any other way or fails.
+    var mark: CopyWatermark? = nil
 
     /// Copies the source into `copyPath`. `whilePinned` runs once the facts of the snapshot
     /// are known and before the copy starts; it may refuse by throwing.
@@ -46,10 +49,18 @@ struct SourceSnapshot {
         // source connection, which lives in `copySource`, is.
         var held: Int32 = -1
         defer { if held >= 0 { close(held) } }
-        let pinned = try copySource(whilePinned: whilePinned, descriptor: &held)
+        let pinned: Pinned
+        do {
+            pinned = try copySource(whilePinned: whilePinned, descriptor: &held)
+        } catch {
+            mark?.abandon()
+            throw error
+        }
         let duration = started.roundedSeconds
         progress(.copied(pages: pinned.facts.pageCount, seconds: duration, heldSeconds: pinned.heldSeconds))
-        try switchToRollbackJournal(try openCopy())
+        // The kernel's copy is the rollback-journal file as it is, and may be read already:
+        // it is not opened for writing again.
+        if !pinned.inKernel { try switchToRollbackJournal(try openCopy()) }
         return Result(
             source: pinned.facts,
             snapshot: .init(
@@ -66,6 +77,7 @@ struct SourceSnapshot {
         let steps: Int
         let restarts: Int
         let pagesPerStep: Int
+        let inKernel: Bool
     }
 
     /// Everything that touches the source, so that its connection is closed on return.
@@ -94,10 +106,12 @@ struct SourceSnapshot {
         try whilePinned(facts, pinnedAt)
 
         var steps = 0, restarts = 0, pagesPerStep = Int(self.pagesPerStep)
-        if let chunks = copyInKernel(facts, held: &descriptor) {
+        let chunks = copyInKernel(facts, held: &descriptor)
+        if let chunks {
             steps = chunks
             pagesPerStep = FileCopy.chunkBytes / max(facts.pageSize, 1)
         } else {
+            mark?.abandon()
             if cancellation.isCancelled { throw interrupted() }
             (steps, restarts) = try copyPages(from: source, to: try openCopy(), pageSize: facts.pageSize)
         }
@@ -105,7 +119,7 @@ struct SourceSnapshot {
         // Released before anything else happens: the rest works on the copy alone.
         try sourceStatement { try source.execute(sql: "COMMIT") }
         return Pinned(facts: facts, pinnedAt: pinnedAt, heldSeconds: held.roundedSeconds, steps: steps, restarts: restarts,
-                      pagesPerStep: pagesPerStep)
+                      pagesPerStep: pagesPerStep, inKernel: chunks != nil)
     }
 
     /// Copies a rollback-journal source as it is, in the kernel, while the read
@@ -126,18 +140,27 @@ struct SourceSnapshot {
         guard output >= 0 else { return nil }
         let watch = Stopwatch()
         let pageSize = max(facts.pageSize, 1)
-        let code = FileCopy.copy(from: input, to: output, isCancelled: { cancellation.isCancelled }) { bytes in
+        var code = FileCopy.copy(from: input, to: output, isCancelled: { cancellation.isCancelled }) { bytes in
+            mark?.advance(to: Int64(bytes))
             let seconds = watch.seconds
             progress(.copying(pages: min(bytes / pageSize, facts.pageCount), totalPages: facts.pageCount,
                               bytesPerSecond: seconds > 0 ? Double(bytes) / seconds : 0))
         }
+        if code == 0, TestHooks.failsKernelCopy {
+            // Time for the reader behind the copy to read and compress all of it.
+            usleep(500_000)
+            code = EIO
+        }
         let cut = code == 0 && ftruncate(output, bytes) == 0
         let closed = close(output) == 0
         guard cut, closed else {
-            // Left empty: the online backup API writes the copy anew.
+            // Left empty: the online backup API writes the copy anew. A reader behind the
+            // copy stops first.
+            mark?.abandon()
             truncate(FileName.cString(copyPath), 0)
             return nil
         }
+        mark?.complete()
         return Int((bytes + off_t(FileCopy.chunkBytes) - 1) / off_t(FileCopy.chunkBytes))
     }
 

@@ -9,7 +9,7 @@ enum FileCopy {
     static let chunkBytes = 64 << 20
 
     /// Copies from the current offsets to the end of `source`. Returns 0 or errno.
-    /// `copied` hears the bytes copied so far after each kernel chunk.
+    /// `copied` hears the bytes copied so far after each chunk.
     static func copy(from source: Int32, to target: Int32, isCancelled: () -> Bool,
                      copied report: (Int) -> Void = { _ in }) -> Int32 {
         var total = 0
@@ -39,6 +39,8 @@ enum FileCopy {
             if count == 0 { return 0 }
             let code = SystemCall.writeAll(target, UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             if code != 0 { return code }
+            total += count
+            report(total)
         }
     }
 }

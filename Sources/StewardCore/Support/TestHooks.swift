@@ -39,3 +39,12 @@ extension TestHooks {
         kill(getpid(), SIGKILL)
     }
 }
+
+extension TestHooks {
+    /// `STEWARD_TEST_HOOK_KERNEL_COPY_FAILS=1`: backup's kernel copy of the source reports
+    /// EIO half a second after it has copied everything (time for the reader behind the
+    /// copy to read it), so the online backup API makes the copy again.
+    static var failsKernelCopy: Bool {
+        ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_KERNEL_COPY_FAILS"] == "1"
+    }
+}
