@@ -13,10 +13,12 @@ import Glibc
 /// https://www.sqlite.org/backup.html).
 ///
 /// The phases, in order:
-/// 1. snapshot: a read transaction pins the source; the online backup API copies it into
-///    a temporary file in the output directory; the source is released;
+/// 1. snapshot: a read transaction pins the source; the kernel (a rollback-journal
+///    source) or the online backup API (a WAL one) copies it into a temporary file in the
+///    output directory; the source is released. Behind a kernel copy, the payload's zstd
+///    frame is already being compressed and hashed (`CopyWatermark`);
 /// 2. checks on the copy, with its SHA-256 computed and the payload's zstd frame
-///    compressed alongside, each on a thread of its own;
+///    compressed alongside (or going on), each on a thread of its own;
 /// 3. bundle: the frame of the manifest and checksum list, then the payload's frame, into
 ///    a temporary `.partial` file, synced, renamed into place without replacing anything,
 ///    directory synced.
@@ -110,6 +112,9 @@ public struct BackupMaker {
 
         let stale = options.removesStaleTemporaries ? directory.removeStaleTemporaries() : []
         defer { directory.removeTemporaries() }
+        // Files dropped off the critical path, gone before the workspace goes.
+        var removals: [BackgroundRemoval] = []
+        defer { removals.forEach { $0.wait() } }
 
         // Made before the source is opened, so an unwritable directory costs nothing.
         let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600)
@@ -179,8 +184,13 @@ public struct BackupMaker {
             compressing: early, finalPath: finalPath)
         let payloadDigest = try compression.payloadDigest()
         // Checked, hashed and compressed: the copy's space comes back before the bundle
-        // takes its own. Should this fail, the clean-up at the end tries again.
-        unlink(FileName.cString(copy.path))
+        // takes its own, or while the bundle is written when there is room for the bundle
+        // twice over. Should this fail, the clean-up at the end tries again.
+        if BackupMaker.hasRoom(for: try compression.wait(), in: directory.path) {
+            removals.append(BackgroundRemoval(copy.path))
+        } else {
+            unlink(FileName.cString(copy.path))
+        }
 
         // 3. Bundle: the manifest's frame, then the payload's, synced and published.
         let manifest = BundleManifest(
@@ -303,10 +313,14 @@ public struct BackupMaker {
         let finalPath = directory.file(bundleName)
         let partial = try directory.createTemporary(suffix: ".tar.zst.partial", permissions: permissions)
         let written: BundleBuilder.Output
+        // The frame is in the bundle: dropped while the bundle is synced.
+        var removal: BackgroundRemoval?
+        defer { removal?.wait() }
         do {
             written = try builder.write(
                 manifest: manifest, payload: compression, payloadFramePath: framePath, to: partial.descriptor,
                 outputName: finalPath)
+            removal = BackgroundRemoval(framePath)
             let code = SystemCall.sync(partial.descriptor)
             guard code == 0 else {
                 throw StewardError(.inputOutput, "cannot sync \(finalPath): \(SystemCall.message(code))")
@@ -319,7 +333,6 @@ public struct BackupMaker {
         guard close(partial.descriptor) == 0 else {
             throw StewardError(.inputOutput, "cannot write \(finalPath): \(SystemCall.message(errno))")
         }
-        unlink(FileName.cString(framePath))
         try checkCancellation()
         try directory.publish(partial.path, as: bundleName)
         try directory.sync()
@@ -337,6 +350,11 @@ public struct BackupMaker {
             guard mark?.isComplete ?? true, let seconds = throttle.due(final: done == total) else { return }
             progress(.bundling(bytes: done, totalBytes: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0))
         }
+    }
+
+    /// Room for a bundle of about `frameBytes` twice over, with 64 MiB to spare.
+    static func hasRoom(for frameBytes: Int64, in directory: String) -> Bool {
+        BackgroundRemoval.hasRoom(2 * frameBytes + (64 << 20), in: directory)
     }
 
     static func size(of path: String) throws -> Int64 {
