@@ -99,6 +99,8 @@ public final class SchemaDriftCheck: Sendable {
                 result = .success(try build(applied, cancellation: cancellation))
             } catch let error as StewardError {
                 if error.kind == .interrupted { return .failure(error) }
+                // Not the set's fault: said as it is ("cannot load the SQLite extension …").
+                if error.isExtensionLoading { return .failure(error) }
                 result = .failure(StewardError(.badInput, "the set cannot be built from an empty database: \(error.message)"))
             } catch let error as SQLiteError {
                 result = .failure(StewardError(.badInput, "the set cannot be built from an empty database: SQLite error \(error.code)"))
@@ -112,7 +114,13 @@ public final class SchemaDriftCheck: Sendable {
 
     private func build(_ migrations: [DialectMigration], cancellation: Cancellation) throws -> SchemaFingerprint {
         let scratch = try Connection.inMemory()
-        for path in extensions { try scratch.loadExtension(path: path) }
+        for path in extensions {
+            do {
+                try scratch.loadExtension(path: path)
+            } catch let error as SQLiteError {
+                throw StewardError.cannotLoadExtension(path, error)
+            }
+        }
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
         for migration in migrations {
             let script = try MigrationScript(Migration(

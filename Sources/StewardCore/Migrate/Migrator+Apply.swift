@@ -3,7 +3,8 @@ import SQLiteKit
 
 extension Migrator {
     func migrate(
-        connection: Connection, source: Source, validation: StewardError?, created: Bool, stopwatch: Stopwatch
+        connection: Connection, source: Source, validation: StewardError?, created: Bool, stopwatch: Stopwatch,
+        beforeMigrating: (PendingWrite) throws -> Void
     ) throws -> MigrateReport {
         let mode: MigrateReport.Mode = options.dryRun ? .dryRun : .apply
         installHandlers(on: connection)
@@ -42,6 +43,10 @@ extension Migrator {
                 // already holds the schema its pending files start from can take them.
                 guard !plan.applied.isEmpty else { throw validation }
                 try validate(plan.pending.compactMap(source.script(for:)), onSchemaOf: connection)
+            }
+            if Self.writes(plan: plan, source: source, ledgerExisted: ledgerExisted, userVersion: current) {
+                try beforeMigrating(PendingWrite(connection: connection, source: source, plan: plan, userVersion: current,
+                                                 created: created))
             }
             let pending = plan.pending.compactMap(source.script(for:))
             var notes = Self.notes(for: plan)
