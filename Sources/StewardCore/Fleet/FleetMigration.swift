@@ -100,7 +100,7 @@ public struct FleetMigration {
     private func refuseDrift(_ write: Migrator.PendingWrite) throws -> SchemaDriftCheck.Comparison? {
         guard let drift else { return nil }
         let comparison = drift.compare(on: write.connection, set: write.source.set, applied: write.plan.applied,
-                                       userVersion: write.userVersion, cancellation: cancellation)
+                                       userVersion: write.userVersion, built: write.build, cancellation: cancellation)
         if comparison.status == "drift" && !allowDrift {
             throw StewardError(
                 .badInput,

@@ -72,6 +72,8 @@ public struct Migrator {
         /// The run's connection, inside its write transaction, nothing written yet.
         let connection: Connection
         let source: Source
+        /// The set built on an empty database, with the schema after each migration.
+        let build: SetBuild
         /// Read in that transaction: what is applied and what the run writes.
         let plan: LedgerPlan
         let userVersion: Int32
@@ -117,20 +119,11 @@ public struct Migrator {
         // real one is touched, so that a broken set is refused with nothing changed. A set
         // that starts from a schema made elsewhere fails there; on a database past version
         // 0 its pending files are checked again on a copy of the real schema instead. The
-        // check does not depend on the database: once per run with the run's cache.
-        let validation: StewardError?
-        if let cache = options.setCache {
-            validation = try cache.validation(directory: options.migrationsDirectory, dialect: source.set.dialect) {
-                try validate(source.scripts)
-            }
-        } else {
-            do {
-                try validate(source.scripts)
-                validation = nil
-            } catch let error as StewardError where error.kind == .badInput {
-                validation = error
-            }
-        }
+        // build does not depend on the database: once per run with the run's cache; it
+        // also gives the drift check and `--baseline` the schema after each migration.
+        let build = try options.setCache.map { cache in
+            try cache.build(directory: options.migrationsDirectory, dialect: source.set.dialect) { try buildSet(source) }
+        } ?? buildSet(source)
 
         if options.dryRun {
             let original = try openExisting(readOnly: true)
@@ -141,14 +134,14 @@ public struct Migrator {
             } catch let error as SQLiteError {
                 throw readFailure(error)
             }
-            return try migrate(connection: copy, source: source, validation: validation, created: false, stopwatch: stopwatch,
+            return try migrate(connection: copy, source: source, build: build, created: false, stopwatch: stopwatch,
                                beforeMigrating: { _ in })
         }
 
         let (connection, created) = try early.map { ($0, false) } ?? (DatabaseFile.exists(options.databasePath)
             ? (openExisting(readOnly: false), false) : createOrOpen())
         do {
-            return try migrate(connection: connection, source: source, validation: validation, created: created, stopwatch: stopwatch,
+            return try migrate(connection: connection, source: source, build: build, created: created, stopwatch: stopwatch,
                                beforeMigrating: beforeMigrating)
         } catch {
             if created { removeIfStillEmpty() }
