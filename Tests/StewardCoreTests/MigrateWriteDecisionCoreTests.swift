@@ -55,4 +55,39 @@ import TestSupport
         #expect(reason.contains("cannot load the SQLite extension \(bogus)"), "\(reason)")
         #expect(!reason.contains("cannot be built"), "\(reason)")
     }
+
+    /// Regression: the drift check built the applied migrations on a scratch database of
+    /// its own, beside the run's check of the set (a third build with `--baseline`).
+    @Test func theDriftCheckUsesTheRunsBuildOfTheSet() throws {
+        let drift = SchemaDriftCheck()
+        let cache = MigrationSetCache()
+        var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
+        options.setCache = cache
+        let result = try FleetMigration(options: options, backupDirectory: nil, backupThreads: 1, drift: drift,
+                                        allowDrift: false, cancellation: Cancellation()).run()
+        #expect(result.outcome == "migrated")
+        #expect(result.schema?.status == "match")
+        #expect(cache.setChecks == 1)
+        #expect(drift.setBuilds == 0)
+    }
+
+    /// The build records the schema after each migration; a data migration between two
+    /// schema changes does not change it, and a set that fails keeps the steps before.
+    @Test func theBuildKeepsTheSchemaAfterEachMigration() throws {
+        try Data("INSERT INTO ticket(title) VALUES ('x');".utf8).write(to: URL(fileURLWithPath: migrations + "/0003_rows.sql"))
+        try Data("CREATE TABLE broken(;".utf8).write(to: URL(fileURLWithPath: migrations + "/0004_broken.sql"))
+        let migrator = Migrator(options: Migrator.Options(databasePath: database, migrationsDirectory: migrations))
+        let source = try migrator.loadSource()
+        let build = try migrator.buildSet(source)
+        #expect(build.failure?.message.contains("0004_broken.sql") == true)
+        #expect(build.steps.map(\.migration.fileName) == ["0001_ticket.sql", "0002_index.sql", "0003_rows.sql"])
+        #expect(build.steps[1].schema == build.steps[2].schema)
+        #expect(build.steps[0].schema != build.steps[1].schema)
+        #expect(build.schema(after: Array(source.set.migrations.prefix(2))) == build.steps[1].schema)
+        #expect(build.schema(after: []) == build.empty)
+        #expect(build.schema(after: Array(source.set.migrations)) == nil)
+        #expect(build.fails(building: Array(source.set.migrations)))
+        // Not the set's first migrations: the caller builds them itself.
+        #expect(build.schema(after: [source.set.migrations[1]]) == nil)
+    }
 }

@@ -33,6 +33,11 @@ public final class SchemaDriftCheck: Sendable {
     private let extensions: [String]
     /// Held while an applied set is built, so that each is built once.
     private let built = Mutex<[String: Result<SchemaFingerprint, StewardError>]>([:])
+    private let buildCount = Atomic<Int>(0)
+
+    /// How many applied sets this check built itself (for tests): none when the run's
+    /// build of the set had them.
+    var setBuilds: Int { buildCount.load(ordering: .relaxed) }
 
     /// - Parameter extensions: SQLite extensions the set's schema needs (`--load-extension`).
     public init(extensions: [String] = []) {
@@ -125,6 +130,7 @@ public final class SchemaDriftCheck: Sendable {
     }
 
     private func build(_ migrations: [DialectMigration], cancellation: Cancellation) throws -> SchemaFingerprint {
+        buildCount.add(1, ordering: .relaxed)
         let scratch = try Connection.inMemory()
         for path in extensions {
             do {
