@@ -1,8 +1,8 @@
 import Foundation
 
-/// One database's migration in a fleet run: current databases are found by a read-only
-/// look at `user_version` and left alone; with a backup directory, the others get a
-/// verified bundle (what `steward backup` makes) before their first change.
+/// One database's migration, in a fleet run or alone: current databases are answered and
+/// left alone; the others get the drift check and, with a backup directory, a verified
+/// bundle (what `steward backup` makes) before their first change.
 public struct FleetMigration {
     /// The rollback point taken before the migration.
     public struct Bundle: Codable, Sendable {
@@ -64,32 +64,25 @@ public struct FleetMigration {
         self.cancellation = cancellation
     }
 
-    public func run() throws -> Result {
-        if options.statusOnly {
-            let report = try Migrator(options: options, cancellation: cancellation).run()
+    /// The database's migration; with a drift check and a backup directory, both run
+    /// inside the migration's write transaction once its plan says it writes something
+    /// (`Migrator.run(beforeMigrating:)`): a database the run leaves unchanged gets
+    /// neither, one it changes never goes without them.
+    public func run(progress: @escaping @Sendable (Migrator.Event) -> Void = { _ in }) throws -> Result {
+        let migrator = Migrator(options: options, cancellation: cancellation, progress: progress)
+        if options.statusOnly || options.dryRun {
+            let report = try migrator.run()
             return Result(outcome: report.outcome, report: report, bundle: nil, schema: nil)
         }
-        if options.dryRun {
-            let report = try Migrator(options: options, cancellation: cancellation).run()
-            return Result(outcome: report.outcome, report: report, bundle: nil, schema: nil)
-        }
-        let exists = DatabaseFile.exists(options.databasePath)
         var schema: SchemaDriftCheck.Comparison?
-        if exists {
-            // A read-only look costs one open and a few reads; a database it cannot read
-            // (a hot journal that the writer will roll back, say) goes the full way, which
-            // gives the real answer.
-            let status = try? look()
-            if let status, status.pending.isEmpty {
-                return Result(outcome: "current", report: status, bundle: nil, schema: nil)
-            }
-            schema = try refuseDrift(status)
-        }
         var bundle: Bundle?
-        if let backupDirectory, exists {
-            bundle = try backUp(into: backupDirectory)
-        }
-        let report = try Migrator(options: options, cancellation: cancellation).run()
+        let report = try migrator.run(beforeMigrating: { write in
+            guard !write.created else { return }
+            schema = try refuseDrift(write)
+            if let backupDirectory {
+                bundle = try backUp(into: backupDirectory)
+            }
+        })
         return Result(outcome: report.outcome, report: report, bundle: bundle, schema: schema)
     }
 
@@ -101,31 +94,13 @@ public struct FleetMigration {
         return SchemaDriftCheck(extensions: options.extensions)
     }
 
-    /// `--status` with the drift check on the same read-only connection, when it applies.
-    private func look() throws -> MigrateReport {
-        var look = options
-        look.statusOnly = true
-        look.driftCheck = drift
-        return try Migrator(options: look, cancellation: cancellation).run()
-    }
-
-    /// The drift check alone, before a plain one-database migration: nil when the
-    /// database does not exist yet or has nothing pending; 65 on drift unless allowed.
-    public func driftBeforeMigrating() throws -> SchemaDriftCheck.Comparison? {
-        guard drift != nil, DatabaseFile.exists(options.databasePath) else { return nil }
-        let status = try? look()
-        if let status, status.pending.isEmpty { return nil }
-        return try refuseDrift(status)
-    }
-
     /// Refuses (65) a database whose schema is not what its applied migrations make,
-    /// unless drift is allowed; then the difference is reported.
-    private func refuseDrift(_ status: MigrateReport?) throws -> SchemaDriftCheck.Comparison? {
-        guard drift != nil else { return nil }
-        guard let status, let comparison = status.schema else {
-            return .init(status: "skipped", version: status?.fromVersion ?? 0, newestApplied: nil, differences: [],
-                         reason: "what is applied could not be read before migrating")
-        }
+    /// unless drift is allowed; then the difference is reported. Compared on the run's
+    /// connection, with what its plan says is applied.
+    private func refuseDrift(_ write: Migrator.PendingWrite) throws -> SchemaDriftCheck.Comparison? {
+        guard let drift else { return nil }
+        let comparison = drift.compare(on: write.connection, set: write.source.set, applied: write.plan.applied,
+                                       userVersion: write.userVersion, built: write.build, cancellation: cancellation)
         if comparison.status == "drift" && !allowDrift {
             throw StewardError(
                 .badInput,

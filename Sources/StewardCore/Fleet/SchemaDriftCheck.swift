@@ -33,6 +33,11 @@ public final class SchemaDriftCheck: Sendable {
     private let extensions: [String]
     /// Held while an applied set is built, so that each is built once.
     private let built = Mutex<[String: Result<SchemaFingerprint, StewardError>]>([:])
+    private let buildCount = Atomic<Int>(0)
+
+    /// How many applied sets this check built itself (for tests): none when the run's
+    /// build of the set had them.
+    var setBuilds: Int { buildCount.load(ordering: .relaxed) }
 
     /// - Parameter extensions: SQLite extensions the set's schema needs (`--load-extension`).
     public init(extensions: [String] = []) {
@@ -41,9 +46,11 @@ public final class SchemaDriftCheck: Sendable {
 
     /// Compares the database open on `connection` (at `userVersion`) with what `applied`,
     /// the migrations of `set` it has applied, produce.
+    /// `built`, the run's build of the set, gives the expected schema when `applied` are
+    /// its first migrations; otherwise they are built here (once per distinct set).
     func compare(
         on connection: Connection, set: DialectSet, applied: [DialectMigration], userVersion: Int32,
-        cancellation: Cancellation
+        built: SetBuild? = nil, cancellation: Cancellation
     ) -> Comparison {
         // Steward's own layout counts by user_version alone: a version that no file has
         // says the database was not made by this set as it is now.
@@ -52,9 +59,15 @@ public final class SchemaDriftCheck: Sendable {
         }
         let newest = applied.last?.ledgerVersion
         let expected: SchemaFingerprint
-        switch self.expected(set: set, applied: applied, cancellation: cancellation) {
-        case .success(let fingerprint): expected = fingerprint
-        case .failure(let error): return .skipped(userVersion, error.message)
+        if let schema = built?.schema(after: applied) {
+            expected = schema
+        } else if let built, built.fails(building: applied), let failure = built.failure {
+            return .skipped(userVersion, Self.cannotBuild(failure.message))
+        } else {
+            switch self.expected(set: set, applied: applied, cancellation: cancellation) {
+            case .success(let fingerprint): expected = fingerprint
+            case .failure(let error): return .skipped(userVersion, error.message)
+            }
         }
         do {
             let differences = try SchemaFingerprint(reading: connection).differences(from: expected)
@@ -99,20 +112,33 @@ public final class SchemaDriftCheck: Sendable {
                 result = .success(try build(applied, cancellation: cancellation))
             } catch let error as StewardError {
                 if error.kind == .interrupted { return .failure(error) }
-                result = .failure(StewardError(.badInput, "the set cannot be built from an empty database: \(error.message)"))
+                // Not the set's fault: said as it is ("cannot load the SQLite extension …").
+                if error.isExtensionLoading { return .failure(error) }
+                result = .failure(StewardError(.badInput, Self.cannotBuild(error.message)))
             } catch let error as SQLiteError {
-                result = .failure(StewardError(.badInput, "the set cannot be built from an empty database: SQLite error \(error.code)"))
+                result = .failure(StewardError(.badInput, Self.cannotBuild("SQLite error \(error.code)")))
             } catch {
-                result = .failure(StewardError(.badInput, "the set cannot be built from an empty database: \(error)"))
+                result = .failure(StewardError(.badInput, Self.cannotBuild("\(error)")))
             }
             built[key] = result
             return result
         }
     }
 
+    private static func cannotBuild(_ reason: String) -> String {
+        "the set cannot be built from an empty database: \(reason)"
+    }
+
     private func build(_ migrations: [DialectMigration], cancellation: Cancellation) throws -> SchemaFingerprint {
+        buildCount.add(1, ordering: .relaxed)
         let scratch = try Connection.inMemory()
-        for path in extensions { try scratch.loadExtension(path: path) }
+        for path in extensions {
+            do {
+                try scratch.loadExtension(path: path)
+            } catch let error as SQLiteError {
+                throw StewardError.cannotLoadExtension(path, error)
+            }
+        }
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
         for migration in migrations {
             let script = try MigrationScript(Migration(

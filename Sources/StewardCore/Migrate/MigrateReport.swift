@@ -107,9 +107,6 @@ public struct MigrateReport: Codable, Sendable {
     /// `--status` on a database at version 0 with no ledger: the newest version of the set
     /// whose schema the database has (a candidate for `--baseline`), or nil.
     public var schemaMatches: String?
-    /// The drift check's finding, when the caller asked for it (`Migrator.Options.driftCheck`)
-    /// with `--status`: the schema against what the applied migrations make.
-    public var schema: SchemaDriftCheck.Comparison?
 
     /// What the run did to the database, or would do: `migrated`, `created`, `current`
     /// (nothing to apply), `pending` (`--status` with migrations to apply) or
@@ -118,7 +115,14 @@ public struct MigrateReport: Codable, Sendable {
         switch mode {
         case .status: return pending.isEmpty ? "current" : "pending"
         case .dryRun: return applied.isEmpty ? "current" : "would-migrate"
-        case .apply: return created ? "created" : applied.isEmpty ? "current" : "migrated"
+        case .apply: return created ? "created" : applied.isEmpty && !recordedAny ? "current" : "migrated"
         }
+    }
+
+    /// The run wrote what was already applied into the records (ledger rows backfilled,
+    /// the ledger table created, `user_version` brought in line) without applying a file:
+    /// the database changed, so it was not current.
+    var recordedAny: Bool {
+        fromVersion != toVersion || ledger.map { $0.recorded > 0 || !$0.existed } ?? false
     }
 }

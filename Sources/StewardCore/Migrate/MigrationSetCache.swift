@@ -23,8 +23,8 @@ public final class MigrationSetCache: Sendable {
     /// Held while a set is read, so that each is read once; failures are kept too (every
     /// database would fail the same way).
     private let sources = Mutex<[String: Result<Migrator.Source, StewardError>]>([:])
-    /// The set's check on an empty database: nil when it passed, else the refusal.
-    private let validations = Mutex<[String: StewardError?]>([:])
+    /// The set built on an empty database: its check and the schema after each migration.
+    private let builds = Mutex<[String: SetBuild]>([:])
     private let readCount = Atomic<Int>(0)
     private let validationCount = Atomic<Int>(0)
 
@@ -66,20 +66,14 @@ public final class MigrationSetCache: Sendable {
         return try result.get()
     }
 
-    /// The set's check on an empty database, once per layout: nil when it passed.
-    /// Errors other than a refusal of the set (an interruption, say) are not kept.
-    func validation(directory: String, dialect: Dialect, validate: () throws -> Void) throws -> StewardError? {
+    /// The set built on an empty database (`Migrator.buildSet`), once per layout; what it
+    /// throws (an interruption, say) is not kept.
+    func build(directory: String, dialect: Dialect, build: () throws -> SetBuild) throws -> SetBuild {
         let key = dialect.rawValue + "\u{0}" + directory
-        return try validations.withLock { known in
+        return try builds.withLock { known in
             if let found = known[key] { return found }
             validationCount.add(1, ordering: .relaxed)
-            let found: StewardError?
-            do {
-                try validate()
-                found = nil
-            } catch let error as StewardError where error.kind == .badInput {
-                found = error
-            }
+            let found = try build()
             known[key] = found
             return found
         }

@@ -3,7 +3,8 @@ import SQLiteKit
 
 extension Migrator {
     func migrate(
-        connection: Connection, source: Source, validation: StewardError?, created: Bool, stopwatch: Stopwatch
+        connection: Connection, source: Source, build: SetBuild, created: Bool, stopwatch: Stopwatch,
+        beforeMigrating: (PendingWrite) throws -> Void
     ) throws -> MigrateReport {
         let mode: MigrateReport.Mode = options.dryRun ? .dryRun : .apply
         installHandlers(on: connection)
@@ -35,13 +36,17 @@ extension Migrator {
             let current = try sqlite { try connection.userVersion() }
             let (plan, ledgerExisted, rowsBefore) = try self.plan(for: source, on: connection)
             if let baseline = options.baseline {
-                try checkBaseline(baseline, source: source, on: connection)
+                try checkBaseline(baseline, source: source, build: build, on: connection)
             }
-            if let validation {
+            if let validation = build.failure {
                 // The set does not build from an empty database: only a database that
                 // already holds the schema its pending files start from can take them.
                 guard !plan.applied.isEmpty else { throw validation }
                 try validate(plan.pending.compactMap(source.script(for:)), onSchemaOf: connection)
+            }
+            if Self.writes(plan: plan, source: source, ledgerExisted: ledgerExisted, userVersion: current) {
+                try beforeMigrating(PendingWrite(connection: connection, source: source, build: build, plan: plan,
+                                                 userVersion: current, created: created))
             }
             let pending = plan.pending.compactMap(source.script(for:))
             var notes = Self.notes(for: plan)

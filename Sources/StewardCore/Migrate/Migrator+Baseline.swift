@@ -18,19 +18,27 @@ extension Migrator {
 
     /// `--baseline VERSION`: the database must hold exactly the schema the set builds up to
     /// VERSION; otherwise the run is refused naming each difference (objects, never rows).
-    func checkBaseline(_ version: VersionKey, source: Source, on connection: Connection) throws {
+    func checkBaseline(_ version: VersionKey, source: Source, build: SetBuild, on connection: Connection) throws {
         guard source.set.migrations.contains(where: { $0.version == version }) else {
             throw StewardError(.badInput, "baseline version \(version): no migration in \(source.set.directory) has that version")
         }
         let expected: SchemaFingerprint
-        do {
-            guard let last = try expectedSchema(of: source, through: version).last else {
-                throw StewardError(.badInput, "baseline version \(version): the set builds nothing up to that version")
-            }
-            expected = last.1
-        } catch let error as StewardError where error.kind == .badInput {
+        let through = source.set.migrations.filter { $0.version <= version }
+        if let built = build.schema(after: through) {
+            expected = built
+        } else if build.fails(building: through), let failure = build.failure {
             throw StewardError(
-                .badInput, "baseline version \(version): the set does not build from an empty database up to that version (\(error.message))")
+                .badInput, "baseline version \(version): the set does not build from an empty database up to that version (\(failure.message))")
+        } else {
+            do {
+                guard let last = try expectedSchema(of: source, through: version).last else {
+                    throw StewardError(.badInput, "baseline version \(version): the set builds nothing up to that version")
+                }
+                expected = last.1
+            } catch let error as StewardError where error.kind == .badInput {
+                throw StewardError(
+                    .badInput, "baseline version \(version): the set does not build from an empty database up to that version (\(error.message))")
+            }
         }
         let actual = try sqlite { try SchemaFingerprint(reading: connection) }
         let differences = actual.differences(from: expected)

@@ -25,9 +25,8 @@ extension Migrator {
             let enforced = try connection.integer(sql: "PRAGMA foreign_keys") == 1
             let current = try connection.userVersion()
             let (plan, ledgerExisted, rowsBefore) = try self.plan(for: source, on: connection)
-            guard plan.pending.isEmpty, plan.unrecorded.isEmpty, !plan.applied.isEmpty,
-                  source.ledger == nil || ledgerExisted,
-                  LedgerPlan.userVersion(for: plan.applied, rule: plan.rule) == current
+            guard !plan.applied.isEmpty,
+                  !Self.writes(plan: plan, source: source, ledgerExisted: ledgerExisted, userVersion: current)
             else { return nil }
             let violations = try ForeignKeySnapshot(of: connection)
             let foreignKeys = ForeignKeySnapshot.compare(before: violations, after: violations, enforced: enforced)
@@ -48,6 +47,15 @@ extension Migrator {
         } catch let error as SQLiteError {
             throw explain(error, waitingForLock: true)
         }
+    }
+
+    /// Whether a run with `plan` writes anything besides golang-migrate's rewrite of its
+    /// one row: a migration, a ledger row to backfill, the ledger table, `user_version`,
+    /// a baseline. The one answer to "is there work" for the current-database report and
+    /// for what runs before the first write (the drift check, the rollback backup).
+    static func writes(plan: LedgerPlan, source: Source, ledgerExisted: Bool, userVersion: Int32) -> Bool {
+        !plan.pending.isEmpty || !plan.unrecorded.isEmpty || (source.ledger != nil && !ledgerExisted)
+            || LedgerPlan.userVersion(for: plan.applied, rule: plan.rule) != userVersion
     }
 
     /// `body` inside one read transaction on `connection`, ended (nothing was written)

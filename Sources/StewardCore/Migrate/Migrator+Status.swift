@@ -22,10 +22,6 @@ extension Migrator {
         if current == 0, plan.applied.isEmpty {
             report.schemaMatches = matchingVersion(of: source, on: connection)
         }
-        if let drift = options.driftCheck, !plan.pending.isEmpty {
-            report.schema = drift.compare(on: connection, set: source.set, applied: plan.applied, userVersion: current,
-                                          cancellation: cancellation)
-        }
         return report
     }
 }

@@ -37,22 +37,6 @@ extension Migrator {
             .checkFailed, "PRAGMA quick_check fails after the migrations (\(shown)); rolled back, nothing changed")
     }
 
-    func validate(_ scripts: [MigrationScript]) throws {
-        let scratch = try withExtensions(Connection.inMemory())
-        let cancellation = self.cancellation
-        scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
-        for script in scripts {
-            try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
-            guard !script.directives.isEmpty else { continue }
-            let tables = try Self.fts5Tables(on: scratch)
-            for directive in script.directives where tables[directive.table.lowercased()] == nil {
-                throw StewardError(
-                    .badInput,
-                    "\(script.migration.fileName):\(directive.line): rebuild-fts names '\(directive.table)', which is not an FTS5 table")
-            }
-        }
-    }
-
     /// Checks `scripts` on a private copy of the schema of `connection` (no rows): for a set
     /// whose first files alter tables made elsewhere.
     func validate(_ scripts: [MigrationScript], onSchemaOf connection: Connection) throws {

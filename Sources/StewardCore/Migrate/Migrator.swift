@@ -30,9 +30,6 @@ public struct Migrator {
         public var create = false
         /// How long to wait for a lock held by another connection, per wait.
         public var timeout: Double = 30
-        /// With `statusOnly`: compare the schema with what the applied migrations make
-        /// (`MigrateReport.schema`) when migrations are pending, on the same connection.
-        public var driftCheck: SchemaDriftCheck?
         /// The set as this run read it, shared with the other databases of the run; nil
         /// reads it afresh.
         public var setCache: MigrationSetCache?
@@ -67,13 +64,30 @@ public struct Migrator {
     ///   `remedy` when an option would allow it), `.notFound` (`.createMissingDatabase`),
     ///   `.checkFailed`, `.busy`, `.cannotCreate`, `.inputOutput`, `.usage`, `.interrupted`.
     public func run() throws -> MigrateReport {
-        try run(beforeMigrating: {})
+        try run(beforeMigrating: { _ in })
     }
 
-    /// `run()`, calling `beforeMigrating` once it is known that the run has something to
-    /// write, before anything is written (the plain one-database run's drift check): a
-    /// current database is answered on one connection, in one read transaction.
-    func run(beforeMigrating: () throws -> Void) throws -> MigrateReport {
+    /// What a run that is about to write knows, for `run(beforeMigrating:)`.
+    struct PendingWrite {
+        /// The run's connection, inside its write transaction, nothing written yet.
+        let connection: Connection
+        let source: Source
+        /// The set built on an empty database, with the schema after each migration.
+        let build: SetBuild
+        /// Read in that transaction: what is applied and what the run writes.
+        let plan: LedgerPlan
+        let userVersion: Int32
+        /// The run created the file: there is nothing to compare or back up.
+        let created: Bool
+    }
+
+    /// `run()`, calling `beforeMigrating` inside the run's write transaction, after the
+    /// plan is read there and only when it says the run writes something (a migration, a
+    /// ledger row, the ledger table, `user_version`), before the first write: the drift
+    /// check and the rollback backup (`FleetMigration`) are decided by the same read as
+    /// the write, on the same connection, and no other writer comes in between. A current
+    /// database is answered on one connection, in one read transaction, without it.
+    func run(beforeMigrating: (PendingWrite) throws -> Void) throws -> MigrateReport {
         let stopwatch = Stopwatch()
         // One connection serves the layout's detection (the ledgers the database has) and
         // the run; a file that is not there or empty is left to the paths below.
@@ -101,25 +115,15 @@ public struct Migrator {
                 return try status(source: source, on: openExisting(readOnly: true), stopwatch: stopwatch)
             }
         }
-        try beforeMigrating()
         // Every file is split and run by SQLite on an empty private database before the
         // real one is touched, so that a broken set is refused with nothing changed. A set
         // that starts from a schema made elsewhere fails there; on a database past version
         // 0 its pending files are checked again on a copy of the real schema instead. The
-        // check does not depend on the database: once per run with the run's cache.
-        let validation: StewardError?
-        if let cache = options.setCache {
-            validation = try cache.validation(directory: options.migrationsDirectory, dialect: source.set.dialect) {
-                try validate(source.scripts)
-            }
-        } else {
-            do {
-                try validate(source.scripts)
-                validation = nil
-            } catch let error as StewardError where error.kind == .badInput {
-                validation = error
-            }
-        }
+        // build does not depend on the database: once per run with the run's cache; it
+        // also gives the drift check and `--baseline` the schema after each migration.
+        let build = try options.setCache.map { cache in
+            try cache.build(directory: options.migrationsDirectory, dialect: source.set.dialect) { try buildSet(source) }
+        } ?? buildSet(source)
 
         if options.dryRun {
             let original = try openExisting(readOnly: true)
@@ -130,13 +134,15 @@ public struct Migrator {
             } catch let error as SQLiteError {
                 throw readFailure(error)
             }
-            return try migrate(connection: copy, source: source, validation: validation, created: false, stopwatch: stopwatch)
+            return try migrate(connection: copy, source: source, build: build, created: false, stopwatch: stopwatch,
+                               beforeMigrating: { _ in })
         }
 
         let (connection, created) = try early.map { ($0, false) } ?? (DatabaseFile.exists(options.databasePath)
             ? (openExisting(readOnly: false), false) : createOrOpen())
         do {
-            return try migrate(connection: connection, source: source, validation: validation, created: created, stopwatch: stopwatch)
+            return try migrate(connection: connection, source: source, build: build, created: created, stopwatch: stopwatch,
+                               beforeMigrating: beforeMigrating)
         } catch {
             if created { removeIfStillEmpty() }
             throw error

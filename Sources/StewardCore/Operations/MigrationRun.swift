@@ -1,7 +1,6 @@
-/// `steward migrate` on one database as one operation: the schema-drift check before
-/// anything changes, then the migration (`Migrator`); with a backup directory, a
-/// verified bundle before the first change (`FleetMigration`, as in runs over many
-/// databases).
+/// `steward migrate` on one database as one operation, as in runs over many databases
+/// (`FleetMigration`): the migration (`Migrator`), with the schema-drift check and, with a
+/// backup directory, a verified bundle, both before the first change.
 public struct MigrationRun: StewardOperation {
     public struct Options: Sendable {
         public var migration: Migrator.Options
@@ -61,25 +60,11 @@ public struct MigrationRun: StewardOperation {
     }
 
     public func run() throws -> Report {
-        var migration = options.migration
-        // The look before the run and the run read the set once.
-        if migration.setCache == nil { migration.setCache = MigrationSetCache() }
-        if let backupDirectory = options.backupDirectory {
-            let result = try FleetMigration(
-                options: migration, backupDirectory: backupDirectory, backupThreads: options.backupThreads,
-                drift: FleetMigration.driftCheck(migration), allowDrift: options.allowDrift, cancellation: cancellation
-            ).run()
-            return Report(migration: result.report, schema: result.schema, backupRequested: true, backup: result.bundle)
-        }
-        // Drift is refused before anything is changed, as in runs over many databases; a
-        // database with nothing to write is answered without the look (design notes, "Performance").
-        let fleet = FleetMigration(
-            options: migration, backupDirectory: nil, backupThreads: 1, drift: FleetMigration.driftCheck(migration),
-            allowDrift: options.allowDrift, cancellation: cancellation)
-        var schema: SchemaDriftCheck.Comparison?
-        let report = try Migrator(options: migration, cancellation: cancellation, progress: progress).run(beforeMigrating: {
-            schema = try fleet.driftBeforeMigrating()
-        })
-        return Report(migration: report, schema: schema, backupRequested: false, backup: nil)
+        let result = try FleetMigration(
+            options: options.migration, backupDirectory: options.backupDirectory, backupThreads: options.backupThreads,
+            drift: FleetMigration.driftCheck(options.migration), allowDrift: options.allowDrift, cancellation: cancellation
+        ).run(progress: progress)
+        return Report(migration: result.report, schema: result.schema, backupRequested: options.backupDirectory != nil,
+                      backup: result.bundle)
     }
 }

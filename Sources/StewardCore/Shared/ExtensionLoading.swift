@@ -20,4 +20,9 @@ extension StewardError {
     static func cannotLoadExtension(_ path: String, _ error: SQLiteError) -> StewardError {
         StewardError(.badInput, "cannot load the SQLite extension \(path): \(error.message)")
     }
+
+    /// Made by `cannotLoadExtension(_:_:)`.
+    var isExtensionLoading: Bool {
+        kind == .badInput && message.hasPrefix("cannot load the SQLite extension ")
+    }
 }

@@ -1,0 +1,126 @@
+import Foundation
+import SQLiteKit
+import Testing
+import TestSupport
+
+/// Regression (review, session 4): fleet runs and `--backup-dir` looked at the database
+/// read-only (`--status`) and decided from that look; a database whose only write was
+/// `user_version` (the runner applied every file itself) or a ledger backfill was "current"
+/// there, left unchanged and without a backup, while a plain run wrote it. Now the run's
+/// own plan, in its write transaction, decides the drift check, the backup and the write.
+@Suite struct MigrateWriteDecisionTests {
+    let directory: TemporaryDirectory
+    var set: String { directory.file("dbmate-set") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: set, withIntermediateDirectories: true)
+        try "-- migrate:up\nCREATE TABLE customer(id INTEGER PRIMARY KEY, name TEXT);\n-- migrate:down\nDROP TABLE customer;\n"
+            .write(toFile: set + "/20240105093000_create_customer.sql", atomically: true, encoding: .utf8)
+        try "-- migrate:up\nALTER TABLE customer ADD COLUMN email TEXT;\n-- migrate:down\nALTER TABLE customer DROP COLUMN email;\n"
+            .write(toFile: set + "/20240212141500_add_email.sql", atomically: true, encoding: .utf8)
+    }
+
+    /// A database dbmate migrated: every file in its ledger, `user_version` left at 0.
+    func migratedByTheRunner(_ name: String) throws -> String {
+        let path = directory.file(name)
+        let run = try StewardProcess.run(["migrate", "--migrations", set, "--db", path, "--create", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        try Connection(path: path).setUserVersion(0)
+        return path
+    }
+
+    static func lines(_ run: StewardRun) throws -> [String: [String: Any]] {
+        var result: [String: [String: Any]] = [:]
+        for line in run.stdout.split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            if object["kind"] as? String == "database", let path = (object["database"] as? [String: Any])?["path"] as? String {
+                result[path] = object
+            }
+        }
+        return result
+    }
+
+    @Test func aFleetRunWritesWhatAPlainRunWritesAndDoesNotCallItCurrent() throws {
+        let paths = try ["a.db", "b.db"].map(migratedByTheRunner)
+        let run = try StewardProcess.run(["migrate", "--migrations", set, "--json"] + paths.flatMap { ["--db", $0] })
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let lines = try Self.lines(run)
+        for path in paths {
+            #expect(lines[path]?["outcome"] as? String == "migrated", "\(lines[path] ?? [:])")
+            #expect((lines[path]?["schema"] as? [String: Any])?["status"] as? String == "match")
+            #expect(try Connection(path: path, mode: .readOnly).userVersion() == 2)
+        }
+        // Now there is nothing to write: current, and nothing changes.
+        let before = try paths.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let again = try Self.lines(StewardProcess.run(["migrate", "--migrations", set, "--json"] + paths.flatMap { ["--db", $0] }))
+        #expect(paths.allSatisfy { again[$0]?["outcome"] as? String == "current" })
+        #expect(try paths.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
+    }
+
+    @Test func backupDirBacksUpADatabaseWhoseOnlyWriteIsUserVersion() throws {
+        let path = try migratedByTheRunner("app.db")
+        let bundles = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        let run = try StewardProcess.run(["migrate", "--migrations", set, "--json", "--backup-dir", bundles, "--db", path])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let report = try run.json()
+        #expect(report["outcome"] as? String == "migrated")
+        let bundle = try #require(report["bundle"] as? [String: Any], "\(report)")
+        #expect(bundle["userVersion"] as? Int == 0)
+        #expect(try Connection(path: path, mode: .readOnly).userVersion() == 2)
+        #expect(try directory.contents(of: "bundles").count == 1)
+
+        let again = try StewardProcess.run(["migrate", "--migrations", set, "--backup-dir", bundles, "--db", path])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("Backup      none"), "\(again.stdout)")
+        #expect(try directory.contents(of: "bundles").count == 1)
+    }
+
+    @Test func aLedgerBackfillIsAWriteToo() throws {
+        // Migrated by Steward before the set had a runner's ledger: user_version only.
+        let path = try migratedByTheRunner("old.db")
+        let connection = try Connection(path: path)
+        try connection.execute(sql: "DROP TABLE schema_migrations")
+        try connection.setUserVersion(2)
+        let bundles = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        let run = try StewardProcess.run(["migrate", "--migrations", set, "--json", "--backup-dir", bundles, "--db", path, "--jobs", "1"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let line = try #require(try Self.lines(run)[path])
+        #expect(line["outcome"] as? String == "migrated", "\(line)")
+        #expect(line["bundle"] != nil)
+        #expect((line["ledger"] as? [String: Any])?["backfilled"] as? [String] == [
+            "20240105093000_create_customer.sql", "20240212141500_add_email.sql",
+        ])
+        #expect(try connection.integer(sql: "SELECT count(*) FROM schema_migrations") == 2)
+    }
+
+    /// The plain run's text does not say "nothing to do" when it wrote the records.
+    @Test func aPlainRunThatOnlyRecordsSaysSo() throws {
+        let path = try migratedByTheRunner("plain.db")
+        let run = try StewardProcess.run(["migrate", "--migrations", set, "--db", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Version     0 → 2: no migration to apply; what was applied is now recorded"), "\(run.stdout)")
+        #expect(!run.stdout.contains("nothing to do"))
+    }
+
+    /// A run that cannot load an extension is refused before anything, backup included;
+    /// the look that failed on it was taken as "could not read", and the backup was made
+    /// for a database that was then not migrated.
+    @Test func anExtensionThatCannotBeLoadedLeavesNoBackupBehind() throws {
+        let path = directory.file("tickets.db")
+        let create = try StewardProcess.run(["migrate", "--migrations", Fixtures.exampleMigrations.path, "--db", path,
+                                             "--create", "--to", "1", "--quiet"])
+        #expect(create.status == 0, "\(create.stderr)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let bundles = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        let run = try StewardProcess.run(["migrate", "--migrations", Fixtures.exampleMigrations.path, "--backup-dir", bundles,
+                                          "--load-extension", directory.file("no-such-extension"), "--db", path])
+        #expect(run.status == 65, "\(run.allOutput)")
+        #expect(run.stderr.contains("cannot load the SQLite extension"), "\(run.stderr)")
+        #expect(try directory.contents(of: "bundles").isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+}

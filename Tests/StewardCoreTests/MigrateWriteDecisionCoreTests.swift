@@ -1,0 +1,93 @@
+import Foundation
+import SQLiteKit
+import Testing
+@testable import StewardCore
+import TestSupport
+
+/// The drift check and the backup are decided by the run's own plan
+/// (`Migrator.run(beforeMigrating:)`), and the drift check says what went wrong.
+@Suite struct MigrateWriteDecisionCoreTests {
+    let directory: TemporaryDirectory
+    var database: String { directory.file("tickets.db") }
+    var migrations: String { directory.file("migrations") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        try Data("CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT);".utf8)
+            .write(to: URL(fileURLWithPath: migrations + "/0001_ticket.sql"))
+        try Data("CREATE INDEX ticket_title ON ticket(title);".utf8).write(to: URL(fileURLWithPath: migrations + "/0002_index.sql"))
+        var create = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
+        create.create = true
+        create.targetVersion = 1
+        _ = try Migrator(options: create).run()
+    }
+
+    /// The hook runs once, on the run's connection inside its write transaction, with the
+    /// plan that the write follows; a current database never reaches it.
+    @Test func theHookSeesTheRunsOwnPlanInsideItsWriteTransaction() throws {
+        var calls: [(pending: [String], applied: [String], inTransaction: Bool)] = []
+        let options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
+        let report = try Migrator(options: options).run(beforeMigrating: { write in
+            calls.append((write.plan.pending.map(\.fileName), write.plan.applied.map(\.fileName), !write.connection.isAutocommit))
+        })
+        #expect(report.outcome == "migrated")
+        #expect(calls.count == 1)
+        #expect(calls.first?.pending == ["0002_index.sql"])
+        #expect(calls.first?.applied == ["0001_ticket.sql"])
+        #expect(calls.first?.inTransaction == true)
+
+        calls = []
+        #expect(try Migrator(options: options).run(beforeMigrating: { _ in calls.append(([], [], false)) }).outcome == "current")
+        #expect(calls.isEmpty)
+    }
+
+    /// Regression: a failure to load an extension into the drift check's scratch database
+    /// was reported as "the set cannot be built from an empty database: SQLite error 1".
+    @Test func anExtensionTheDriftCheckCannotLoadIsSaidSo() throws {
+        let set = try DialectSet(directory: migrations, dialect: .steward)
+        let bogus = directory.file("no-such-extension")
+        let check = SchemaDriftCheck(extensions: [bogus])
+        let connection = try Connection(path: database)
+        let comparison = check.compare(on: connection, set: set, cancellation: Cancellation())
+        #expect(comparison.status == "skipped")
+        let reason = try #require(comparison.reason)
+        #expect(reason.contains("cannot load the SQLite extension \(bogus)"), "\(reason)")
+        #expect(!reason.contains("cannot be built"), "\(reason)")
+    }
+
+    /// Regression: the drift check built the applied migrations on a scratch database of
+    /// its own, beside the run's check of the set (a third build with `--baseline`).
+    @Test func theDriftCheckUsesTheRunsBuildOfTheSet() throws {
+        let drift = SchemaDriftCheck()
+        let cache = MigrationSetCache()
+        var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
+        options.setCache = cache
+        let result = try FleetMigration(options: options, backupDirectory: nil, backupThreads: 1, drift: drift,
+                                        allowDrift: false, cancellation: Cancellation()).run()
+        #expect(result.outcome == "migrated")
+        #expect(result.schema?.status == "match")
+        #expect(cache.setChecks == 1)
+        #expect(drift.setBuilds == 0)
+    }
+
+    /// The build records the schema after each migration; a data migration between two
+    /// schema changes does not change it, and a set that fails keeps the steps before.
+    @Test func theBuildKeepsTheSchemaAfterEachMigration() throws {
+        try Data("INSERT INTO ticket(title) VALUES ('x');".utf8).write(to: URL(fileURLWithPath: migrations + "/0003_rows.sql"))
+        try Data("CREATE TABLE broken(;".utf8).write(to: URL(fileURLWithPath: migrations + "/0004_broken.sql"))
+        let migrator = Migrator(options: Migrator.Options(databasePath: database, migrationsDirectory: migrations))
+        let source = try migrator.loadSource()
+        let build = try migrator.buildSet(source)
+        #expect(build.failure?.message.contains("0004_broken.sql") == true)
+        #expect(build.steps.map(\.migration.fileName) == ["0001_ticket.sql", "0002_index.sql", "0003_rows.sql"])
+        #expect(build.steps[1].schema == build.steps[2].schema)
+        #expect(build.steps[0].schema != build.steps[1].schema)
+        #expect(build.schema(after: Array(source.set.migrations.prefix(2))) == build.steps[1].schema)
+        #expect(build.schema(after: []) == build.empty)
+        #expect(build.schema(after: Array(source.set.migrations)) == nil)
+        #expect(build.fails(building: Array(source.set.migrations)))
+        // Not the set's first migrations: the caller builds them itself.
+        #expect(build.schema(after: [source.set.migrations[1]]) == nil)
+    }
+}
