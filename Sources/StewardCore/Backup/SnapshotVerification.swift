@@ -140,8 +140,13 @@ struct SnapshotVerification {
             defer { durations[name] = watch.roundedSeconds }
             return try body()
         }
-        let integrity = try timed(.integrity) { try DatabaseChecks.integrity(on: connection, maximumErrors: 10) }
-        let foreignKeys = try timed(.foreignKeys) { try DatabaseChecks.foreignKeys(on: connection) }
+        // With `asIs`, one run long enough for the record; the report keeps its first ten.
+        let integrityFound = try timed(.integrity) {
+            try DatabaseChecks.integrity(on: connection, maximumErrors: asIs == .off ? 10 : RecordedFailures.integrityLimit)
+        }
+        let integrity = DatabaseChecks.integrity(integrityFound, limitedTo: 10)
+        let foreignKeyPairs = try timed(.foreignKeys) { try DatabaseChecks.foreignKeyCounts(on: connection) }
+        let foreignKeys = DatabaseChecks.foreignKeys(counted: foreignKeyPairs)
         var fts5: Check?
         if checksFTS {
             let watch = Stopwatch()
@@ -156,7 +161,9 @@ struct SnapshotVerification {
         var recorded: RecordedFailures?
         if asIs != .off {
             let failedFTS = (fts5?.counts ?? [:]).filter { $0.value > 0 }.keys.sorted()
-            recorded = try RecordedFailures.find(connection, fts5Failures: failedFTS)
+            recorded = RecordedFailures(integrity: try .init(integrityFound, tablesIn: connection),
+                                        foreignKeyViolations: foreignKeyPairs.map(RecordedFailures.ForeignKeys.init),
+                                        fts5Tables: failedFTS)
         }
         let userVersion = try timed(.version) { try DatabaseChecks.userVersion(on: connection, expected: source.userVersion) }
         return Findings(

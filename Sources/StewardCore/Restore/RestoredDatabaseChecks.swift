@@ -35,6 +35,10 @@ struct RestoredDatabaseChecks {
     var digest: @Sendable () -> (check: CheckResult, found: ContentDigests?) = {
         (.init(name: .contentDigest, status: .skipped, summary: "not computed", durationSeconds: 0), nil)
     }
+    /// Whether the manifest's recorded failures may be accepted: `integrity_check` then
+    /// runs to `RecordedFailures.integrityLimit`, and what it and the foreign-key check
+    /// found comes back as `Result.found`, so that neither runs a second time.
+    var recordsFailures = false
     /// Called as each check ends, from the thread that ran it.
     let finished: @Sendable (CheckResult) -> Void
 
@@ -42,6 +46,9 @@ struct RestoredDatabaseChecks {
         let checks: [CheckResult]
         let tables: [RestoreReport.Table]
         let contentDigest: CheckResult
+        /// With `recordsFailures`: the integrity and foreign-key failures found, in the
+        /// manifest's terms (no FTS5 tables); nil when either check could not run.
+        let found: RecordedFailures?
     }
 
     func run() throws -> Result {
@@ -56,8 +63,9 @@ struct RestoredDatabaseChecks {
         // FTS5's check is the longest: it keeps one core to itself, while this thread
         // runs everything else, one after another, on the other (design notes, "Performance": three threads
         // sharing two cores held the FTS5 check back by a third).
-        var checks: [CheckResult] = [try integrityCheck()]
-        let (readOnly, tables, contentDigest) = try readOnlyChecks()
+        let (integrity, integrityFound) = try integrityCheck()
+        var checks: [CheckResult] = [integrity]
+        let (readOnly, tables, contentDigest, foreignKeyPairs) = try readOnlyChecks()
         checks += readOnly
         checks.append(try fts.wait())
 
@@ -74,7 +82,12 @@ struct RestoredDatabaseChecks {
         }
         finished(probed)
         checks.append(probed)
-        return Result(checks: checks, tables: tables, contentDigest: contentDigest)
+        var found: RecordedFailures?
+        if let integrityFound, let foreignKeyPairs {
+            found = RecordedFailures(integrity: integrityFound, foreignKeyViolations: foreignKeyPairs.map(RecordedFailures.ForeignKeys.init),
+                                     fts5Tables: [])
+        }
+        return Result(checks: checks, tables: tables, contentDigest: contentDigest, found: found)
     }
 
     // MARK: - FTS5
@@ -105,13 +118,18 @@ struct RestoredDatabaseChecks {
 
     // MARK: - integrity_check
 
-    private func integrityCheck() throws -> CheckResult {
+    /// The check, and with `recordsFailures` what it found in the manifest's terms.
+    private func integrityCheck() throws -> (CheckResult, RecordedFailures.Integrity?) {
         let watch = Stopwatch()
         let check: CheckResult
+        var recorded: RecordedFailures.Integrity?
         do {
             let cancellation = self.cancellation
             let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
-            let found = try DatabaseChecks.integrity(on: connection, maximumErrors: 10)
+            let whole = try DatabaseChecks.integrity(
+                on: connection, maximumErrors: recordsFailures ? RecordedFailures.integrityLimit : 10)
+            if recordsFailures { recorded = try .init(whole, tablesIn: connection) }
+            let found = DatabaseChecks.integrity(whole, limitedTo: 10)
             let problems = found.problems
             check = found.passed
                 ? .init(name: .integrity, status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
@@ -126,12 +144,14 @@ struct RestoredDatabaseChecks {
                           durationSeconds: watch.roundedSeconds)
         }
         finished(check)
-        return check
+        return (check, recorded)
     }
 
     // MARK: - Read-only checks
 
-    private func readOnlyChecks() throws -> ([CheckResult], [RestoreReport.Table], CheckResult) {
+    /// The checks, the tables counted, the content digests' check, and with
+    /// `recordsFailures` the foreign-key pairs counted (nil when the check could not run).
+    private func readOnlyChecks() throws -> ([CheckResult], [RestoreReport.Table], CheckResult, [DatabaseChecks.ForeignKeyCount]?) {
         let connection: Connection
         do {
             let cancellation = self.cancellation
@@ -141,7 +161,7 @@ struct RestoredDatabaseChecks {
             let names: [CheckName] = [.foreignKeys, .version, .applicationID, .pageCount, .tables]
             let failed = names.map { CheckResult(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
             failed.forEach(finished)
-            return (failed, [], digest().check)
+            return (failed, [], digest().check, nil)
         }
         var checks: [CheckResult] = []
         func run(_ name: CheckName, _ body: () throws -> (CheckResult.Status, String, [String])) throws {
@@ -157,8 +177,11 @@ struct RestoredDatabaseChecks {
             checks.append(check)
         }
 
+        var foreignKeyPairs: [DatabaseChecks.ForeignKeyCount]?
         try run(.foreignKeys) {
-            let found = try DatabaseChecks.foreignKeys(on: connection)
+            let pairs = try DatabaseChecks.foreignKeyCounts(on: connection)
+            if recordsFailures { foreignKeyPairs = pairs }
+            let found = DatabaseChecks.foreignKeys(counted: pairs)
             guard !found.passed else { return (.pass, "no violations", []) }
             return (.fail, "\(found.total) violation\(found.total == 1 ? "" : "s"): \(found.countsSummary)", [])
         }
@@ -199,7 +222,7 @@ struct RestoredDatabaseChecks {
             }
             return (.pass, "\(counted.count) table\(counted.count == 1 ? "" : "s") read (\(rows) row\(rows == 1 ? "" : "s") counted)", [])
         }
-        return (checks, tables, contentDigest.check)
+        return (checks, tables, contentDigest.check, foreignKeyPairs)
     }
 
     /// Counts every table, shadow and virtual ones included: each must be readable. Only
