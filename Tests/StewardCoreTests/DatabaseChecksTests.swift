@@ -106,7 +106,7 @@ import Testing
         let matching = try DatabaseChecks.userVersion(on: connection, expected: 3)
         #expect(matching.status == .ok)
         #expect(matching.detail == "user_version is 3")
-        #expect(matching.counts == ["user_version": 3])
+        #expect(matching.userVersion == 3)
         let other = try DatabaseChecks.userVersion(on: connection, expected: 4)
         #expect(other.name == .version)
         #expect(other.status == .failed)
@@ -119,7 +119,8 @@ import Testing
         let check = try DatabaseChecks.fts5Integrity(on: connection)
         #expect(check.name == .ftsSync)
         #expect(check.status == .ok)
-        #expect(check.counts == ["doc_fts": 0])
+        #expect(check.fts5Tables == ["doc_fts"])
+        #expect(check.failedFTS5Tables.isEmpty)
         #expect(connection.isAutocommit, "the check's transaction is rolled back")
     }
 
@@ -128,7 +129,8 @@ import Testing
         let connection = try Self.externalContentIndex(inStep: false)
         let check = try DatabaseChecks.fts5Integrity(on: connection)
         #expect(check.status == .failed)
-        #expect(check.counts == ["doc_fts": 1])
+        #expect(check.fts5Tables == ["doc_fts"])
+        #expect(check.failedFTS5Tables == ["doc_fts"])
         #expect(check.problems.count == 1)
         #expect(check.problems.first?.hasPrefix("doc_fts: the index is damaged or does not match its content table doc") == true)
         #expect(!check.problems.joined().contains("secret"), "no row data")

@@ -79,18 +79,16 @@ enum DatabaseChecks {
         Check(
             name: .version, status: value == expected ? .ok : .failed,
             detail: value == expected ? "user_version is \(value)" : "user_version is \(value), expected \(expected)",
-            counts: ["user_version": Int(value)])
+            userVersion: value, expectedUserVersion: expected)
     }
 
     /// FTS5's integrity-check (rank 1) of every FTS5 table, inside `BEGIN … ROLLBACK` on a
-    /// connection that may write (`FTS5IntegrityCheck`). Counts one per table: 1 when its
-    /// check failed.
+    /// connection that may write (`FTS5IntegrityCheck`).
     static func fts5Integrity(on connection: Connection) throws -> Check {
         let outcome = try FTS5IntegrityCheck(connection: connection).run()
-        var counts: [String: Int] = [:]
-        for table in outcome.tables { counts[table] = outcome.failedTables.contains(table) ? 1 : 0 }
         return Check(
             name: .ftsSync, status: outcome.problems.isEmpty ? .ok : .failed,
-            detail: FTS5IntegrityCheck.summary(of: outcome), problems: outcome.problems, counts: counts)
+            detail: FTS5IntegrityCheck.summary(of: outcome), problems: outcome.problems,
+            fts5Tables: Set(outcome.tables).sorted(), failedFTS5Tables: Set(outcome.failedTables).sorted())
     }
 }

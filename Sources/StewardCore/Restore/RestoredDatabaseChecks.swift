@@ -104,9 +104,8 @@ struct RestoredDatabaseChecks {
                 try connection.harden(loadingExtensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
-                let found = try DatabaseChecks.fts5Integrity(on: connection)
-                check = .init(name: .ftsSync, status: found.passed ? .pass : .fail,
-                              summary: found.detail, durationSeconds: watch.roundedSeconds, details: found.problems)
+                check = .init(try DatabaseChecks.fts5Integrity(on: connection), durationSeconds: watch.roundedSeconds,
+                              versionsFrom: Self.versionsFrom)
             } catch let error as SQLiteError {
                 check = .init(name: .ftsSync, status: .fail, summary: try Self.failure(error, cancellation),
                               durationSeconds: watch.roundedSeconds)
@@ -129,12 +128,8 @@ struct RestoredDatabaseChecks {
             let whole = try DatabaseChecks.integrity(
                 on: connection, maximumErrors: recordsFailures ? RecordedFailures.integrityLimit : 10)
             if recordsFailures { recorded = try .init(whole, tablesIn: connection) }
-            let found = DatabaseChecks.integrity(whole, limitedTo: 10)
-            let problems = found.problems
-            check = found.passed
-                ? .init(name: .integrity, status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
-                : .init(name: .integrity, status: .fail, summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
-                        durationSeconds: watch.roundedSeconds, details: problems)
+            check = .init(DatabaseChecks.integrity(whole, limitedTo: 10), durationSeconds: watch.roundedSeconds,
+                          versionsFrom: Self.versionsFrom)
         } catch let error as SQLiteError {
             check = .init(name: .integrity, status: .fail, summary: try Self.failure(error, cancellation),
                           durationSeconds: watch.roundedSeconds)
@@ -164,6 +159,12 @@ struct RestoredDatabaseChecks {
             return (failed, [], digest().check, nil)
         }
         var checks: [CheckResult] = []
+        func report(_ name: CheckName, _ body: () throws -> Check) throws {
+            try run(name) {
+                let result = CheckResult(try body(), durationSeconds: 0, versionsFrom: Self.versionsFrom)
+                return (result.status, result.summary, result.details)
+            }
+        }
         func run(_ name: CheckName, _ body: () throws -> (CheckResult.Status, String, [String])) throws {
             let watch = Stopwatch()
             let check: CheckResult
@@ -178,21 +179,13 @@ struct RestoredDatabaseChecks {
         }
 
         var foreignKeyPairs: [DatabaseChecks.ForeignKeyCount]?
-        try run(.foreignKeys) {
+        try report(.foreignKeys) {
             let pairs = try DatabaseChecks.foreignKeyCounts(on: connection)
             if recordsFailures { foreignKeyPairs = pairs }
-            let found = DatabaseChecks.foreignKeys(counted: pairs)
-            guard !found.passed else { return (.pass, "no violations", []) }
-            return (.fail, "\(found.total) violation\(found.total == 1 ? "" : "s"): \(found.countsSummary)", [])
+            return DatabaseChecks.foreignKeys(counted: pairs)
         }
         let source = manifest.source
-        try run(.version) {
-            let found = try DatabaseChecks.userVersion(on: connection, expected: source.userVersion)
-            let value = found.counts["user_version"] ?? 0
-            return found.passed
-                ? (.pass, "\(value), as in the manifest", [])
-                : (.fail, "\(value), the manifest says \(source.userVersion)", [])
-        }
+        try report(.version) { try DatabaseChecks.userVersion(on: connection, expected: source.userVersion) }
         try run(.applicationID) {
             let value = Int32(truncatingIfNeeded: try connection.integer(sql: "PRAGMA application_id"))
             return value == source.applicationID
@@ -252,6 +245,9 @@ struct RestoredDatabaseChecks {
     }
 
     // MARK: - Connections and errors
+
+    /// Where the expected `user_version` comes from, as the version check's summary says.
+    static let versionsFrom = "the manifest"
 
     /// The restored file, read-only and immutable: no locks, nothing created beside it,
     /// hardened before the schema is read.
