@@ -6,7 +6,7 @@
 /// rowids; foreign-key counts name tables; FTS5's messages name the table and the damage.
 struct Check: Sendable, Equatable {
     enum Status: Sendable, Equatable {
-        case ok, failed, skipped
+        case ok, failed
     }
 
     let name: CheckName
