@@ -183,7 +183,6 @@ struct BackupCommand: OperationCommand, FleetCommand {
     static func render(_ report: BackupReport) -> String {
         var lines: [String] = []
         let manifest = report.manifest
-        let source = manifest.source
         let snapshot = manifest.snapshot
         let checks = manifest.checks
         lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))")
@@ -191,13 +190,11 @@ struct BackupCommand: OperationCommand, FleetCommand {
         if let encryption = report.encryption {
             lines.append("Encrypted   age (\(encryption.format)), to \(encryption.describedRecipients); the manifest is inside")
         }
-        lines.append("Source      \(ReportOutput.escaped(report.database.path)): user_version \(source.userVersion), application_id \(source.applicationID), "
-                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
+        lines.append("Source      \(ReportOutput.escaped(report.database.path)): \(ManifestWording.source(manifest.source))")
         lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(manifest.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "
                      + "of up to \(snapshot.pagesPerStep) pages, waited \(ReportOutput.seconds(snapshot.lockWaitSeconds)) for locks")
-        lines.append("Checks      integrity_check \(ReportOutput.escaped(checks.integrityCheck)), \(checks.foreignKeyViolations) foreign key violations, "
-                     + "user_version \(checks.userVersion) as in the source, journal mode \(checks.journalMode) "
+        lines.append("Checks      \(ManifestWording.checks(checks)) as in the source, journal mode \(checks.journalMode) "
                      + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
         lines.append("            ran: \(checksRun(checks))")
         if let recorded = manifest.recordedFailures {

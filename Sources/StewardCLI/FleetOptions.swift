@@ -10,16 +10,36 @@ struct FleetOptions: Sendable {
         RepeatedOption("db", value: "path", help: help)
     }
 
-    static let dbsFrom = Option<String>("dbs-from", value: "file", help: "Read database paths from this file, one a line ('-': standard input); they follow the --db paths.")
-    static let null = Flag("null", help: "With --dbs-from: the paths are separated by NUL bytes (find -print0).")
-    static let jobs = Option<Int>("jobs", value: "n", help: "How many databases to process at a time (default: the number of cores).", in: 1...1024)
-    static let shard = Option<Shard>(
-        "shard", value: "K/N", help: "Process only the K-th of N shares of the list: database i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
-        expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) })
-    static let failFast = Flag("fail-fast", help: "Start no further database once one has failed.")
+    /// The options of a run over a list, and how its usage errors name the list. One
+    /// group for databases (`migrate`, `verify`, `backup`), one for bundles (`restore
+    /// --check-only`): the same options and rules, worded for what is listed.
+    struct Keys: Sendable {
+        let listFrom: Option<String>
+        let null: Flag
+        let jobs: Option<Int>
+        let shard: Option<Shard>
+        let failFast: Flag
+        /// An item of the list as an error names it (`'--db <path>'`, `'<bundle>'`).
+        let item: String
+        /// What `--fail-fast` needs, as its error says.
+        let several: String
 
-    /// The group, listed after a command's own options.
-    static let options: [any OptionKey] = [dbsFrom, null, jobs, shard, failFast]
+        /// The group, listed after a command's own options.
+        var options: [any OptionKey] { [listFrom, null, jobs, shard, failFast] }
+    }
+
+    static let databaseKeys = Keys(
+        listFrom: Option<String>("dbs-from", value: "file", help: "Read database paths from this file, one a line ('-': standard input); they follow the --db paths."),
+        null: Flag("null", help: "With --dbs-from: the paths are separated by NUL bytes (find -print0)."),
+        jobs: Option<Int>("jobs", value: "n", help: "How many databases to process at a time (default: the number of cores).", in: 1...1024),
+        shard: Option<Shard>(
+            "shard", value: "K/N", help: "Process only the K-th of N shares of the list: database i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
+            expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) }),
+        failFast: Flag("fail-fast", help: "Start no further database once one has failed."),
+        item: "'--db <path>'", several: "more than one database ('--db' repeated, or '--dbs-from <file>')")
+
+    /// The group of `migrate`, `verify` and `backup`, listed after a command's own options.
+    static let options = databaseKeys.options
 
     /// The `--db` paths, in order.
     let databases: [String]
@@ -33,24 +53,35 @@ struct FleetOptions: Sendable {
     /// one with more than one `--db`, or with `--dbs-from`, `--jobs` or `--shard`.
     static func parse(_ values: ParsedValues, databases key: RepeatedOption<String>) throws(CommandLineError) -> FleetOptions? {
         let databases = values[key]
-        let isFleet = databases.count > 1 || values.isPresent(dbsFrom) || values.isPresent(jobs) || values.isPresent(shard)
+        guard try isFleet(values, databaseKeys, items: databases) else { return nil }
+        let fleet = try make(values, databaseKeys, items: databases)
+        if databases.isEmpty && fleet.listSource == nil { throw values.error("Missing expected argument '--db <path>'") }
+        return fleet
+    }
+
+    /// Whether the run is over a list: more than one item, or a list file, `--jobs` or
+    /// `--shard`. Refuses `--null` and `--fail-fast` on a run over one item.
+    static func isFleet(_ values: ParsedValues, _ keys: Keys, items: [String]) throws(CommandLineError) -> Bool {
+        let isFleet = items.count > 1 || values.isPresent(keys.listFrom) || values.isPresent(keys.jobs) || values.isPresent(keys.shard)
         guard isFleet else {
-            if values[null] { throw values.error("'--null' needs '--dbs-from <file>'") }
-            if values[failFast] {
-                throw values.error("'--fail-fast' needs more than one database ('--db' repeated, or '--dbs-from <file>')")
-            }
-            return nil
+            if values[keys.null] { throw values.error("'--null' needs '\(keys.listFrom.definition.display)'") }
+            if values[keys.failFast] { throw values.error("'--fail-fast' needs \(keys.several)") }
+            return false
         }
-        if databases.contains(where: \.isEmpty) { throw values.error("The value '' is invalid for '--db <path>'") }
-        if values[null] && !values.isPresent(dbsFrom) { throw values.error("'--null' needs '--dbs-from <file>'") }
-        if values[dbsFrom] == "" { throw values.error("The value '' is invalid for '--dbs-from <file>'") }
-        if databases.isEmpty && !values.isPresent(dbsFrom) {
-            throw values.error("Missing expected argument '--db <path>'")
-        }
+        return true
+    }
+
+    /// The options of a run over a list (`isFleet`), checked: no empty item or list
+    /// file name, `--null` only with a list file.
+    static func make(_ values: ParsedValues, _ keys: Keys, items: [String]) throws(CommandLineError) -> FleetOptions {
+        if items.contains(where: \.isEmpty) { throw values.error("The value '' is invalid for \(keys.item)") }
+        let listDisplay = keys.listFrom.definition.display
+        if values[keys.null] && !values.isPresent(keys.listFrom) { throw values.error("'--null' needs '\(listDisplay)'") }
+        if values[keys.listFrom] == "" { throw values.error("The value '' is invalid for '\(listDisplay)'") }
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         return FleetOptions(
-            databases: databases, listSource: values[dbsFrom], nullSeparated: values[null],
-            jobs: values[jobs] ?? cores, shard: values[shard], failFast: values[failFast])
+            databases: items, listSource: values[keys.listFrom], nullSeparated: values[keys.null],
+            jobs: values[keys.jobs] ?? cores, shard: values[keys.shard], failFast: values[keys.failFast])
     }
 
     /// The one `--db` of a run that is not a fleet run (the last, if given twice).

@@ -102,7 +102,6 @@ struct InspectCommand: OperationCommand {
     static func render(_ report: BundleInspectReport) -> String {
         var lines: [String] = []
         let manifest = report.manifest
-        let source = manifest.source
         let snapshot = manifest.snapshot
         let checks = manifest.checks
         lines.append("Bundle     \(ReportOutput.escaped(report.bundle.path))")
@@ -112,12 +111,10 @@ struct InspectCommand: OperationCommand {
         }
         lines.append("Format     \(ReportOutput.escaped(manifest.format)) version \(manifest.formatVersion), made \(ReportOutput.escaped(manifest.createdAt)) "
                      + "by Steward \(ReportOutput.escaped(manifest.stewardVersion)), SQLite \(ReportOutput.escaped(manifest.sqliteVersion))")
-        lines.append("Source     \(ReportOutput.escaped(source.fileName)): user_version \(source.userVersion), application_id \(source.applicationID), "
-                     + "\(source.pageCount) pages of \(source.pageSize) bytes, journal mode \(ReportOutput.escaped(source.journalMode))")
+        lines.append("Source     \(ReportOutput.escaped(manifest.source.fileName)): \(ManifestWording.source(manifest.source))")
         lines.append("Snapshot   \(ReportOutput.seconds(snapshot.durationSeconds)), source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s")")
-        lines.append("Checks     integrity_check \(ReportOutput.escaped(checks.integrityCheck)), \(checks.foreignKeyViolations) foreign key violations, "
-                     + "user_version \(checks.userVersion), journal mode \(ReportOutput.escaped(checks.journalMode)) at backup")
+        lines.append("Checks     \(ManifestWording.checks(checks)), journal mode \(ReportOutput.escaped(checks.journalMode)) at backup")
         lines.append("           ran: \(BackupCommand.checksRun(checks))")
         if !report.entries.isEmpty {
             lines.append("")

@@ -9,29 +9,20 @@ import StewardCore
 /// was proved) and `path` the bundle as listed, so `steward report` reads it like any other.
 extension RestoreCommand {
     /// The fleet options of a drill, worded for bundles.
-    enum Drill {
-        static let bundlesFrom = Option<String>("bundles-from", value: "file", help: "With --check-only: read bundle paths from this file, one a line ('-': standard input); they follow the <bundle> arguments.")
-        static let null = Flag("null", help: "With --bundles-from: the paths are separated by NUL bytes (find -print0).")
-        static let jobs = Option<Int>("jobs", value: "n", help: "With several bundles: how many to check at a time (default: the number of cores).", in: 1...1024)
-        static let shard = Option<Shard>(
+    static let drillKeys = FleetOptions.Keys(
+        listFrom: Option<String>("bundles-from", value: "file", help: "With --check-only: read bundle paths from this file, one a line ('-': standard input); they follow the <bundle> arguments."),
+        null: Flag("null", help: "With --bundles-from: the paths are separated by NUL bytes (find -print0)."),
+        jobs: Option<Int>("jobs", value: "n", help: "With several bundles: how many to check at a time (default: the number of cores).", in: 1...1024),
+        shard: Option<Shard>(
             "shard", value: "K/N", help: "Check only the K-th of N shares of the bundle list: bundle i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
-            expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) })
-        static let failFast = Flag("fail-fast", help: "With several bundles: start no further drill once one has failed.")
-
-        static let options: [any OptionKey] = [bundlesFrom, null, jobs, shard, failFast]
-    }
+            expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) }),
+        failFast: Flag("fail-fast", help: "With several bundles: start no further drill once one has failed."),
+        item: "'<bundle>'", several: "more than one bundle (several <bundle> arguments, or '--bundles-from <file>')")
 
     /// The drill's fleet options, or nil for a run over one bundle: a drill over many is
     /// one with more than one bundle, or with `--bundles-from`, `--jobs` or `--shard`.
     static func drillFleet(_ values: ParsedValues, bundles: [String]) throws(CommandLineError) -> FleetOptions? {
-        let isFleet = bundles.count > 1 || values.isPresent(Drill.bundlesFrom) || values.isPresent(Drill.jobs) || values.isPresent(Drill.shard)
-        guard isFleet else {
-            if values[Drill.null] { throw values.error("'--null' needs '--bundles-from <file>'") }
-            if values[Drill.failFast] {
-                throw values.error("'--fail-fast' needs more than one bundle (several <bundle> arguments, or '--bundles-from <file>')")
-            }
-            return nil
-        }
+        guard try FleetOptions.isFleet(values, drillKeys, items: bundles) else { return nil }
         // A restore publishes into one place: several bundles can only be drilled.
         guard values[Opt.checkOnly] else {
             throw values.error("several bundles are restored only as a drill: add --check-only, or restore one bundle at a time")
@@ -43,12 +34,7 @@ extension RestoreCommand {
         if bundles.contains(Restorer.standardInput) {
             throw values.error("standard input (-) holds one bundle; it cannot be one of several")
         }
-        if values[Drill.null] && !values.isPresent(Drill.bundlesFrom) { throw values.error("'--null' needs '--bundles-from <file>'") }
-        if values[Drill.bundlesFrom] == "" { throw values.error("The value '' is invalid for '--bundles-from <file>'") }
-        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        return FleetOptions(
-            databases: bundles, listSource: values[Drill.bundlesFrom], nullSeparated: values[Drill.null],
-            jobs: values[Drill.jobs] ?? cores, shard: values[Drill.shard], failFast: values[Drill.failFast])
+        return try FleetOptions.make(values, drillKeys, items: bundles)
     }
 
     /// One bundle's drill: passed (0) or failed (1) as a single `restore --check-only`

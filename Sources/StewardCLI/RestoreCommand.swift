@@ -44,7 +44,7 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         options: [
             Opt.into, Opt.replace, Opt.keepReplaced, Opt.discardReplaced, CommonOptions.timeout, Opt.acceptRecordedFailures,
             Opt.checkOnly, Opt.loadExtension, Opt.skipFTSCheck,
-        ] + KeyOptions.forDecryption + CommonOptions.output + Drill.options)
+        ] + KeyOptions.forDecryption + CommonOptions.output + drillKeys.options)
 
     enum Arg {
         static let bundles = RepeatedArgument(

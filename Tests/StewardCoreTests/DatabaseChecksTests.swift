@@ -61,7 +61,7 @@ import Testing
             CREATE TABLE t(x INTEGER CHECK (x > 0));
             PRAGMA ignore_check_constraints = ON; INSERT INTO t VALUES (-1); PRAGMA ignore_check_constraints = OFF
             """)
-        let recorded = try RecordedFailures.find(connection)
+        let recorded = try Self.recordedFailures(connection)
         #expect(recorded.integrity == .init(problems: 1, tables: ["t"]))
         #expect(recorded.foreignKeyViolations == [
             .init(table: "a → b", parent: "parent", count: 1), .init(table: "child", parent: "parent", count: 2),
@@ -69,7 +69,35 @@ import Testing
         let pairs = try DatabaseChecks.foreignKeyCounts(on: connection)
         #expect(pairs.map { "\($0.table)|\($0.parent)|\($0.count)" } == ["a → b|parent|1", "child|parent|2"])
         #expect(try DatabaseChecks.foreignKeys(on: connection).detail == "foreign_key_check found 3 violations")
-        #expect(try RecordedFailures.find(try Self.parentAndChild(orphans: 0)).isEmpty)
+        #expect(try Self.recordedFailures(try Self.parentAndChild(orphans: 0)).isEmpty)
+    }
+
+    /// The record made from what the checks found, as backup and restore make it.
+    static func recordedFailures(_ connection: Connection) throws -> RecordedFailures {
+        let integrity = try DatabaseChecks.integrity(on: connection, maximumErrors: RecordedFailures.integrityLimit)
+        return RecordedFailures(
+            integrity: try .init(integrity, tablesIn: connection),
+            foreignKeyViolations: try DatabaseChecks.foreignKeyCounts(on: connection).map(RecordedFailures.ForeignKeys.init),
+            fts5Tables: [])
+    }
+
+    /// One long run serves the record and the report: its first problems are the short
+    /// run's, word for word.
+    @Test func aLongIntegrityRunLimitedIsTheShortRun() throws {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: """
+            CREATE TABLE t(x INTEGER CHECK (x > 0));
+            PRAGMA ignore_check_constraints = ON;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 15) INSERT INTO t SELECT -i FROM n;
+            PRAGMA ignore_check_constraints = OFF
+            """)
+        let short = try DatabaseChecks.integrity(on: connection, maximumErrors: 10)
+        let long = try DatabaseChecks.integrity(on: connection, maximumErrors: RecordedFailures.integrityLimit)
+        #expect(long.problems.count == 15)
+        #expect(DatabaseChecks.integrity(long, limitedTo: 10) == short)
+        #expect(short.detail == "integrity_check found 10 problems")
+        let sound = try DatabaseChecks.integrity(on: try Connection.inMemory(), maximumErrors: 10)
+        #expect(DatabaseChecks.integrity(sound, limitedTo: 10) == sound)
     }
 
     @Test func userVersionPassesOnlyWhenItIsTheExpectedOne() throws {
@@ -78,7 +106,7 @@ import Testing
         let matching = try DatabaseChecks.userVersion(on: connection, expected: 3)
         #expect(matching.status == .ok)
         #expect(matching.detail == "user_version is 3")
-        #expect(matching.counts == ["user_version": 3])
+        #expect(matching.userVersion == 3)
         let other = try DatabaseChecks.userVersion(on: connection, expected: 4)
         #expect(other.name == .version)
         #expect(other.status == .failed)
@@ -91,7 +119,8 @@ import Testing
         let check = try DatabaseChecks.fts5Integrity(on: connection)
         #expect(check.name == .ftsSync)
         #expect(check.status == .ok)
-        #expect(check.counts == ["doc_fts": 0])
+        #expect(check.fts5Tables == ["doc_fts"])
+        #expect(check.failedFTS5Tables.isEmpty)
         #expect(connection.isAutocommit, "the check's transaction is rolled back")
     }
 
@@ -100,7 +129,8 @@ import Testing
         let connection = try Self.externalContentIndex(inStep: false)
         let check = try DatabaseChecks.fts5Integrity(on: connection)
         #expect(check.status == .failed)
-        #expect(check.counts == ["doc_fts": 1])
+        #expect(check.fts5Tables == ["doc_fts"])
+        #expect(check.failedFTS5Tables == ["doc_fts"])
         #expect(check.problems.count == 1)
         #expect(check.problems.first?.hasPrefix("doc_fts: the index is damaged or does not match its content table doc") == true)
         #expect(!check.problems.joined().contains("secret"), "no row data")

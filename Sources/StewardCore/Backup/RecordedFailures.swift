@@ -31,23 +31,8 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
 
     public var isEmpty: Bool { integrity.problems == 0 && foreignKeyViolations.isEmpty && fts5Tables.isEmpty }
 
-    /// What is wrong with the database of `connection`, in counts and names.
-    static func find(_ connection: Connection, fts5Failures: [String] = []) throws -> RecordedFailures {
-        let check = try DatabaseChecks.integrity(on: connection, maximumErrors: integrityLimit)
-        let integrity: Integrity
-        if check.passed {
-            integrity = Integrity(problems: 0, tables: [])
-        } else {
-            integrity = Integrity(problems: check.problems.count, tables: try tablesNamed(in: check.problems, connection))
-        }
-        let foreignKeys = try DatabaseChecks.foreignKeyCounts(on: connection).map {
-            ForeignKeys(table: $0.table, parent: $0.parent, count: $0.count)
-        }
-        return RecordedFailures(integrity: integrity, foreignKeyViolations: foreignKeys, fts5Tables: fts5Failures.sorted())
-    }
-
     /// The tables whose names (or whose indexes' names) the messages mention.
-    private static func tablesNamed(in messages: [String], _ connection: Connection) throws -> [String] {
+    fileprivate static func tablesNamed(in messages: [String], _ connection: Connection) throws -> [String] {
         var owners: [(name: String, table: String)] = []
         try connection.forEachRow(sql: "SELECT name, tbl_name FROM sqlite_schema WHERE type IN ('table', 'index')") { row in
             owners.append((row.text(at: 0) ?? "", row.text(at: 1) ?? ""))
@@ -88,5 +73,22 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
         }
         if !fts5Tables.isEmpty { parts.append("\(CheckName.ftsSync.rawValue): \(fts5Tables.joined(separator: ", "))") }
         return parts.isEmpty ? "none" : parts.joined(separator: "; ")
+    }
+}
+
+// The record is made from what the checks found (`DatabaseChecks`), never by running them
+// again: `integrity_check` and `foreign_key_check` each read the whole file.
+extension RecordedFailures.Integrity {
+    /// From `check`, an `integrity_check` run with at most `RecordedFailures.integrityLimit`
+    /// problems; `connection` only names the tables they concern.
+    init(_ check: Check, tablesIn connection: Connection) throws {
+        self.init(problems: check.passed ? 0 : check.problems.count,
+                  tables: check.passed ? [] : try RecordedFailures.tablesNamed(in: check.problems, connection))
+    }
+}
+
+extension RecordedFailures.ForeignKeys {
+    init(_ pair: DatabaseChecks.ForeignKeyCount) {
+        self.init(table: pair.table, parent: pair.parent, count: pair.count)
     }
 }

@@ -73,7 +73,7 @@ struct SnapshotVerification {
                 durationSeconds: watch.roundedSeconds,
                 checksRun: ([.integrity, .foreignKeys, .version, .journalMode] + (checksFTS ? [.ftsSync] : []) as [CheckName])
                     .map(\.manifestName),
-                fts5Tables: findings.fts5.map { $0.counts.keys.sorted() }),
+                fts5Tables: findings.fts5.map(\.fts5Tables)),
             results: findings.results(journalMode: journalSummary),
             recorded: recorded)
     }
@@ -88,33 +88,21 @@ struct SnapshotVerification {
         /// Seconds per check, by name.
         let durations: [CheckName: Double]
 
-        var userVersion: Int32 { Int32(truncatingIfNeeded: userVersionCheck.counts["user_version"] ?? 0) }
+        var userVersion: Int32 { userVersionCheck.userVersion ?? 0 }
 
         /// The findings as report results. Reached only when every check passed or its
         /// failure is recorded (`--as-is`): a recorded failure stays `fail`, since the
         /// bundled database does fail it.
         func results(journalMode: String) -> [CheckResult] {
-            func seconds(_ name: CheckName) -> Double { durations[name] ?? 0 }
-            let problems = integrity.problems
+            func result(_ check: Check) -> CheckResult {
+                CheckResult(check, durationSeconds: durations[check.name] ?? 0, recorded: true, versionsFrom: "the source")
+            }
             var results: [CheckResult] = [
-                integrity.passed
-                    ? .init(name: .integrity, status: .pass, summary: "ok", durationSeconds: seconds(.integrity))
-                    : .init(name: .integrity, status: .fail,
-                            summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found (recorded)",
-                            durationSeconds: seconds(.integrity), details: problems),
-                foreignKeys.passed
-                    ? .init(name: .foreignKeys, status: .pass, summary: "no violations", durationSeconds: seconds(.foreignKeys))
-                    : .init(name: .foreignKeys, status: .fail,
-                            summary: "\(foreignKeys.total) violation\(foreignKeys.total == 1 ? "" : "s") (recorded): \(foreignKeys.countsSummary)",
-                            durationSeconds: seconds(.foreignKeys)),
-                .init(name: .version, status: .pass, summary: "\(userVersion), as in the source",
-                      durationSeconds: seconds(.version)),
+                result(integrity), result(foreignKeys), result(userVersionCheck),
                 .init(name: .journalMode, status: .pass, summary: journalMode, durationSeconds: 0),
             ]
             if let fts5 {
-                results.append(.init(name: .ftsSync, status: fts5.passed ? .pass : .fail,
-                                     summary: fts5.passed ? fts5.detail : "\(fts5.detail) (recorded)",
-                                     durationSeconds: seconds(.ftsSync), details: fts5.problems))
+                results.append(result(fts5))
             } else {
                 results.append(.init(name: .ftsSync, status: .skipped,
                                      summary: "not requested: FTS5 indexes were not checked", durationSeconds: 0))
@@ -140,8 +128,13 @@ struct SnapshotVerification {
             defer { durations[name] = watch.roundedSeconds }
             return try body()
         }
-        let integrity = try timed(.integrity) { try DatabaseChecks.integrity(on: connection, maximumErrors: 10) }
-        let foreignKeys = try timed(.foreignKeys) { try DatabaseChecks.foreignKeys(on: connection) }
+        // With `asIs`, one run long enough for the record; the report keeps its first ten.
+        let integrityFound = try timed(.integrity) {
+            try DatabaseChecks.integrity(on: connection, maximumErrors: asIs == .off ? 10 : RecordedFailures.integrityLimit)
+        }
+        let integrity = DatabaseChecks.integrity(integrityFound, limitedTo: 10)
+        let foreignKeyPairs = try timed(.foreignKeys) { try DatabaseChecks.foreignKeyCounts(on: connection) }
+        let foreignKeys = DatabaseChecks.foreignKeys(counted: foreignKeyPairs)
         var fts5: Check?
         if checksFTS {
             let watch = Stopwatch()
@@ -155,8 +148,9 @@ struct SnapshotVerification {
         }
         var recorded: RecordedFailures?
         if asIs != .off {
-            let failedFTS = (fts5?.counts ?? [:]).filter { $0.value > 0 }.keys.sorted()
-            recorded = try RecordedFailures.find(connection, fts5Failures: failedFTS)
+            recorded = RecordedFailures(integrity: try .init(integrityFound, tablesIn: connection),
+                                        foreignKeyViolations: foreignKeyPairs.map(RecordedFailures.ForeignKeys.init),
+                                        fts5Tables: fts5?.failedFTS5Tables ?? [])
         }
         let userVersion = try timed(.version) { try DatabaseChecks.userVersion(on: connection, expected: source.userVersion) }
         return Findings(

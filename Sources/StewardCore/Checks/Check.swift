@@ -6,7 +6,7 @@
 /// rowids; foreign-key counts name tables; FTS5's messages name the table and the damage.
 struct Check: Sendable, Equatable {
     enum Status: Sendable, Equatable {
-        case ok, failed, skipped
+        case ok, failed
     }
 
     let name: CheckName
@@ -15,9 +15,15 @@ struct Check: Sendable, Equatable {
     let detail: String
     /// One line per problem found.
     var problems: [String] = []
-    /// What the check counted, by subject: violations per `child → parent` table pair,
-    /// problems per FTS5 table, the `user_version` read.
+    /// What the check counted, by subject: the problems `integrity_check` found,
+    /// violations per `child → parent` table pair.
     var counts: [String: Int] = [:]
+    /// The `user_version` read, and the one it was held against (version check).
+    var userVersion: Int32?
+    var expectedUserVersion: Int32?
+    /// The FTS5 tables checked, and those whose check failed, in name order (FTS5 check).
+    var fts5Tables: [String] = []
+    var failedFTS5Tables: [String] = []
 
     var passed: Bool { status != .failed }
 
@@ -26,6 +32,6 @@ struct Check: Sendable, Equatable {
         counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
     }
 
-    /// The sum of the counts (all foreign-key violations, all FTS5 tables that failed).
+    /// The sum of the counts (all foreign-key violations).
     var total: Int { counts.values.reduce(0, +) }
 }

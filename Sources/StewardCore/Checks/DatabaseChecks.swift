@@ -9,12 +9,27 @@ import SQLiteKit
 /// SQLite errors are thrown as they are: each caller decides whether one fails the check
 /// or ends the run.
 enum DatabaseChecks {
+    typealias ForeignKeyCount = (table: String, parent: String, count: Int)
+
     /// `PRAGMA integrity_check` (or `quick_check`), stopping after `maximumErrors`
     /// problems. Only a read-write connection checks CHECK constraints (`IntegrityCheck`).
     static func integrity(on connection: Connection, quick: Bool = false, maximumErrors: Int) throws -> Check {
+        CheckRuns.ran(.integrity)
         let problems = try connection.integrityCheck(quick: quick, maximumErrors: maximumErrors)
-        let pragma = quick ? "quick_check" : "integrity_check"
-        if problems == ["ok"] {
+        return integrity(problems == ["ok"] ? [] : problems, pragma: quick ? "quick_check" : "integrity_check")
+    }
+
+    /// The `integrity_check` that `found` was, as one stopping after `maximumErrors`
+    /// problems would have found it: SQLite reports them in a fixed order and stops at
+    /// the limit, so one run serves a short report and a longer record
+    /// (`RecordedFailures.integrityLimit`).
+    static func integrity(_ found: Check, limitedTo maximumErrors: Int) -> Check {
+        guard found.problems.count > maximumErrors else { return found }
+        return integrity(Array(found.problems.prefix(maximumErrors)), pragma: "integrity_check")
+    }
+
+    private static func integrity(_ problems: [String], pragma: String) -> Check {
+        if problems.isEmpty {
             return Check(name: .integrity, status: .ok, detail: "\(pragma) returned ok", counts: ["problems": 0])
         }
         return Check(
@@ -25,7 +40,11 @@ enum DatabaseChecks {
 
     /// `PRAGMA foreign_key_check`, counted per pair of tables; never the rows.
     static func foreignKeys(on connection: Connection) throws -> Check {
-        let pairs = try foreignKeyCounts(on: connection)
+        foreignKeys(counted: try foreignKeyCounts(on: connection))
+    }
+
+    /// The foreign-key check of pairs `foreignKeyCounts` already counted.
+    static func foreignKeys(counted pairs: [ForeignKeyCount]) -> Check {
         if pairs.isEmpty {
             return Check(name: .foreignKeys, status: .ok, detail: "foreign_key_check found no violations")
         }
@@ -41,7 +60,8 @@ enum DatabaseChecks {
 
     /// `PRAGMA foreign_key_check` counted per child and parent table, in table order; the
     /// pairs stay apart (a table name may hold " → ").
-    static func foreignKeyCounts(on connection: Connection) throws -> [(table: String, parent: String, count: Int)] {
+    static func foreignKeyCounts(on connection: Connection) throws -> [ForeignKeyCount] {
+        CheckRuns.ran(.foreignKeys)
         var counts: [String: (table: String, parent: String, count: Int)] = [:]
         for violation in try connection.foreignKeyViolations() {
             counts["\(violation.table)\u{0}\(violation.parent)", default: (violation.table, violation.parent, 0)].count += 1
@@ -59,18 +79,16 @@ enum DatabaseChecks {
         Check(
             name: .version, status: value == expected ? .ok : .failed,
             detail: value == expected ? "user_version is \(value)" : "user_version is \(value), expected \(expected)",
-            counts: ["user_version": Int(value)])
+            userVersion: value, expectedUserVersion: expected)
     }
 
     /// FTS5's integrity-check (rank 1) of every FTS5 table, inside `BEGIN … ROLLBACK` on a
-    /// connection that may write (`FTS5IntegrityCheck`). Counts one per table: 1 when its
-    /// check failed.
+    /// connection that may write (`FTS5IntegrityCheck`).
     static func fts5Integrity(on connection: Connection) throws -> Check {
         let outcome = try FTS5IntegrityCheck(connection: connection).run()
-        var counts: [String: Int] = [:]
-        for table in outcome.tables { counts[table] = outcome.failedTables.contains(table) ? 1 : 0 }
         return Check(
             name: .ftsSync, status: outcome.problems.isEmpty ? .ok : .failed,
-            detail: FTS5IntegrityCheck.summary(of: outcome), problems: outcome.problems, counts: counts)
+            detail: FTS5IntegrityCheck.summary(of: outcome), problems: outcome.problems,
+            fts5Tables: Set(outcome.tables).sorted(), failedFTS5Tables: Set(outcome.failedTables).sorted())
     }
 }

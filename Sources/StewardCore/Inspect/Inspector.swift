@@ -149,13 +149,9 @@ public struct Inspector {
             schemaVersion: Int(try connection.integer(sql: "PRAGMA schema_version")))
     }
 
-    static func open(path: String, immutable: Bool) throws -> Connection {
-        try DatabaseFile.open(path: path, immutable: immutable)
-    }
-
     /// Opens the file and reads its schema once, which is when SQLite first touches it.
     private static func openAndRead(path: String, immutable: Bool) throws -> Connection {
-        let connection = try open(path: path, immutable: immutable)
+        let connection = try DatabaseFile.open(path: path, immutable: immutable)
         _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
         return connection
     }

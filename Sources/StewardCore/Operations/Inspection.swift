@@ -17,7 +17,7 @@ public struct Inspection: StewardOperation {
     public typealias Event = Never
 
     /// One of the four reports, encoded as that report alone (the JSON of each is unchanged).
-    public enum Report: Codable, Sendable {
+    public enum Report: Encodable, Sendable {
         case database(InspectReport)
         case bundle(BundleInspectReport)
         case encryptedBundle(EncryptedBundleReport)
@@ -29,19 +29,6 @@ public struct Inspection: StewardOperation {
             case .bundle(let report): try report.encode(to: encoder)
             case .encryptedBundle(let report): try report.encode(to: encoder)
             case .digests(let report): try report.encode(to: encoder)
-            }
-        }
-
-        /// The first report type the JSON decodes as, the most specific first.
-        public init(from decoder: any Decoder) throws {
-            if let report = try? DigestReport(from: decoder) {
-                self = .digests(report)
-            } else if let report = try? BundleInspectReport(from: decoder) {
-                self = .bundle(report)
-            } else if let report = try? EncryptedBundleReport(from: decoder) {
-                self = .encryptedBundle(report)
-            } else {
-                self = .database(try InspectReport(from: decoder))
             }
         }
     }

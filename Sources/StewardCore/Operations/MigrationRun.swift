@@ -20,7 +20,7 @@ public struct MigrationRun: StewardOperation {
 
     /// The migration's report with the drift check's finding, and with `--backup-dir`
     /// the rollback bundle taken first (none when nothing changed), at the top level.
-    public struct Report: Codable, Sendable {
+    public struct Report: Encodable, Sendable {
         public let migration: MigrateReport
         public let schema: SchemaDriftCheck.Comparison?
         /// Whether a backup was asked for (`--backup-dir`).
@@ -35,21 +35,6 @@ public struct MigrationRun: StewardOperation {
             try container.encodeIfPresent(backup, forKey: .bundle)
             if backupRequested { try container.encode(true, forKey: .backupRequested) }
             try container.encodeIfPresent(schema, forKey: .schema)
-        }
-
-        public init(from decoder: any Decoder) throws {
-            migration = try MigrateReport(from: decoder)
-            let container = try decoder.container(keyedBy: Keys.self)
-            schema = try container.decodeIfPresent(SchemaDriftCheck.Comparison.self, forKey: .schema)
-            backupRequested = try container.decodeIfPresent(Bool.self, forKey: .backupRequested) ?? false
-            backup = try container.decodeIfPresent(FleetMigration.Bundle.self, forKey: .bundle)
-        }
-
-        init(migration: MigrateReport, schema: SchemaDriftCheck.Comparison?, backupRequested: Bool, backup: FleetMigration.Bundle?) {
-            self.migration = migration
-            self.schema = schema
-            self.backupRequested = backupRequested
-            self.backup = backup
         }
     }
 

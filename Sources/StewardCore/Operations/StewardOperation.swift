@@ -1,12 +1,13 @@
 /// The shape every command's work has in StewardCore: built from its options, a
 /// cancellation that SIGINT and SIGTERM set, and a progress callback, it runs once and
-/// returns a Codable report, or throws `StewardError`. The CLI runs any of them the same
+/// returns an Encodable report, or throws `StewardError`. The CLI runs any of them the same
 /// way (`OperationCommand` in StewardCLI): signals, progress, JSON or text.
 public protocol StewardOperation {
     associatedtype Options: Sendable
     /// What the run reports while it works, for progress output.
     associatedtype Event: Sendable
-    associatedtype Report: Codable & Sendable
+    /// Encoded as the command's JSON; nothing decodes it.
+    associatedtype Report: Encodable & Sendable
 
     /// What the run is made of, kept as it is given: the operations' one initializer.
     var setup: OperationSetup<Options, Event> { get }

@@ -35,6 +35,10 @@ struct RestoredDatabaseChecks {
     var digest: @Sendable () -> (check: CheckResult, found: ContentDigests?) = {
         (.init(name: .contentDigest, status: .skipped, summary: "not computed", durationSeconds: 0), nil)
     }
+    /// Whether the manifest's recorded failures may be accepted: `integrity_check` then
+    /// runs to `RecordedFailures.integrityLimit`, and what it and the foreign-key check
+    /// found comes back as `Result.found`, so that neither runs a second time.
+    var recordsFailures = false
     /// Called as each check ends, from the thread that ran it.
     let finished: @Sendable (CheckResult) -> Void
 
@@ -42,6 +46,9 @@ struct RestoredDatabaseChecks {
         let checks: [CheckResult]
         let tables: [RestoreReport.Table]
         let contentDigest: CheckResult
+        /// With `recordsFailures`: the integrity and foreign-key failures found, in the
+        /// manifest's terms (no FTS5 tables); nil when either check could not run.
+        let found: RecordedFailures?
     }
 
     func run() throws -> Result {
@@ -56,8 +63,9 @@ struct RestoredDatabaseChecks {
         // FTS5's check is the longest: it keeps one core to itself, while this thread
         // runs everything else, one after another, on the other (design notes, "Performance": three threads
         // sharing two cores held the FTS5 check back by a third).
-        var checks: [CheckResult] = [try integrityCheck()]
-        let (readOnly, tables, contentDigest) = try readOnlyChecks()
+        let (integrity, integrityFound) = try integrityCheck()
+        var checks: [CheckResult] = [integrity]
+        let (readOnly, tables, contentDigest, foreignKeyPairs) = try readOnlyChecks()
         checks += readOnly
         checks.append(try fts.wait())
 
@@ -74,7 +82,12 @@ struct RestoredDatabaseChecks {
         }
         finished(probed)
         checks.append(probed)
-        return Result(checks: checks, tables: tables, contentDigest: contentDigest)
+        var found: RecordedFailures?
+        if let integrityFound, let foreignKeyPairs {
+            found = RecordedFailures(integrity: integrityFound, foreignKeyViolations: foreignKeyPairs.map(RecordedFailures.ForeignKeys.init),
+                                     fts5Tables: [])
+        }
+        return Result(checks: checks, tables: tables, contentDigest: contentDigest, found: found)
     }
 
     // MARK: - FTS5
@@ -91,9 +104,8 @@ struct RestoredDatabaseChecks {
                 try connection.harden(loadingExtensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
-                let found = try DatabaseChecks.fts5Integrity(on: connection)
-                check = .init(name: .ftsSync, status: found.passed ? .pass : .fail,
-                              summary: found.detail, durationSeconds: watch.roundedSeconds, details: found.problems)
+                check = .init(try DatabaseChecks.fts5Integrity(on: connection), durationSeconds: watch.roundedSeconds,
+                              versionsFrom: Self.versionsFrom)
             } catch let error as SQLiteError {
                 check = .init(name: .ftsSync, status: .fail, summary: try Self.failure(error, cancellation),
                               durationSeconds: watch.roundedSeconds)
@@ -105,18 +117,20 @@ struct RestoredDatabaseChecks {
 
     // MARK: - integrity_check
 
-    private func integrityCheck() throws -> CheckResult {
+    /// The check, and with `recordsFailures` what it found in the manifest's terms.
+    private func integrityCheck() throws -> (CheckResult, RecordedFailures.Integrity?) {
         let watch = Stopwatch()
         let check: CheckResult
+        var recorded: RecordedFailures.Integrity?
         do {
             let cancellation = self.cancellation
             let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
-            let found = try DatabaseChecks.integrity(on: connection, maximumErrors: 10)
-            let problems = found.problems
-            check = found.passed
-                ? .init(name: .integrity, status: .pass, summary: "ok", durationSeconds: watch.roundedSeconds)
-                : .init(name: .integrity, status: .fail, summary: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
-                        durationSeconds: watch.roundedSeconds, details: problems)
+            let whole = try DatabaseChecks.integrity(
+                on: connection, maximumErrors: recordsFailures ? RecordedFailures.integrityLimit : 10)
+            // The names failing to read leave the record out (nothing is accepted), not the check.
+            if recordsFailures { recorded = try? .init(whole, tablesIn: connection) }
+            check = .init(DatabaseChecks.integrity(whole, limitedTo: 10), durationSeconds: watch.roundedSeconds,
+                          versionsFrom: Self.versionsFrom)
         } catch let error as SQLiteError {
             check = .init(name: .integrity, status: .fail, summary: try Self.failure(error, cancellation),
                           durationSeconds: watch.roundedSeconds)
@@ -126,12 +140,14 @@ struct RestoredDatabaseChecks {
                           durationSeconds: watch.roundedSeconds)
         }
         finished(check)
-        return check
+        return (check, recorded)
     }
 
     // MARK: - Read-only checks
 
-    private func readOnlyChecks() throws -> ([CheckResult], [RestoreReport.Table], CheckResult) {
+    /// The checks, the tables counted, the content digests' check, and with
+    /// `recordsFailures` the foreign-key pairs counted (nil when the check could not run).
+    private func readOnlyChecks() throws -> ([CheckResult], [RestoreReport.Table], CheckResult, [DatabaseChecks.ForeignKeyCount]?) {
         let connection: Connection
         do {
             let cancellation = self.cancellation
@@ -141,9 +157,15 @@ struct RestoredDatabaseChecks {
             let names: [CheckName] = [.foreignKeys, .version, .applicationID, .pageCount, .tables]
             let failed = names.map { CheckResult(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
             failed.forEach(finished)
-            return (failed, [], digest().check)
+            return (failed, [], digest().check, nil)
         }
         var checks: [CheckResult] = []
+        func report(_ name: CheckName, _ body: () throws -> Check) throws {
+            try run(name) {
+                let result = CheckResult(try body(), durationSeconds: 0, versionsFrom: Self.versionsFrom)
+                return (result.status, result.summary, result.details)
+            }
+        }
         func run(_ name: CheckName, _ body: () throws -> (CheckResult.Status, String, [String])) throws {
             let watch = Stopwatch()
             let check: CheckResult
@@ -157,19 +179,14 @@ struct RestoredDatabaseChecks {
             checks.append(check)
         }
 
-        try run(.foreignKeys) {
-            let found = try DatabaseChecks.foreignKeys(on: connection)
-            guard !found.passed else { return (.pass, "no violations", []) }
-            return (.fail, "\(found.total) violation\(found.total == 1 ? "" : "s"): \(found.countsSummary)", [])
+        var foreignKeyPairs: [DatabaseChecks.ForeignKeyCount]?
+        try report(.foreignKeys) {
+            let pairs = try DatabaseChecks.foreignKeyCounts(on: connection)
+            if recordsFailures { foreignKeyPairs = pairs }
+            return DatabaseChecks.foreignKeys(counted: pairs)
         }
         let source = manifest.source
-        try run(.version) {
-            let found = try DatabaseChecks.userVersion(on: connection, expected: source.userVersion)
-            let value = found.counts["user_version"] ?? 0
-            return found.passed
-                ? (.pass, "\(value), as in the manifest", [])
-                : (.fail, "\(value), the manifest says \(source.userVersion)", [])
-        }
+        try report(.version) { try DatabaseChecks.userVersion(on: connection, expected: source.userVersion) }
         try run(.applicationID) {
             let value = Int32(truncatingIfNeeded: try connection.integer(sql: "PRAGMA application_id"))
             return value == source.applicationID
@@ -199,7 +216,7 @@ struct RestoredDatabaseChecks {
             }
             return (.pass, "\(counted.count) table\(counted.count == 1 ? "" : "s") read (\(rows) row\(rows == 1 ? "" : "s") counted)", [])
         }
-        return (checks, tables, contentDigest.check)
+        return (checks, tables, contentDigest.check, foreignKeyPairs)
     }
 
     /// Counts every table, shadow and virtual ones included: each must be readable. Only
@@ -229,6 +246,9 @@ struct RestoredDatabaseChecks {
     }
 
     // MARK: - Connections and errors
+
+    /// Where the expected `user_version` comes from, as the version check's summary says.
+    static let versionsFrom = "the manifest"
 
     /// The restored file, read-only and immutable: no locks, nothing created beside it,
     /// hardened before the schema is read.

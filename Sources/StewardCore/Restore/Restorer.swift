@@ -230,11 +230,12 @@ public struct Restorer: Sendable {
         let results = try RestoredDatabaseChecks(
             databasePath: databasePath, manifest: outcome.manifest, staging: staging, cancellation: cancellation,
             checksFTS: options.checksFTS, extensions: options.extensions, databaseSHA256: databaseSHA256,
-            digest: { contentDigestCheck(databasePath, recorded: recordedDigests) }
+            digest: { contentDigestCheck(databasePath, recorded: recordedDigests) },
+            recordsFailures: options.acceptsRecordedFailures && outcome.manifest.recordedFailures != nil
         ) { progress(.checked($0)) }.run()
         checks += results.checks
         if let recorded = outcome.manifest.recordedFailures {
-            checks = try acceptRecordedFailures(checks, recorded: recorded, databasePath: databasePath)
+            checks = acceptRecordedFailures(checks, recorded: recorded, found: results.found)
         }
         let refusedBy = checks.filter { $0.status == .fail }.map(\.name.rawValue)
         checks.append(refusedBy.isEmpty
@@ -394,26 +395,22 @@ public struct Restorer: Sendable {
     /// For a bundle with recorded failures: its failed integrity, foreign-key and FTS5
     /// checks become `accepted` when `--accept-recorded-failures` was given, no other
     /// check failed, and what the database shows now is covered by what was recorded.
-    private func acceptRecordedFailures(_ checks: [CheckResult], recorded: RecordedFailures, databasePath: String) throws -> [CheckResult] {
+    /// What it shows is what the checks found (`RestoredDatabaseChecks.Result.found`: nil
+    /// when one could not run), not a second run of them.
+    private func acceptRecordedFailures(_ checks: [CheckResult], recorded: RecordedFailures, found: RecordedFailures?) -> [CheckResult] {
         let failing = Set(checks.filter { $0.status == .fail }.map(\.name))
-        guard options.acceptsRecordedFailures, !failing.isEmpty, failing.isSubset(of: Self.acceptableChecks) else { return checks }
-        let found: RecordedFailures
-        do {
-            let cancellation = self.cancellation
-            let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
-            var fts5: [String] = []
-            if let check = checks.first(where: { $0.name == .ftsSync && $0.status == .fail }) {
-                // Names only from the details; a detail naming no recorded table counts as another one.
-                for detail in check.details {
-                    fts5.append(recorded.fts5Tables.first { detail.contains($0) } ?? "(an FTS5 table not recorded)")
-                }
+        guard options.acceptsRecordedFailures, !failing.isEmpty, failing.isSubset(of: Self.acceptableChecks),
+              let found else { return checks }
+        var fts5: Set<String> = []
+        if let check = checks.first(where: { $0.name == .ftsSync && $0.status == .fail }) {
+            // Names only from the details; a detail naming no recorded table counts as another one.
+            for detail in check.details {
+                fts5.insert(recorded.fts5Tables.first { detail.contains($0) } ?? "(an FTS5 table not recorded)")
             }
-            found = try RecordedFailures.find(connection, fts5Failures: Array(Set(fts5)))
-        } catch {
-            try checkCancellation()
-            return checks
         }
-        guard recorded.covers(found) else { return checks }
+        let foundWithFTS5 = RecordedFailures(integrity: found.integrity, foreignKeyViolations: found.foreignKeyViolations,
+                                             fts5Tables: fts5.sorted())
+        guard recorded.covers(foundWithFTS5) else { return checks }
         return checks.map { check in
             guard check.status == .fail else { return check }
             return .init(name: check.name, status: .accepted,

@@ -31,10 +31,6 @@ final class BackgroundWork<Value: Sendable>: Sendable {
         stop.cancel(reason: "not needed")
     }
 
-    var isCancelled: Bool {
-        stop.isCancelled
-    }
-
     /// Waits for the body to return; returns its value or rethrows what it threw.
     func wait() throws -> Value {
         finished.wait()

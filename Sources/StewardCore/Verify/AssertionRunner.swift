@@ -110,11 +110,11 @@ struct AssertionRunner: Sendable {
         // Split on LF scalars, as SQLite ends a `--` comment: "\r\n" is one Character, so
         // splitting the String itself would see a CRLF file's comments as one line.
         for line in leading.unicodeScalars.split(separator: "\n") {
-            let text = Substring(line).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = Substring(line).trimmingWhitespaceAndNewlines()
             guard text.hasPrefix("--") else { continue }
-            let comment = text.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            let comment = text.dropFirst(2).trimmingWhitespace()
             if comment.lowercased().hasPrefix("name:") {
-                let value = comment.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                let value = comment.dropFirst(5).trimmingWhitespace()
                 if !value.isEmpty { name = value }
             }
         }

@@ -200,7 +200,7 @@ struct ContractRunner {
     /// The FTS5 expression for user input in a mode, or why none is run.
     static func expression(for input: String, mode: SearchContract.Mode, maximumLength: Int) -> Expression {
         if input.count > maximumLength { return .rejected("too-long") }
-        let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = input.trimmingWhitespaceAndNewlines()
         if trimmed.isEmpty { return .empty }
         switch mode {
         case .syntax:

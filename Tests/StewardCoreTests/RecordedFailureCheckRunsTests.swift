@@ -1,0 +1,59 @@
+import Foundation
+import SQLiteKit
+import Testing
+@testable import StewardCore
+import TestSupport
+
+/// `backup --as-is` and `restore --accept-recorded-failures` read the whole file once per
+/// check: the record of failures is made from what `integrity_check` and
+/// `foreign_key_check` found, not by running them again (`CheckRuns` counts the runs).
+@Suite struct RecordedFailureCheckRunsTests {
+    let directory: TemporaryDirectory
+    var database: String { directory.file("tickets.sqlite") }
+    var out: String { directory.file("out") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        // A row past its CHECK constraint and two orphans: both kinds of failure recorded.
+        let connection = try Connection(path: database)
+        try connection.execute(sql: """
+            CREATE TABLE parent(id INTEGER PRIMARY KEY);
+            CREATE TABLE child(id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id));
+            INSERT INTO child(parent_id) VALUES (7), (8);
+            CREATE TABLE t(x INTEGER CHECK (x > 0));
+            PRAGMA ignore_check_constraints = ON; INSERT INTO t VALUES (-1); PRAGMA ignore_check_constraints = OFF;
+            PRAGMA user_version = 4;
+            """)
+    }
+
+    func backUpAsIs() throws -> BackupReport {
+        var options = BackupMaker.Options(databasePath: database, outputDirectory: out)
+        options.asIs = .integrityAndForeignKeys
+        return try BackupMaker(options: options).run()
+    }
+
+    @Test func backupAsIsRunsEachCheckOnce() throws {
+        let runs = CheckRuns()
+        let report = try CheckRuns.$current.withValue(runs) { try backUpAsIs() }
+        #expect(runs.count(.integrity) == 1)
+        #expect(runs.count(.foreignKeys) == 1)
+        let recorded = try #require(report.manifest.recordedFailures)
+        #expect(recorded.integrity == .init(problems: 1, tables: ["t"]))
+        #expect(recorded.foreignKeyViolations == [.init(table: "child", parent: "parent", count: 2)])
+    }
+
+    @Test func restoreAcceptingRecordedFailuresRunsEachCheckOnce() throws {
+        let bundle = try backUpAsIs().bundle.path
+        var options = Restorer.Options(bundlePath: bundle, intoDirectory: directory.file("restored"))
+        options.acceptsRecordedFailures = true
+        let runs = CheckRuns()
+        let report = try CheckRuns.$current.withValue(runs) {
+            try Restorer(options: options, cancellation: Cancellation(), progress: { _ in }).run()
+        }
+        #expect(runs.count(.integrity) == 1)
+        #expect(runs.count(.foreignKeys) == 1)
+        #expect(report.published)
+        #expect(report.checks.filter { $0.status == .accepted }.map(\.name) == [.integrity, .foreignKeys])
+    }
+}
