@@ -13,16 +13,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .systemLibrary(
-            name: "CArchive",
-            pkgConfig: "libarchive",
-            providers: [.apt(["libarchive-dev"])]
-        ),
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
+        // libarchive and libcrypto are not linked but loaded on first use (dlopen), so that
+        // commands that never need them do not pay for loading them (issue 14). Their
+        // headers come from libarchive-dev and libssl-dev.
+        .target(name: "CArchive"),
+        .target(name: "CCrypto"),
         // glibc's GNU-only calls (renameat2, copy_file_range, sync_file_range), declared.
         .systemLibrary(name: "CSystem"),
 

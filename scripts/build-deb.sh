@@ -40,6 +40,26 @@ chmod 0644 "$doc/changelog.gz"
 depends=$(cd "$stage/source" && dpkg-shlibdeps -O -edebian/steward/usr/bin/steward | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || fail "dpkg-shlibdeps found no dependencies for usr/bin/steward"
 
+# libarchive and libcrypto are loaded with dlopen on first use (issue 14), so the binary
+# does not name them and dpkg-shlibdeps cannot see them. Each is added the way
+# dpkg-shlibdeps would add it: its package, at the newest version that the package's
+# symbols file gives among the functions the forwarders resolve.
+dlopened() { # PACKAGE FORWARDERS.c
+    names=$(sed -n 's/^    "\([A-Za-z0-9_]*\)",$/\1/p' "$2")
+    [ -n "$names" ] || fail "no function names in $2"
+    symbols=$(dpkg-query --control-show "$1:$arch" symbols) || fail "$1 has no symbols file"
+    versions=$(printf '%s\n' "$symbols" | awk -v names="$names" '
+        BEGIN { n = split(names, list, "\n"); for (i = 1; i <= n; i++) wanted[list[i]] = 1 }
+        /^ / { split($1, symbol, "@"); if (symbol[1] in wanted) { print $2; found[symbol[1]] = 1 } }
+        END { for (name in wanted) if (!(name in found)) { print "missing " name > "/dev/stderr"; exit 1 } }') \
+        || fail "the symbols file of $1 lacks a function that $2 resolves"
+    echo "$1 (>= $(printf '%s\n' "$versions" | sort -V | tail -n 1))"
+}
+archive=$(dlopened libarchive13 Sources/CArchive/CArchive.c)
+crypto=$(dlopened libssl3 Sources/CCrypto/CCrypto.c)
+depends=$(printf '%s\n' "$depends" "$archive" "$crypto" | tr ',' '\n' | sed 's/^ *//' | grep -v '^$' |
+    LC_ALL=C sort -u | paste -sd, - | sed 's/,/, /g')
+
 find "$root" -type d -exec chmod 0755 {} +
 size=$(du -s -k --apparent-size "$root" | cut -f1)
 install -d "$root/DEBIAN"

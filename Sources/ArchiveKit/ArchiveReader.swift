@@ -119,6 +119,12 @@ public final class ArchiveReader {
     }
 
     private init(descriptor: Int32, owned: Bool, source: DecryptingSource?, limits: Limits) throws {
+        do {
+            try SharedLibraryError.loadArchive()
+        } catch {
+            if owned { close(descriptor) }
+            throw error
+        }
         guard let raw = archive_read_new() else {
             if owned { close(descriptor) }
             throw ArchiveError.libarchive(operation: "archive_read_new", message: "out of memory")

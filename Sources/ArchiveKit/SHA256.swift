@@ -14,8 +14,10 @@ public final class SHA256Hasher {
 
     /// A hasher ready for `update`.
     ///
-    /// - Throws: `SHA256Hasher.Failure` when libcrypto cannot start a digest.
+    /// - Throws: `SHA256Hasher.Failure` when libcrypto cannot start a digest;
+    ///   `SharedLibraryError` when it cannot be loaded.
     public init() throws {
+        try SharedLibraryError.loadCrypto()
         guard let context = EVP_MD_CTX_new() else { throw Failure.libcrypto("EVP_MD_CTX_new failed") }
         guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
             EVP_MD_CTX_free(context)

@@ -8,8 +8,10 @@ public enum SHA384 {
     }
 
     /// The 48-byte digest of `bytes`.
-    /// - Throws: `SHA384.Failure` when libcrypto fails.
+    /// - Throws: `SHA384.Failure` when libcrypto fails; `SharedLibraryError` when it cannot
+    ///   be loaded.
     public static func digest(of bytes: [UInt8]) throws -> [UInt8] {
+        try SharedLibraryError.loadCrypto()
         guard let context = EVP_MD_CTX_new() else { throw Failure.libcrypto("EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestInit_ex(context, EVP_sha384(), nil) == 1 else {

@@ -21,6 +21,7 @@ final class ZstdCompressor {
         guard threads >= 1 else {
             throw ArchiveError.invalidState("zstd needs at least one worker thread, not \(threads)")
         }
+        try SharedLibraryError.loadArchive()
         guard let archive = archive_write_new() else {
             throw ArchiveError.libarchive(operation: "archive_write_new", message: "out of memory")
         }

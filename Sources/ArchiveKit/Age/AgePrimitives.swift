@@ -8,9 +8,20 @@ enum AgePrimitives {
     static let tagSize = 16
     static let keySize = 32
 
+    /// libcrypto, loaded before the first call into it; the failure as age's `libcrypto`
+    /// case, which names the library and why.
+    static func loadLibcrypto() throws(AgeError) {
+        do {
+            try SharedLibraryError.loadCrypto()
+        } catch {
+            throw .libcrypto(error.message)
+        }
+    }
+
     // MARK: - Random
 
     static func randomBytes(_ count: Int) throws(AgeError) -> [UInt8] {
+        try loadLibcrypto()
         var bytes = [UInt8](repeating: 0, count: count)
         guard RAND_bytes(&bytes, Int32(count)) == 1 else { throw .libcrypto("RAND_bytes") }
         return bytes
@@ -20,6 +31,7 @@ enum AgePrimitives {
 
     /// The public key (u-coordinate) of a 32-byte private scalar; libcrypto clamps it.
     static func x25519PublicKey(privateKey: [UInt8]) throws(AgeError) -> [UInt8] {
+        try loadLibcrypto()
         let key = try x25519Key(privateKey: privateKey)
         defer { EVP_PKEY_free(key) }
         var publicKey = [UInt8](repeating: 0, count: keySize)
@@ -33,6 +45,7 @@ enum AgePrimitives {
     /// X25519(privateKey, peer). nil when the result is all zeros, which a low-order
     /// peer point gives: libcrypto's derive refuses it, and age must too (RFC 7748, 6.1).
     static func x25519(privateKey: [UInt8], peer: [UInt8]) throws(AgeError) -> [UInt8]? {
+        try loadLibcrypto()
         guard peer.count == keySize else { return nil }
         let key = try x25519Key(privateKey: privateKey)
         defer { EVP_PKEY_free(key) }
@@ -55,6 +68,7 @@ enum AgePrimitives {
     }
 
     private static func x25519Key(privateKey: [UInt8]) throws(AgeError) -> OpaquePointer {
+        try loadLibcrypto()
         guard privateKey.count == keySize,
               let key = privateKey.withUnsafeBufferPointer({
                   EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, nil, $0.baseAddress, keySize)
@@ -68,6 +82,7 @@ enum AgePrimitives {
     /// HKDF-SHA-256 (RFC 5869). An empty salt is left unset: libcrypto then uses a
     /// hash-length string of zeros, which HMAC treats exactly as the empty key.
     static func hkdf(key: [UInt8], salt: [UInt8], info: String, length: Int) throws(AgeError) -> [UInt8] {
+        try loadLibcrypto()
         guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nil) else { throw .libcrypto("EVP_PKEY_CTX_new_id(HKDF)") }
         defer { EVP_PKEY_CTX_free(context) }
         let info = Array(info.utf8)
@@ -86,6 +101,7 @@ enum AgePrimitives {
     }
 
     static func hmacSHA256(key: [UInt8], message: [UInt8]) throws(AgeError) -> [UInt8] {
+        try loadLibcrypto()
         var output = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         guard HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &output, &length) != nil, length == 32 else {
@@ -103,6 +119,7 @@ enum AgePrimitives {
 
     /// scrypt with r = 8, p = 1 (age's parameters), N = 2^logN.
     static func scrypt(passphrase: [UInt8], salt: [UInt8], logN: Int, length: Int) throws(AgeError) -> [UInt8] {
+        try loadLibcrypto()
         let n = UInt64(1) << UInt64(logN)
         // libcrypto's own estimate of what it allocates (V and B), plus room.
         let memory = 128 * 8 * (n + 2) + 128 * 8 + (1 << 20)
@@ -124,6 +141,7 @@ final class ChaChaPoly {
     private let key: [UInt8]
 
     init(key: [UInt8]) throws(AgeError) {
+        try AgePrimitives.loadLibcrypto()
         guard key.count == AgePrimitives.keySize else { throw .libcrypto("a ChaCha20-Poly1305 key is 32 bytes") }
         guard let context = EVP_CIPHER_CTX_new() else { throw .libcrypto("EVP_CIPHER_CTX_new") }
         self.context = context

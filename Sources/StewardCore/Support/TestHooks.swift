@@ -6,7 +6,12 @@ import Glibc
 
 /// Faults the end-to-end tests inject where the real fault cannot be made (a full disk
 /// where the test may not mount a small file system). Read from the environment only
-/// here; nothing else in Steward looks at these variables.
+/// here; nothing else in Steward looks at these variables, but for two that the loader of
+/// libarchive and libcrypto reads below Swift, where they are loaded on first use
+/// (Sources/CArchive/CArchive.c, Sources/CCrypto/CCrypto.c):
+/// `STEWARD_TEST_HOOK_LIBARCHIVE_SONAME=NAME` and `STEWARD_TEST_HOOK_LIBCRYPTO_SONAME=NAME`
+/// load NAME instead of libarchive.so.13 or libcrypto.so.3, so that a test sees the
+/// failure of a library that cannot be loaded.
 enum TestHooks {
     /// `STEWARD_TEST_HOOK_BUNDLE_ENOSPC_AFTER_BYTES=N`: writing the bundle fails with
     /// ENOSPC once it would grow past N bytes.
