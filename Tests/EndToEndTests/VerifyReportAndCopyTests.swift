@@ -270,6 +270,26 @@ import TestSupport
         #expect(try check(run, "fts-sync")["summary"] as? String == "FTS5 integrity-check passed for ticket_fts")
     }
 
+    /// A check that would grow the mapped database fails with SQLITE_FULL (injected): it
+    /// runs again on a copy, made inside the read transaction the mapping holds, and only
+    /// a copy that cannot be made fails it.
+    @Test func aMappingThatWouldGrowFallsBackToTheCopy() throws {
+        try makeExample()
+        let full = ["STEWARD_TEST_HOOK_VERIFY_MAPPING_FULL": "1"]
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let run = try StewardProcess.run(["verify", "--db", database, "--json", "--quiet"], environment: full)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(try check(run, "fts-sync")["summary"] as? String == "FTS5 integrity-check passed for ticket_fts")
+        let missing = directory.file("missing")
+        let noCopy = try StewardProcess.run(
+            ["verify", "--db", database, "--json", "--quiet"], environment: full.merging(["TMPDIR": missing]) { $1 })
+        #expect(noCopy.status == 1, "\(noCopy.stdout)\(noCopy.stderr)")
+        let summary = try #require(try check(noCopy, "fts-sync")["summary"] as? String)
+        #expect(summary.hasPrefix("cannot run: no private directory for the copy"), "\(summary)")
+        #expect(try check(noCopy, "integrity")["status"] as? String == "pass")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+    }
+
     @Test func staleVerifyCopiesOfKilledRunsAreRemoved() throws {
         let database = directory.file("tickets.db")
         #expect(try StewardProcess.run(["migrate", "--db", database, "--migrations", examples, "--create", "--quiet"]).status == 0)

@@ -36,6 +36,7 @@ extension Verifier {
         timed(.ftsSync, into: results) {
             guard let connection = mapped else { return (false, "cannot run: no mapping", []) }
             do {
+                if TestHooks.verifyMappingIsFull { throw SQLiteError(extendedCode: .full) }
                 return try ftsSync(on: connection, throwingFull: true)
             } catch let error as SQLiteError where error.code == .full {
                 let made = try makeCopy(of: source, path: path, header: header, in: base, held: held)
