@@ -32,6 +32,10 @@ public final class Connection {
     public let sqliteConnection: OpaquePointer
     /// The path or URI the connection was opened with.
     public let path: String
+    /// The memory a deserialized `main` lives in (`deserializing(_:)`). A stored property
+    /// is released only after `deinit`'s body, so after `sqlite3_close_v2`: the image
+    /// outlives every use SQLite makes of it.
+    var image: (any DatabaseImage)?
 
     /// Opens (and with `.create`, creates) a database.
     ///

@@ -13,7 +13,8 @@ struct VerifyCommand: OperationCommand, FleetCommand {
             (FTS5's integrity-check; rank 1 for external content, which detects drift), fts-triggers, \
             version, ledger, schema, assertions and search-contract. Each is reported as pass, fail or skipped. The \
             database file is never modified: checks that write run on a private copy under TMPDIR, made \
-            only when one of them has work to do; if it cannot be made, only those checks fail. Exit \
+            only when one of them has work to do (FTS5's check alone of a rollback-journal database runs \
+            on a private mapping of the file instead); if it cannot be made, only those checks fail. Exit \
             status 0 when every check passed, 1 when any failed.
             """,
         options: [

@@ -148,9 +148,17 @@ import TestSupport
         }
     }
 
+    /// The example database, in WAL mode (its file's header says so; no -wal left): its
+    /// FTS5 check runs on a private copy made with the backup API, never on a mapping.
+    func makeWALExample() throws {
+        try makeExample()
+        #expect(try Connection(path: database).setJournalMode("wal") == "wal")
+        #expect(!FileManager.default.fileExists(atPath: database + "-wal"))
+    }
+
     @Test(.enabled(if: SmallFileSystem.canMount, "a small TMPDIR needs a small tmpfs"))
     func aTemporaryDirectoryWithoutRoomFailsOnlyTheChecksThatNeedTheCopy() throws {
-        try makeExample()
+        try makeWALExample()
         do {
             let connection = try Connection(path: database)
             try connection.transaction {
@@ -170,7 +178,10 @@ import TestSupport
         #expect(failed["status"] as? String == "fail")
         let summary = try #require(failed["summary"] as? String)
         #expect(summary.contains("no room for the private copy in \(small)") && summary.contains("the copy needs"), "\(summary)")
-        #expect(try check(run, "integrity")["status"] as? String == "pass")
+        // integrity_check of a WAL database without its -wal runs on the copy too.
+        for name in ["foreign-keys", "fts-triggers"] {
+            #expect(try check(run, name)["status"] as? String == "pass", "\(name)")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty, "nothing left in TMPDIR")
     }
 
@@ -178,7 +189,7 @@ import TestSupport
     /// cannot be made after the checks on free space passed.
     @Test(.enabled(if: SmallFileSystem.canMount, "a full TMPDIR needs a small tmpfs"))
     func aCopyThatFailsMidwayFailsOnlyTheChecksThatNeedItAndLeavesNothing() throws {
-        try makeExample()
+        try makeWALExample()
         let small = directory.file("inodes")
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
         let mounted = try systemTool(["mount", "-t", "tmpfs", "-o", "size=4m,nr_inodes=3,mode=0755", "tmpfs", small])
@@ -190,8 +201,93 @@ import TestSupport
         let summary = try #require(failed["summary"] as? String)
         #expect(summary.hasPrefix("cannot run: cannot make the private copy in \(small)"), "\(summary)")
         #expect(((failed["details"] as? [String]) ?? []).contains { $0.hasPrefix("the copy needs 28672 bytes") })
-        #expect(try check(run, "integrity")["status"] as? String == "pass")
+        for name in ["foreign-keys", "fts-triggers"] {
+            #expect(try check(run, name)["status"] as? String == "pass", "\(name)")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty, "the workspace was removed")
+    }
+
+    // MARK: - The private mapping (a rollback-journal database, no assertions)
+
+    /// Only FTS5's check needs a writable database, and a rollback-journal database gets
+    /// it from a private mapping of its file: no copy, so no room, in TMPDIR. (Before, a
+    /// TMPDIR that cannot hold a copy failed fts-sync.)
+    @Test func theFTS5CheckOfARollbackJournalDatabaseNeedsNoTemporaryDirectory() throws {
+        try makeExample()
+        let missing = directory.file("missing")
+        let run = try StewardProcess.run(["verify", "--db", database, "--json", "--quiet"], environment: ["TMPDIR": missing])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let sync = try check(run, "fts-sync")
+        #expect(sync["status"] as? String == "pass")
+        #expect(sync["summary"] as? String == "FTS5 integrity-check passed for ticket_fts")
+        #expect(try check(run, "assertions")["status"] as? String == "skipped")
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
+    /// Drift is found on the mapping as on the copy, and the file is left byte for byte
+    /// as it was, its modification time too.
+    @Test func driftIsFoundOnTheMappingAndTheFileIsUntouched() throws {
+        try makeExample()
+        do {
+            let connection = try Connection(path: database)
+            try connection.execute(sql: "INSERT INTO ticket(title, body) VALUES ('Printer jammed', 'paper')")
+            try connection.execute(sql: "DROP TRIGGER ticket_fts_after_update")
+            try connection.execute(sql: "UPDATE ticket SET title = 'Scanner offline'")
+            #expect(try connection.integer(sql: "SELECT count(*) FROM ticket_fts WHERE ticket_fts MATCH 'printer'") == 1, "the drift")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let modified = try FileManager.default.attributesOfItem(atPath: database)[.modificationDate] as? Date
+        let run = try StewardProcess.run(
+            ["verify", "--db", database, "--json", "--quiet"], environment: ["TMPDIR": directory.file("missing")])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let sync = try check(run, "fts-sync")
+        #expect(sync["status"] as? String == "fail")
+        #expect(sync["summary"] as? String == "FTS5 index out of sync: ticket_fts")
+        #expect(((sync["details"] as? [String]) ?? []).contains { $0.hasPrefix("ticket_fts: the index does not match its content table ticket") })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: database)[.modificationDate] as? Date == modified)
+        #expect(try directory.contents() == ["x.db"], "no journal, WAL or copy next to the database")
+    }
+
+    /// A WAL database, and a run with assertions, still need the copy.
+    @Test(arguments: ["wal", "assertions"])
+    func aWALDatabaseOrAssertionsStillUseTheCopy(_ reason: String) throws {
+        var arguments = ["verify", "--db", database, "--json", "--quiet"]
+        if reason == "wal" {
+            try makeWALExample()
+        } else {
+            try makeExample()
+            try Data("SELECT 1;\n".utf8).write(to: URL(fileURLWithPath: directory.file("checks.sql")))
+            arguments += ["--assert", directory.file("checks.sql")]
+        }
+        let missing = directory.file("missing")
+        let failed = try StewardProcess.run(arguments, environment: ["TMPDIR": missing])
+        #expect(failed.status == 1, "\(failed.stdout)\(failed.stderr)")
+        let summary = try #require(try check(failed, "fts-sync")["summary"] as? String)
+        #expect(summary.hasPrefix("cannot run: no private directory for the copy"), "\(summary)")
+        let run = try StewardProcess.run(arguments)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(try check(run, "fts-sync")["summary"] as? String == "FTS5 integrity-check passed for ticket_fts")
+    }
+
+    /// A check that would grow the mapped database fails with SQLITE_FULL (injected): it
+    /// runs again on a copy, made inside the read transaction the mapping holds, and only
+    /// a copy that cannot be made fails it.
+    @Test func aMappingThatWouldGrowFallsBackToTheCopy() throws {
+        try makeExample()
+        let full = ["STEWARD_TEST_HOOK_VERIFY_MAPPING_FULL": "1"]
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let run = try StewardProcess.run(["verify", "--db", database, "--json", "--quiet"], environment: full)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(try check(run, "fts-sync")["summary"] as? String == "FTS5 integrity-check passed for ticket_fts")
+        let missing = directory.file("missing")
+        let noCopy = try StewardProcess.run(
+            ["verify", "--db", database, "--json", "--quiet"], environment: full.merging(["TMPDIR": missing]) { $1 })
+        #expect(noCopy.status == 1, "\(noCopy.stdout)\(noCopy.stderr)")
+        let summary = try #require(try check(noCopy, "fts-sync")["summary"] as? String)
+        #expect(summary.hasPrefix("cannot run: no private directory for the copy"), "\(summary)")
+        #expect(try check(noCopy, "integrity")["status"] as? String == "pass")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
     }
 
     @Test func staleVerifyCopiesOfKilledRunsAreRemoved() throws {

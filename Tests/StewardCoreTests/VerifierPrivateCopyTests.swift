@@ -4,7 +4,13 @@ import Testing
 @testable import StewardCore
 import TestSupport
 
-/// The private copy verify's FTS5 check and assertions run on (issue 14).
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The private copy verify's FTS5 check and assertions run on, and the private mapping
+/// that spares a rollback-journal database the copy when only FTS5's check needs one
+/// (issue 14).
 @Suite struct VerifierPrivateCopyTests {
     /// Hardened as any file from elsewhere, cell-size checks on, and not memory-mapped:
     /// with a map, every page fetched is checked again (a mapped page is not kept in
@@ -23,5 +29,76 @@ import TestSupport
         #expect(try copy.integer(sql: "PRAGMA cell_size_check") == 1)
         #expect(copy.isDefensive)
         #expect(try copy.integer(sql: "SELECT count(*) FROM ticket") > 0)
+    }
+
+    /// The mapping is hardened as the copy is, and what is written through it never
+    /// reaches the file. (`PRAGMA mmap_size` returns no row on it: memdb does not answer
+    /// SQLITE_FCNTL_MMAP_SIZE; harden's `mmap_size = 0` still sets the pager's limit, so
+    /// pages are read into the page cache, not fetched from the image.)
+    @Test func theMappingIsHardenedAndPrivate() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("tickets.db")
+        _ = try Fixtures.makeExampleDatabase(at: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let verifier = Verifier(options: .init(databasePath: path), cancellation: Cancellation(), progress: { _ in })
+        let source = try DatabaseFile.openReadOnly(path: path, header: try DatabaseFile(path: path).header())
+        let held = HeldDescriptors()
+        defer { held.closeAll() }
+        try source.execute(sql: "BEGIN")
+        _ = try source.integer(sql: "SELECT count(*) FROM sqlite_schema")
+        do {
+            let mapped = try #require(try verifier.openMapping(of: source, path: path, held: held))
+            #expect(try mapped.integer(sql: "PRAGMA cell_size_check") == 1)
+            #expect(mapped.isDefensive)
+            #expect(try mapped.journalMode() == "memory")
+            #expect(try mapped.integer(sql: "SELECT count(*) FROM ticket") == (try source.integer(sql: "SELECT count(*) FROM ticket")))
+            try FTS5IntegrityCheck.check("ticket_fts", rank: 1, on: mapped)
+            try mapped.execute(sql: "PRAGMA user_version = 4242")
+            #expect(try mapped.userVersion() == 4242)
+        }
+        source.rollbackIfNeeded()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    /// SQLite's memdb grows a resizeable image to at most 1 GiB (SQLITE_MEMDB_DEFAULT_MAXSIZE);
+    /// a deserialized image that is not resizeable is read and written whole at any size.
+    /// A sparse file just over 4 GiB whose one table's root is its last page: reading and
+    /// writing that page goes past 4 GiB in the mapping, and nothing reaches the file.
+    @Test func aMappingLargerThanFourGiBIsReadWhole() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("sparse.db")
+        let pageSize = 4096
+        let pages = (4 << 30) / pageSize + 16
+        try Connection(path: path).execute(sql: "PRAGMA page_size = \(pageSize); CREATE TABLE far(x)")
+        try Connection(path: path).execute(sql: "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET rootpage = \(pages) WHERE name = 'far'")
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        // An empty table leaf page (0x0D, no cells, content area at the page's end), last.
+        var leaf = Data(count: pageSize)
+        leaf[0] = 0x0D
+        leaf[5] = UInt8(pageSize >> 8)
+        try file.seek(toOffset: UInt64((pages - 1) * pageSize))
+        try file.write(contentsOf: leaf)
+        // The header's page count (offset 28, big-endian), valid as long as the change
+        // counter (24) equals version-valid-for (92), which SQLite's last write left so.
+        try file.seek(toOffset: 28)
+        try file.write(contentsOf: Data([UInt8(pages >> 24 & 0xFF), UInt8(pages >> 16 & 0xFF), UInt8(pages >> 8 & 0xFF), UInt8(pages & 0xFF)]))
+        try file.close()
+
+        let descriptor = open(path, O_RDONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let length = Int64(pages * pageSize)
+        let mapping = try #require(PrivateFileMapping(descriptor: descriptor, length: length))
+        let connection = try Connection.deserializing(mapping)
+        try connection.harden()
+        #expect(try connection.integer(sql: "PRAGMA page_count") == Int64(pages))
+        #expect(try connection.integer(sql: "SELECT count(*) FROM far") == 0)
+        try connection.execute(sql: "INSERT INTO far VALUES (1)")
+        #expect(try connection.integer(sql: "SELECT count(*) FROM far") == 1)
+        #expect(mapping.bytes.load(fromByteOffset: (pages - 1) * pageSize + 4, as: UInt8.self) == 1, "one cell on the last page")
+        var stored = [UInt8](repeating: 0xFF, count: 8)
+        #expect(pread(descriptor, &stored, 8, off_t((pages - 1) * pageSize)) == 8)
+        #expect(stored == [0x0D, 0, 0, 0, 0, UInt8(pageSize >> 8), 0, 0], "the file's last page is still empty")
+        #expect(PrivateFileMapping(descriptor: descriptor, length: length + 1) == nil, "nothing past the file's end is mapped")
     }
 }

@@ -304,18 +304,24 @@ import TestSupport
         #expect(try directory.contents() == ["tickets.db"], "no journal, WAL or copy next to the database")
     }
 
-    @Test(arguments: [false, true])
-    func thePrivateCopyIsRemoved(cancelled: Bool) throws {
+    /// A copy is made for a WAL database and for assertions (a rollback-journal database
+    /// whose only writing check is FTS5's gets a private mapping instead).
+    @Test(arguments: [false, true], ["wal", "assertions"])
+    func thePrivateCopyIsRemoved(cancelled: Bool, copyFor reason: String) throws {
         // Tests run in parallel, so other runs' workspaces come and go in the same
         // temporary directory: find this run's own by a marker only its copy holds.
         let marker = "marker_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
         try makeExample()
         try Connection(path: database).execute(sql: "CREATE TABLE \(marker)(x)")
+        if reason == "wal" {
+            #expect(try Connection(path: database).setJournalMode("wal") == "wal")
+        }
+        let assertions = reason == "assertions" ? [try write("SELECT 1;\n", to: "checks.sql")] : []
         let workspaces = WorkspaceLog()
         let cancellation = Cancellation()
         if cancelled { cancellation.cancel(reason: "SIGINT") }
         let run = {
-            try verify(cancellation: cancellation, progress: { event in
+            try verify({ $0.assertionFiles = assertions }, cancellation: cancellation, progress: { event in
                 if case .started(check: .ftsSync) = event { workspaces.find(holding: marker) }
             })
         }

@@ -28,6 +28,13 @@ extension Verifier {
                 results.skip(.assertions, missing: .assertions)
                 return
             }
+            // fts-sync alone needs no copy of a rollback-journal database: a private mapping
+            // of its file will do. Assertions and integrity_check keep the copy.
+            if assertions.isEmpty, quick == nil,
+               try checkFTSSyncOnMapping(of: source, path: path, header: header, base: base, held: held, results: results) {
+                results.skip(.assertions, missing: .assertions)
+                return
+            }
             let made = try makeCopy(of: source, path: path, header: header, in: base, held: held)
             workspace = made.workspace
             copy = made.copy
@@ -51,62 +58,7 @@ extension Verifier {
 
         timed(.ftsSync, into: results) {
             guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
-            guard SQLiteLibrary.canCreateFTS5(on: copy) else {
-                return (false, "cannot run: FTS5 unavailable", [])
-            }
-            let tables = try Schema(reading: copy).fts5Tables
-            if tables.isEmpty { return (true, "no FTS5 tables", []) }
-            var details: [String] = []
-            var deferred: [String] = []
-            for table in tables {
-                // Rank 1 compares the index with the content table (SQLite 3.40) and fails
-                // with SQLITE_CORRUPT_VTAB on drift; the default form does not look at it.
-                do {
-                    try FTS5IntegrityCheck.check(table.name, rank: table.contentMode == .external ? 1 : nil, on: copy)
-                } catch let error as SQLiteError where !error.isInterrupt {
-                    let what = error.isCorrupt
-                        ? (table.contentMode == .external
-                            ? "the index does not match its content table \(table.contentTable ?? "")"
-                            : "the index is damaged")
-                        : "the check failed"
-                    // Rows not yet indexed differ from a damaged index: the default form of
-                    // the check, which does not read the content table, must still pass.
-                    if error.isCorrupt, table.contentMode == .external, options.ftsDeferred.contains(table.name.lowercased()),
-                       (try? FTS5IntegrityCheck.check(table.name, rank: nil, on: copy)) != nil {
-                        deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
-                    } else {
-                        details.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
-                    }
-                }
-            }
-            // Tables with their own content, filled by triggers from another table: their
-            // rows against the source's, as counts (never the rows). Only a table whose
-            // own index is sound gets here with a meaningful answer.
-            var compared: [String] = []
-            var notes: [String] = []
-            for fill in try FTS5TriggerFill.find(on: copy) {
-                guard !details.contains(where: { $0.hasPrefix(fill.table + ":") }) else { continue }
-                guard let difference = try fill.compare(on: copy) else {
-                    notes.append("\(fill.table): rows not compared with \(fill.source): \(fill.notCompared ?? "no column mapping")")
-                    continue
-                }
-                compared.append("\(fill.table) with \(fill.source)")
-                guard !difference.isEmpty else { continue }
-                let line = "\(fill.table): \(difference.sentences.joined(separator: ", ")) (against \(fill.source))"
-                if options.ftsDeferred.contains(fill.table.lowercased()) {
-                    deferred.append(line + " (deferred: indexed in the background)")
-                } else {
-                    details.append(line)
-                }
-            }
-            var names = tables.map(\.name).joined(separator: ", ")
-            if !compared.isEmpty { names += "; rows compared: \(compared.joined(separator: ", "))" }
-            if details.isEmpty, !deferred.isEmpty {
-                return (true, "FTS5 integrity-check passed or deferred (as asked) for \(names)", deferred + notes)
-            }
-            return details.isEmpty
-                ? (true, "FTS5 integrity-check passed for \(names)", notes)
-                : (false, "FTS5 index out of sync: \(details.map { $0.components(separatedBy: ":")[0] }.joined(separator: ", "))", details)
+            return try ftsSync(on: copy)
         }
 
         if assertions.isEmpty {
@@ -125,6 +77,80 @@ extension Verifier {
             if failures.isEmpty { return (true, "all \(total) statement\(total == 1 ? "" : "s") passed", []) }
             return (false, "\(failures.count) of \(total) statements failed: \(failures.map(\.name).joined(separator: ", "))",
                     failures.map { "\($0.name): \($0.reason)" })
+        }
+    }
+
+    /// fts-sync's outcome on `copy`: FTS5's own check of every FTS5 table, then the rows
+    /// of trigger-filled tables against their source. With `throwingFull`, SQLITE_FULL
+    /// (a check that would grow a fixed-size image) is thrown, not reported.
+    func ftsSync(on copy: Connection, throwingFull: Bool = false) throws -> (Bool, String, [String]) {
+        guard SQLiteLibrary.canCreateFTS5(on: copy) else {
+            return (false, "cannot run: FTS5 unavailable", [])
+        }
+        let tables = try Schema(reading: copy).fts5Tables
+        if tables.isEmpty { return (true, "no FTS5 tables", []) }
+        var details: [String] = []
+        var deferred: [String] = []
+        for table in tables {
+            // Rank 1 compares the index with the content table (SQLite 3.40) and fails
+            // with SQLITE_CORRUPT_VTAB on drift; the default form does not look at it.
+            do {
+                try FTS5IntegrityCheck.check(table.name, rank: table.contentMode == .external ? 1 : nil, on: copy)
+            } catch let error as SQLiteError where !error.isInterrupt && !(throwingFull && error.code == .full) {
+                let what = error.isCorrupt
+                    ? (table.contentMode == .external
+                        ? "the index does not match its content table \(table.contentTable ?? "")"
+                        : "the index is damaged")
+                    : "the check failed"
+                // Rows not yet indexed differ from a damaged index: the default form of
+                // the check, which does not read the content table, must still pass.
+                if error.isCorrupt, table.contentMode == .external, options.ftsDeferred.contains(table.name.lowercased()),
+                   try Self.passes({ try FTS5IntegrityCheck.check(table.name, rank: nil, on: copy) }, throwingFull: throwingFull) {
+                    deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
+                } else {
+                    details.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
+                }
+            }
+        }
+        // Tables with their own content, filled by triggers from another table: their
+        // rows against the source's, as counts (never the rows). Only a table whose
+        // own index is sound gets here with a meaningful answer.
+        var compared: [String] = []
+        var notes: [String] = []
+        for fill in try FTS5TriggerFill.find(on: copy) {
+            guard !details.contains(where: { $0.hasPrefix(fill.table + ":") }) else { continue }
+            guard let difference = try fill.compare(on: copy) else {
+                notes.append("\(fill.table): rows not compared with \(fill.source): \(fill.notCompared ?? "no column mapping")")
+                continue
+            }
+            compared.append("\(fill.table) with \(fill.source)")
+            guard !difference.isEmpty else { continue }
+            let line = "\(fill.table): \(difference.sentences.joined(separator: ", ")) (against \(fill.source))"
+            if options.ftsDeferred.contains(fill.table.lowercased()) {
+                deferred.append(line + " (deferred: indexed in the background)")
+            } else {
+                details.append(line)
+            }
+        }
+        var names = tables.map(\.name).joined(separator: ", ")
+        if !compared.isEmpty { names += "; rows compared: \(compared.joined(separator: ", "))" }
+        if details.isEmpty, !deferred.isEmpty {
+            return (true, "FTS5 integrity-check passed or deferred (as asked) for \(names)", deferred + notes)
+        }
+        return details.isEmpty
+            ? (true, "FTS5 integrity-check passed for \(names)", notes)
+            : (false, "FTS5 index out of sync: \(details.map { $0.components(separatedBy: ":")[0] }.joined(separator: ", "))", details)
+    }
+
+    /// Whether `check` passes; with `throwingFull`, SQLITE_FULL is thrown instead.
+    private static func passes(_ check: () throws -> Void, throwingFull: Bool) throws -> Bool {
+        do {
+            try check()
+            return true
+        } catch let error as SQLiteError where throwingFull && error.code == .full {
+            throw error
+        } catch {
+            return false
         }
     }
 

@@ -67,9 +67,13 @@ extension Verifier {
     /// the caller then uses the backup API.
     private func copyFile(of source: Connection, path: String, header: DatabaseHeader?, to target: String, held: HeldDescriptors) throws -> Bool {
         guard let header, !header.isWAL, !DatabaseFile.exists(path + "-wal") else { return false }
-        try source.execute(sql: "BEGIN")
-        defer { source.rollbackIfNeeded() }
-        _ = try source.integer(sql: "SELECT count(*) FROM sqlite_schema")
+        // The mapping's fallback copies inside the read transaction it already holds.
+        let ownTransaction = source.isAutocommit
+        if ownTransaction {
+            try source.execute(sql: "BEGIN")
+            _ = try source.integer(sql: "SELECT count(*) FROM sqlite_schema")
+        }
+        defer { if ownTransaction { source.rollbackIfNeeded() } }
         let input = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { return false }
         held.hold(input)

@@ -12,7 +12,9 @@ import Glibc
 /// integrity-check is an INSERT, assertions may fill TEMP tables) run on a private
 /// copy (copy_file_range for a rollback-journal database, the backup API for a WAL one),
 /// in a transaction that is rolled back. The copy is made only when one of them has work
-/// to do, and a copy that cannot be made fails only them.
+/// to do, and a copy that cannot be made fails only them. FTS5's check alone, on a
+/// rollback-journal database, needs no copy: it runs on a private mapping of the file
+/// (`checkFTSSyncOnMapping`).
 /// Independent checks run on separate connections at the same time.
 public struct Verifier: Sendable {
     public struct Options: Sendable {
