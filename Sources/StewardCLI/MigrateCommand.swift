@@ -176,7 +176,9 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             if let match = report.schemaMatches {
                 lines.append("Schema      matches version \(match) of the set (adopt it with --baseline \(match))")
             }
-            if report.pending.isEmpty {
+            if report.pending.isEmpty, report.recordsPending == true {
+                lines.append("Pending     \(MigrateWording.recordsPending)")
+            } else if report.pending.isEmpty {
                 lines.append("Pending     none: the database is up to date")
             } else {
                 lines.append("Pending     \(report.pending.count)")
