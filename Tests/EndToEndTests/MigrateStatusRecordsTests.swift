@@ -90,6 +90,24 @@ import TestSupport
         #expect(!line.contains("0 pending"), "\(line)")
     }
 
+    /// The same false "current" in `--dry-run`: its copy got the records, yet the outcome
+    /// was `current` and the text "nothing to do".
+    @Test func aDryRunThatOnlyRecordsWouldMigrate() throws {
+        let path = try migratedByTheRunner("dry.db")
+        let before = try bytes(path)
+        let text = try StewardProcess.run(["migrate", "--dry-run", "--migrations", set, "--db", path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("Version     0 → 2: no migration to apply; what was applied would be recorded"), "\(text.stdout)")
+        #expect(!text.stdout.contains("nothing to do"), "\(text.stdout)")
+        let report = try StewardProcess.run(["migrate", "--dry-run", "--json", "--migrations", set, "--db", path]).json()
+        #expect(report["outcome"] as? String == "would-migrate", "\(report)")
+        #expect(try bytes(path) == before)
+
+        let current = try current("current.db")
+        let again = try StewardProcess.run(["migrate", "--dry-run", "--json", "--migrations", set, "--db", current]).json()
+        #expect(again["outcome"] as? String == "current", "\(again)")
+    }
+
     /// No change for a database a run leaves as it is.
     @Test func aCurrentDatabaseIsStillCurrent() throws {
         let path = try current("current.db")

@@ -118,14 +118,14 @@ public struct MigrateReport: Codable, Sendable {
     public var outcome: String {
         switch mode {
         case .status: return pending.isEmpty && recordsPending != true ? "current" : "pending"
-        case .dryRun: return applied.isEmpty ? "current" : "would-migrate"
+        case .dryRun: return applied.isEmpty && !recordedAny ? "current" : "would-migrate"
         case .apply: return created ? "created" : applied.isEmpty && !recordedAny ? "current" : "migrated"
         }
     }
 
     /// The run wrote what was already applied into the records (ledger rows backfilled,
     /// the ledger table created, `user_version` brought in line) without applying a file:
-    /// the database changed, so it was not current.
+    /// the database changed (a dry run's copy did), so it was not current.
     var recordedAny: Bool {
         fromVersion != toVersion || ledger.map { $0.recorded > 0 || !$0.existed } ?? false
     }
