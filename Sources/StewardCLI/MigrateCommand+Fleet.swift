@@ -36,6 +36,7 @@ extension MigrateCommand {
         var text: String
         switch result.outcome {
         case "current": text = "version \(report.fromVersion)"
+        case "pending" where report.pending.isEmpty: text = "version \(report.fromVersion), \(MigrateWording.recordsPending)"
         case "pending": text = "version \(report.fromVersion), \(report.pending.count) pending"
         default: text = "\(report.fromVersion) → \(report.toVersion) in \(ReportOutput.seconds(report.totalSeconds))"
         }

@@ -176,7 +176,9 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             if let match = report.schemaMatches {
                 lines.append("Schema      matches version \(match) of the set (adopt it with --baseline \(match))")
             }
-            if report.pending.isEmpty {
+            if report.pending.isEmpty, report.recordsPending == true {
+                lines.append("Pending     \(MigrateWording.recordsPending)")
+            } else if report.pending.isEmpty {
                 lines.append("Pending     none: the database is up to date")
             } else {
                 lines.append("Pending     \(report.pending.count)")
@@ -185,10 +187,11 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         case .apply, .dryRun:
             let verb = report.mode == .dryRun ? "would migrate" : "migrated"
             lines.append("Database    \(ReportOutput.escaped(report.database.path))\(report.created ? " (created)" : "")")
-            if report.applied.isEmpty, report.mode == .apply, report.outcome == "migrated" {
+            if report.applied.isEmpty, report.outcome == "migrated" || report.outcome == "would-migrate" {
                 // Nothing applied, but the ledger or user_version written: not "nothing to do".
                 let versions = report.fromVersion == report.toVersion ? "\(report.fromVersion)" : "\(report.fromVersion) → \(report.toVersion)"
-                lines.append("Version     \(versions): no migration to apply; what was applied is now recorded (newest migration: \(report.newestVersion))")
+                let recorded = report.mode == .dryRun ? "would be recorded" : "is now recorded"
+                lines.append("Version     \(versions): no migration to apply; what was applied \(recorded) (newest migration: \(report.newestVersion))")
             } else if report.applied.isEmpty {
                 lines.append("Version     \(report.fromVersion): nothing to do (newest migration: \(report.newestVersion))")
             } else {

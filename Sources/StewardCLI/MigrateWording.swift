@@ -11,4 +11,8 @@ enum MigrateWording {
         report.dialectReason.text = "--dialect \(report.dialect)"
         return report
     }
+
+    /// `--status` when no migration is pending but a run would write the records
+    /// (`MigrateReport.recordsPending`): not "up to date".
+    static let recordsPending = "no migration to apply; a run records what is applied (user_version or the runner's ledger)"
 }

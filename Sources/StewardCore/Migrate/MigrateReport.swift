@@ -107,21 +107,25 @@ public struct MigrateReport: Codable, Sendable {
     /// `--status` on a database at version 0 with no ledger: the newest version of the set
     /// whose schema the database has (a candidate for `--baseline`), or nil.
     public var schemaMatches: String?
+    /// `--status`: no migration is pending, but a run would still write the records of
+    /// those already applied (`user_version` brought in line, ledger rows backfilled, the
+    /// ledger table created), so the database is not current; absent in other modes.
+    public var recordsPending: Bool?
 
     /// What the run did to the database, or would do: `migrated`, `created`, `current`
-    /// (nothing to apply), `pending` (`--status` with migrations to apply) or
+    /// (nothing to apply), `pending` (`--status` with anything for a run to write) or
     /// `would-migrate` (`--dry-run`). Not a status: a run that fails has no report.
     public var outcome: String {
         switch mode {
-        case .status: return pending.isEmpty ? "current" : "pending"
-        case .dryRun: return applied.isEmpty ? "current" : "would-migrate"
+        case .status: return pending.isEmpty && recordsPending != true ? "current" : "pending"
+        case .dryRun: return applied.isEmpty && !recordedAny ? "current" : "would-migrate"
         case .apply: return created ? "created" : applied.isEmpty && !recordedAny ? "current" : "migrated"
         }
     }
 
     /// The run wrote what was already applied into the records (ledger rows backfilled,
     /// the ledger table created, `user_version` brought in line) without applying a file:
-    /// the database changed, so it was not current.
+    /// the database changed (a dry run's copy did), so it was not current.
     var recordedAny: Bool {
         fromVersion != toVersion || ledger.map { $0.recorded > 0 || !$0.existed } ?? false
     }

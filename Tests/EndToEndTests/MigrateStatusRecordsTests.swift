@@ -1,0 +1,120 @@
+import Foundation
+import SQLiteKit
+import Testing
+import TestSupport
+
+/// Regression (review, session 4): `--status` said "Pending none: the database is up to
+/// date" and outcome `current` for a database whose only write in a run is its records
+/// (`user_version` behind the runner's ledger, a ledger to backfill), so a fleet `--status`
+/// called it current while a run wrote it. It now asks the run's own question
+/// (`Migrator.writes`): outcome `pending`, `recordsPending: true`.
+@Suite struct MigrateStatusRecordsTests {
+    let directory: TemporaryDirectory
+    var set: String { directory.file("dbmate-set") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: set, withIntermediateDirectories: true)
+        try "-- migrate:up\nCREATE TABLE customer(id INTEGER PRIMARY KEY, name TEXT);\n-- migrate:down\nDROP TABLE customer;\n"
+            .write(toFile: set + "/20240105093000_create_customer.sql", atomically: true, encoding: .utf8)
+        try "-- migrate:up\nALTER TABLE customer ADD COLUMN email TEXT;\n-- migrate:down\nALTER TABLE customer DROP COLUMN email;\n"
+            .write(toFile: set + "/20240212141500_add_email.sql", atomically: true, encoding: .utf8)
+    }
+
+    /// A database dbmate migrated: every file in its ledger, `user_version` left at 0.
+    func migratedByTheRunner(_ name: String) throws -> String {
+        let path = directory.file(name)
+        let run = try StewardProcess.run(["migrate", "--migrations", set, "--db", path, "--create", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        try Connection(path: path).setUserVersion(0)
+        return path
+    }
+
+    func current(_ name: String) throws -> String {
+        let path = try migratedByTheRunner(name)
+        let run = try StewardProcess.run(["migrate", "--migrations", set, "--db", path, "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return path
+    }
+
+    func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    @Test func statusOfADatabaseWhoseOnlyWriteIsUserVersionIsPending() throws {
+        let path = try migratedByTheRunner("app.db")
+        let before = try bytes(path)
+        let text = try StewardProcess.run(["migrate", "--status", "--migrations", set, "--db", path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("Pending     no migration to apply; a run records what is applied"), "\(text.stdout)")
+        #expect(!text.stdout.contains("up to date"), "\(text.stdout)")
+
+        let json = try StewardProcess.run(["migrate", "--status", "--json", "--migrations", set, "--db", path])
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try json.json()
+        #expect(report["outcome"] as? String == "pending", "\(report)")
+        #expect(report["recordsPending"] as? Bool == true)
+        #expect((report["pending"] as? [Any])?.isEmpty == true)
+        #expect(try bytes(path) == before)
+
+        // What --status announced is what a run does.
+        let run = try StewardProcess.run(["migrate", "--json", "--migrations", set, "--db", path])
+        #expect(try run.json()["outcome"] as? String == "migrated")
+    }
+
+    @Test func statusOfADatabaseWhoseLedgerIsToBeBackfilledIsPending() throws {
+        let path = try migratedByTheRunner("old.db")
+        let connection = try Connection(path: path)
+        try connection.execute(sql: "DROP TABLE schema_migrations")
+        try connection.setUserVersion(2)
+        let run = try StewardProcess.run(["migrate", "--status", "--json", "--migrations", set, "--db", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try run.json()
+        #expect(report["outcome"] as? String == "pending", "\(report)")
+        #expect(report["recordsPending"] as? Bool == true)
+    }
+
+    @Test func aFleetStatusDoesNotCallSuchADatabaseCurrent() throws {
+        let behind = try migratedByTheRunner("behind.db")
+        let upToDate = try current("current.db")
+        let json = try StewardProcess.run(["migrate", "--status", "--json", "--migrations", set, "--db", behind, "--db", upToDate])
+        #expect(json.status == 0, "\(json.stdout)\(json.stderr)")
+        let lines = try MigrateWriteDecisionTests.lines(json)
+        #expect(lines[behind]?["outcome"] as? String == "pending", "\(lines[behind] ?? [:])")
+        #expect(lines[behind]?["recordsPending"] as? Bool == true)
+        #expect(lines[upToDate]?["outcome"] as? String == "current", "\(lines[upToDate] ?? [:])")
+
+        let text = try StewardProcess.run(["migrate", "--status", "--migrations", set, "--db", behind, "--db", upToDate])
+        #expect(text.status == 0, "\(text.stderr)")
+        let line = try #require(text.stdout.split(separator: "\n").first { $0.contains("behind.db") }, "\(text.stdout)")
+        #expect(line.contains("pending"), "\(line)")
+        #expect(line.contains("no migration to apply; a run records what is applied"), "\(line)")
+        #expect(!line.contains("0 pending"), "\(line)")
+    }
+
+    /// The same false "current" in `--dry-run`: its copy got the records, yet the outcome
+    /// was `current` and the text "nothing to do".
+    @Test func aDryRunThatOnlyRecordsWouldMigrate() throws {
+        let path = try migratedByTheRunner("dry.db")
+        let before = try bytes(path)
+        let text = try StewardProcess.run(["migrate", "--dry-run", "--migrations", set, "--db", path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("Version     0 → 2: no migration to apply; what was applied would be recorded"), "\(text.stdout)")
+        #expect(!text.stdout.contains("nothing to do"), "\(text.stdout)")
+        let report = try StewardProcess.run(["migrate", "--dry-run", "--json", "--migrations", set, "--db", path]).json()
+        #expect(report["outcome"] as? String == "would-migrate", "\(report)")
+        #expect(try bytes(path) == before)
+
+        let current = try current("current.db")
+        let again = try StewardProcess.run(["migrate", "--dry-run", "--json", "--migrations", set, "--db", current]).json()
+        #expect(again["outcome"] as? String == "current", "\(again)")
+    }
+
+    /// No change for a database a run leaves as it is.
+    @Test func aCurrentDatabaseIsStillCurrent() throws {
+        let path = try current("current.db")
+        let text = try StewardProcess.run(["migrate", "--status", "--migrations", set, "--db", path])
+        #expect(text.stdout.contains("Pending     none: the database is up to date"), "\(text.stdout)")
+        let report = try StewardProcess.run(["migrate", "--status", "--json", "--migrations", set, "--db", path]).json()
+        #expect(report["outcome"] as? String == "current", "\(report)")
+        #expect(report["recordsPending"] as? Bool == false)
+    }
+}
