@@ -12,9 +12,10 @@ struct BackupCommand: OperationCommand, FleetCommand {
         commandName: "backup",
         abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
         discussion: """
-            Pins one point in time with a read transaction, copies the database with SQLite's online \
-            backup API into a temporary file in the output directory, and releases it. The copy is \
-            switched to rollback-journal mode and checked (integrity_check on a read-write, query-only \
+            Pins one point in time with a read transaction, copies the database into a temporary file in \
+            the output directory (a rollback-journal database as it is, in the kernel, with its compression \
+            starting behind the copy; a WAL database with SQLite's online backup API, then switched to \
+            rollback-journal mode), and releases it. The copy is checked (integrity_check on a read-write, query-only \
             connection so that CHECK constraints count, foreign_key_check, user_version; with \
             --check-fts also FTS5's integrity-check), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
             which appears under its final name only when complete and synced. A bundle is never \

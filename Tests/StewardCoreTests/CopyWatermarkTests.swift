@@ -66,13 +66,25 @@ import TestSupport
         #expect(error.kind == .interrupted)
     }
 
-    @Test func aCompleteMarkIsNotTakenBack() {
+    @Test func aCompleteMarkIsNotTakenBackByAdvancing() {
         let mark = CopyWatermark()
         mark.advance(to: 10)
         mark.complete()
         mark.advance(to: 20)
         #expect(mark.isComplete)
+    }
+
+    @Test func aCompleteMarkCanStillBeAbandoned() {
+        let mark = CopyWatermark()
+        mark.complete()
         mark.abandon()
         #expect(!mark.isComplete)
+    }
+
+    @Test func theHookWaitsForTheReader() {
+        let mark = CopyWatermark()
+        #expect(!mark.waitForReader(seconds: 0.05))
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { mark.finishReading() }
+        #expect(mark.waitForReader(seconds: 10))
     }
 }

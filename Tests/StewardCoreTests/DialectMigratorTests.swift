@@ -152,6 +152,26 @@ import TestSupport
         #expect(try connection.userVersion() == 2)
     }
 
+    /// Regression: golang-migrate's ledger row was deleted and inserted again by every run,
+    /// one that applied nothing too: a current database was reported current, yet written.
+    @Test func aCurrentGolangMigrateDatabaseIsNotWritten() throws {
+        try write("1_a.up.sql", "CREATE TABLE a(x);\n")
+        try write("2_b.up.sql", "CREATE TABLE b(x);\n")
+        try Connection(path: database).execute(sql: """
+            CREATE TABLE a(x);
+            CREATE TABLE b(x);
+            CREATE TABLE IF NOT EXISTS schema_migrations (version uint64,dirty bool);
+            CREATE UNIQUE INDEX IF NOT EXISTS version_unique ON schema_migrations (version);
+            INSERT INTO schema_migrations VALUES (2, 0);
+            PRAGMA user_version = 2;
+            """)
+        let before = try bytes()
+        let report = try migrate()
+        #expect(report.dialect == "golang-migrate")
+        #expect(report.outcome == "current")
+        #expect(try bytes() == before, "a run with nothing to apply writes nothing")
+    }
+
     // MARK: - diesel, drizzle, Flyway
 
     @Test func dieselFoldersRunAndAreRecorded() throws {

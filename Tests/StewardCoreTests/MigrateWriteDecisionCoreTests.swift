@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import Synchronization
 import Testing
 @testable import StewardCore
 import TestSupport
@@ -40,6 +41,39 @@ import TestSupport
         calls = []
         #expect(try Migrator(options: options).run(beforeMigrating: { _ in calls.append(([], [], false)) }).outcome == "current")
         #expect(calls.isEmpty)
+    }
+
+    /// Regression: `--backup-dir`'s backup runs inside the migration's write transaction.
+    /// Its kernel copy's descriptor on the database, closed at the end of the snapshot,
+    /// dropped every POSIX lock of this process on the file, the migration's RESERVED lock
+    /// among them: another process could then write the database under the migration.
+    @Test func theBackupInsideTheMigrationKeepsItsWriteLock() throws {
+        let bundles = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        let options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
+        let migration = FleetMigration(
+            options: options, backupDirectory: bundles, backupThreads: 1, drift: nil, allowDrift: false, cancellation: Cancellation())
+        let database = self.database
+        let attempts = Mutex<[String]>([])
+        let result = try migration.run(progress: { event in
+            guard case .applying = event else { return }
+            // Another process that tries to write while the migration applies.
+            let script = """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)
+                try:
+                    c.execute("BEGIN IMMEDIATE")
+                    print("wrote")
+                    c.execute("ROLLBACK")
+                except sqlite3.OperationalError as e:
+                    print("locked" if "locked" in str(e) else str(e))
+                """
+            let outcome = (try? systemTool(["python3", "-c", script, database]).output) ?? "python3 did not run"
+            attempts.withLock { $0.append(outcome.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        })
+        #expect(result.outcome == "migrated")
+        #expect(result.bundle?.userVersion == 1)
+        #expect(attempts.withLock { $0 } == ["locked"])
     }
 
     /// Regression: a failure to load an extension into the drift check's scratch database

@@ -61,6 +61,12 @@ public struct BackupMaker {
         /// `.foreignKeys` (for `migrate --backup-dir`) accepts only foreign-key
         /// violations, and records them only when there are some.
         public var asIs: AsIs = .off
+        /// Given when another connection of this process holds locks on the source (a
+        /// migration's write transaction, `migrate --backup-dir`): the descriptor the
+        /// kernel copy reads is handed to it, for the caller to close once that
+        /// connection is closed, instead of being closed at the end of the snapshot,
+        /// which would drop that connection's locks.
+        var heldDescriptors: HeldDescriptors?
 
         public init(databasePath: String, outputDirectory: String) {
             self.databasePath = databasePath
@@ -83,7 +89,8 @@ public struct BackupMaker {
         /// About every 0.1 s while pages are copied, and once at the end.
         case copying(pages: Int, totalPages: Int, bytesPerSecond: Double)
         case copied(pages: Int, seconds: Double, heldSeconds: Double)
-        /// The checks, the hash and the compression of the copy start.
+        /// The checks start; the hash and the compression of the copy start too, or go on
+        /// (behind a kernel copy they started with it).
         case checking
         /// About every 0.1 s while the copy is compressed, and once at the end: bytes of
         /// the copy read so far. Sent from the compressing thread.
@@ -132,6 +139,8 @@ public struct BackupMaker {
         // 1. Snapshot; the payload's compression starts behind a kernel copy.
         var bundleName = options.bundleName ?? ""
         let mark = CopyWatermark()
+        // Behind the copy, the compression's progress waits for the checks' line.
+        let bundlingProgress = Throttle(held: true)
         var early: PayloadCompression?
         let snapshot: SourceSnapshot.Result
         do {
@@ -140,6 +149,7 @@ public struct BackupMaker {
                 waits: LockWaits(timeout: options.timeout, cancellation: cancellation),
                 cancellation: cancellation, progress: progress)
             source.mark = mark
+            source.holder = options.heldDescriptors
             snapshot = try source.take { source, pinnedAt in
                 if options.bundleName == nil {
                     // The name carries the user_version of the snapshot itself.
@@ -148,14 +158,13 @@ public struct BackupMaker {
                         encrypted: recipients != nil, asIs: options.asIs == .integrityAndForeignKeys)
                     if !streams { try Self.refuseExisting(directory.file(bundleName)) }
                 }
-                // Only a rollback-journal source is copied in the kernel (SourceSnapshot),
-                // as it is: the copy's size is its pages'.
-                guard source.journalMode != "wal" else { return }
+                // A kernel copy is the source's pages as they are: their size is the entry's.
+                guard SourceSnapshot.copiesInKernel(source, path: options.databasePath) else { return }
                 early = builder.startPayload(
                     path: copy.path, entryName: payloadName, size: Int64(source.pageSize) * Int64(source.pageCount),
                     modificationTime: pinnedAt, following: mark, into: frame.descriptor,
                     outputName: streams ? Self.standardOutputName : directory.file(bundleName),
-                    progress: Self.throttled(progress, after: mark))
+                    progress: Self.throttled(progress, by: bundlingProgress))
             }
             try checkCancellation()
             if let started = early, !mark.isComplete {
@@ -181,7 +190,7 @@ public struct BackupMaker {
         let finalPath = streams ? Self.standardOutputName : directory.file(bundleName)
         let (verified, compression, framePath, digests) = try checkAndCompress(
             copyPath: copy.path, snapshot: snapshot, payloadName: payloadName, builder: builder, frame: frame,
-            compressing: early, finalPath: finalPath)
+            compressing: early, shown: bundlingProgress, finalPath: finalPath)
         let payloadDigest = try compression.payloadDigest()
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own, or while the bundle is written when there is room for the bundle
@@ -225,9 +234,10 @@ public struct BackupMaker {
     /// are done; `frame`'s descriptor is closed.
     private func checkAndCompress(
         copyPath: String, snapshot: SourceSnapshot.Result, payloadName: String, builder: BundleBuilder,
-        frame: (path: String, descriptor: Int32), compressing: PayloadCompression?, finalPath: String
+        frame: (path: String, descriptor: Int32), compressing: PayloadCompression?, shown: Throttle, finalPath: String
     ) throws -> (SnapshotVerification.Result, PayloadCompression, String, ContentDigests) {
         progress(.checking)
+        shown.release()
         let compression: PayloadCompression
         let verified: SnapshotVerification.Result
         let digests: ContentDigests
@@ -340,14 +350,12 @@ public struct BackupMaker {
     }
 
     /// Bundling progress at most every 0.1 s (and at the end), from the compressing thread;
-    /// behind a copy (`mark`), only once the copy is complete: until then the copy's own
-    /// progress is shown.
+    /// none while `throttle` is held (behind a copy, until the checks' line is shown).
     static func throttled(
-        _ progress: @escaping @Sendable (Event) -> Void, after mark: CopyWatermark? = nil
+        _ progress: @escaping @Sendable (Event) -> Void, by throttle: Throttle = Throttle()
     ) -> @Sendable (Int64, Int64) -> Void {
-        let throttle = Throttle()
         return { done, total in
-            guard mark?.isComplete ?? true, let seconds = throttle.due(final: done == total) else { return }
+            guard let seconds = throttle.due(final: done == total) else { return }
             progress(.bundling(bytes: done, totalBytes: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0))
         }
     }
@@ -399,14 +407,24 @@ public struct BackupMaker {
     }
 }
 
-/// Says when progress is due: every 0.1 s, and at the end. Returns the seconds since the
-/// first call.
+/// Says when progress is due: every 0.1 s, and at the end; never while held. Returns the
+/// seconds since it was made.
 final class Throttle: Sendable {
     private let watch = Stopwatch()
     private let last = Mutex(-1.0)
+    private let held: Mutex<Bool>
+
+    init(held: Bool = false) {
+        self.held = Mutex(held)
+    }
+
+    func release() {
+        held.withLock { $0 = false }
+    }
 
     func due(final: Bool) -> Double? {
-        last.withLock { last in
+        if held.withLock({ $0 }) { return nil }
+        return last.withLock { last in
             let seconds = watch.seconds
             guard final || seconds - last >= 0.1 else { return nil }
             last = seconds

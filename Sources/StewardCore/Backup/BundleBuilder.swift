@@ -220,6 +220,7 @@ struct PayloadCompression: Sendable {
             }
             try writer.endFile()
             try writer.finish()
+            mark?.finishReading()
             return Output(frameSize: sink.bytesWritten, digest: .init(size: read, sha256: try hasher.finalize()))
         } catch {
             throw BundleBuilder.explain(error, outputName: outputName, cancellation: cancellation)

@@ -17,6 +17,7 @@ final class CopyWatermark: @unchecked Sendable {
 
     // Guarded by `condition`.
     private var state = State.copying(0)
+    private var readerFinished = false
     private let condition = NSCondition()
 
     /// The first `bytes` of the copy are written.
@@ -63,6 +64,26 @@ final class CopyWatermark: @unchecked Sendable {
             // Woken by every change; the timeout only lets `isStopped` be asked again.
             _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
         }
+    }
+
+    /// The reader has read and compressed the whole copy.
+    func finishReading() {
+        condition.lock()
+        readerFinished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits up to `seconds` for `finishReading()`; for the test hook that fails a kernel
+    /// copy only once its reader is done with it (`TestHooks.failsKernelCopy`).
+    func waitForReader(seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !readerFinished {
+            if !condition.wait(until: deadline) { return readerFinished }
+        }
+        return true
     }
 
     private func update(_ change: (inout State) -> Void) {

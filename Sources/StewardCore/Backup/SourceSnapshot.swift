@@ -38,6 +38,9 @@ struct SourceSnapshot {
     /// Told how far the kernel copy has got, for a reader that follows it; abandoned when
     /// the copy is made any other way or fails.
     var mark: CopyWatermark? = nil
+    /// Takes the kernel copy's descriptor instead of its being closed here, when other
+    /// connections of this process hold locks on the source (`BackupMaker.Options.heldDescriptors`).
+    var holder: HeldDescriptors? = nil
 
     /// Copies the source into `copyPath`. `whilePinned` runs once the facts of the snapshot
     /// are known and before the copy starts; it may refuse by throwing.
@@ -48,7 +51,11 @@ struct SourceSnapshot {
         // The kernel copy's descriptor on the source, closed when this returns: after the
         // source connection, which lives in `copySource`, is.
         var held: Int32 = -1
-        defer { if held >= 0 { close(held) } }
+        defer {
+            if held >= 0 {
+                if let holder { holder.hold(held) } else { close(held) }
+            }
+        }
         let pinned: Pinned
         do {
             pinned = try copySource(whilePinned: whilePinned, descriptor: &held)
@@ -128,7 +135,7 @@ struct SourceSnapshot {
     /// file at the path than the one checked, a file shorter than its pages, or a failed
     /// copy. Bytes past the last page are not the database: the copy is cut to the pages.
     private func copyInKernel(_ facts: BundleManifest.Source, held: inout Int32) -> Int? {
-        guard facts.journalMode != "wal", !DatabaseFile.exists(databasePath + "-wal") else { return nil }
+        guard Self.copiesInKernel(facts, path: databasePath) else { return nil }
         let input = open(FileName.cString(databasePath), O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { return nil }
         held = input
@@ -147,8 +154,8 @@ struct SourceSnapshot {
                               bytesPerSecond: seconds > 0 ? Double(bytes) / seconds : 0))
         }
         if code == 0, TestHooks.failsKernelCopy {
-            // Time for the reader behind the copy to read and compress all of it.
-            usleep(500_000)
+            // Once the reader behind the copy has read and compressed all of it.
+            _ = mark?.waitForReader(seconds: 30)
             code = EIO
         }
         let cut = code == 0 && ftruncate(output, bytes) == 0
@@ -162,6 +169,12 @@ struct SourceSnapshot {
         }
         mark?.complete()
         return Int((bytes + off_t(FileCopy.chunkBytes) - 1) / off_t(FileCopy.chunkBytes))
+    }
+
+    /// Whether the kernel copies the source: a rollback-journal database, no `-wal` beside
+    /// it. Such a copy can still fail, and is then made by the online backup API.
+    static func copiesInKernel(_ facts: BundleManifest.Source, path: String) -> Bool {
+        facts.journalMode != "wal" && !DatabaseFile.exists(path + "-wal")
     }
 
     // MARK: - Steps

@@ -32,8 +32,8 @@ public struct FleetMigration {
     }
 
     public struct Result: Sendable {
-        /// `migrated`, `created`, `current` (nothing to apply), `pending` (`--status` with
-        /// migrations to apply) or `would-migrate` (`--dry-run`).
+        /// `migrated`, `created`, `current` (nothing to write), `pending` (`--status` with
+        /// migrations to apply or records to write) or `would-migrate` (`--dry-run`).
         public let outcome: String
         public let report: MigrateReport
         public let bundle: Bundle?
@@ -76,11 +76,15 @@ public struct FleetMigration {
         }
         var schema: SchemaDriftCheck.Comparison?
         var bundle: Bundle?
+        // The backup runs inside the migration's write transaction: a descriptor it opens
+        // on the database is closed only after the migration's connection is.
+        let held = HeldDescriptors()
+        defer { held.closeAll() }
         let report = try migrator.run(beforeMigrating: { write in
             guard !write.created else { return }
             schema = try refuseDrift(write)
             if let backupDirectory {
-                bundle = try backUp(into: backupDirectory)
+                bundle = try backUp(into: backupDirectory, holding: held)
             }
         })
         return Result(outcome: report.outcome, report: report, bundle: bundle, schema: schema)
@@ -117,8 +121,9 @@ public struct FleetMigration {
         (try? OutputDirectory(path: directory))?.removeStaleTemporaries() ?? []
     }
 
-    private func backUp(into directory: String) throws -> Bundle {
+    private func backUp(into directory: String, holding held: HeldDescriptors) throws -> Bundle {
         var backup = BackupMaker.Options(databasePath: options.databasePath, outputDirectory: directory)
+        backup.heldDescriptors = held
         backup.removesStaleTemporaries = !backupDirectorySwept
         backup.nameTag = try PathTag.of(options.databasePath)
         backup.timeout = options.timeout

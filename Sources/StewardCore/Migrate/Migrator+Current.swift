@@ -11,11 +11,9 @@ extension Migrator {
     /// read from `user_version` and the ledger, the foreign-key violations (all existing,
     /// so none new) and `PRAGMA quick_check`. What it skips only matters when a migration
     /// runs: the write lock, the set's check on an empty database, the FTS5 rebuilds, and
-    /// the drift check's read-only look (design notes, "Performance": start-up plus a no-op `migrate`).
+    /// the drift check (design notes, "Performance": start-up plus a no-op `migrate`).
     func reportIfCurrent(source: Source, on connection: Connection, stopwatch: Stopwatch) throws -> MigrateReport? {
-        // golang-migrate's one ledger row is rewritten by every run (`finish`), even one
-        // that applies nothing; that run stays the full one.
-        guard options.baseline == nil, source.set.dialect != .golangMigrate else { return nil }
+        guard options.baseline == nil else { return nil }
         installHandlers(on: connection)
         defer {
             connection.setProgressHandler(instructions: 0, nil)

@@ -17,6 +17,9 @@ struct SetBuild: Sendable {
     let steps: [Step]
     /// Why the set does not build from an empty database; nil when it does.
     let failure: StewardError?
+    /// The index in the set of the migration that failed (with `failure`); the steps can
+    /// stop earlier, where a schema could not be read.
+    var failedAt: (index: Int, fileName: String)? = nil
 
     /// The schema that exactly `applied` make, when they are the set's first migrations and
     /// the build got that far; nil otherwise (the caller builds them itself).
@@ -31,8 +34,10 @@ struct SetBuild: Sendable {
     /// Whether `applied`, the set's first migrations, cannot be built: the set failed at
     /// one of them.
     func fails(building applied: [DialectMigration]) -> Bool {
-        failure != nil && applied.count > steps.count
-            && zip(applied, steps).allSatisfy { $0.fileName == $1.migration.fileName }
+        guard failure != nil, let failedAt, applied.count > failedAt.index,
+              applied[failedAt.index].fileName == failedAt.fileName
+        else { return false }
+        return zip(applied, steps).allSatisfy { $0.fileName == $1.migration.fileName }
     }
 }
 
@@ -45,12 +50,15 @@ extension Migrator {
         let scratch = try withExtensions(Connection.inMemory())
         let cancellation = self.cancellation
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
-        let empty = try sqlite { try SchemaFingerprint(reading: scratch) }
+        let readings = SchemaFingerprint.ReadingCache()
+        let empty = try sqlite { try SchemaFingerprint(reading: scratch, cache: readings) }
         var steps: [SetBuild.Step] = []
         var schema: SchemaFingerprint? = empty
         var schemaVersion = try sqlite { try scratch.integer(sql: "PRAGMA schema_version") }
+        var current = 0
         do {
             for (index, script) in source.scripts.enumerated() {
+                current = index
                 try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
                 if !script.directives.isEmpty {
                     let tables = try Self.fts5Tables(on: scratch)
@@ -65,7 +73,7 @@ extension Migrator {
                 if version != schemaVersion {
                     schemaVersion = version
                     // A schema that cannot be read stops the steps, not the set's check.
-                    schema = schema == nil ? nil : try? SchemaFingerprint(reading: scratch)
+                    schema = schema == nil ? nil : try? SchemaFingerprint(reading: scratch, cache: readings)
                 }
                 // `scripts` has one script per migration of the set, in its order.
                 if let schema, steps.count == index, index < source.set.migrations.count {
@@ -73,7 +81,8 @@ extension Migrator {
                 }
             }
         } catch let error as StewardError where error.kind == .badInput {
-            return SetBuild(empty: empty, steps: steps, failure: error)
+            let failed = current < source.scripts.count ? source.scripts[current].migration.fileName : ""
+            return SetBuild(empty: empty, steps: steps, failure: error, failedAt: (current, failed))
         }
         return SetBuild(empty: empty, steps: steps, failure: nil)
     }

@@ -47,8 +47,8 @@ extension TestHooks {
 
 extension TestHooks {
     /// `STEWARD_TEST_HOOK_KERNEL_COPY_FAILS=1`: backup's kernel copy of the source reports
-    /// EIO half a second after it has copied everything (time for the reader behind the
-    /// copy to read it), so the online backup API makes the copy again.
+    /// EIO once it has copied everything and the reader behind the copy has compressed
+    /// all of it (30 s at most), so the online backup API makes the copy again.
     static var failsKernelCopy: Bool {
         ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_KERNEL_COPY_FAILS"] == "1"
     }

@@ -39,7 +39,30 @@ public struct SchemaFingerprint: Sendable, Equatable {
     static let shadowSuffixes = ["_data", "_idx", "_content", "_docsize", "_config", "_segments", "_segdir",
                                  "_stat", "_node", "_parent", "_rowid"]
 
+    /// What readings of one schema as it grows (a set built migration by migration) have
+    /// found, by each object's SQL as stored: an object whose SQL is unchanged is not read
+    /// or normalised again (a table's columns follow from its SQL). Without it, building a
+    /// set of n migrations read O(n^2) tables (design notes, "Performance").
+    final class ReadingCache {
+        fileprivate var tables: [String: Table] = [:]
+        fileprivate var normalised: [String: String] = [:]
+
+        init() {}
+
+        fileprivate func normalise(_ sql: String) -> String {
+            if let known = normalised[sql] { return known }
+            let result = SchemaFingerprint.normalise(sql)
+            normalised[sql] = result
+            return result
+        }
+    }
+
     public init(reading connection: Connection) throws {
+        try self.init(reading: connection, cache: nil)
+    }
+
+    init(reading connection: Connection, cache: ReadingCache?) throws {
+        let normalise: (String) -> String = { sql in cache?.normalise(sql) ?? Self.normalise(sql) }
         var entries: [(type: String, name: String, sql: String?)] = []
         try connection.forEachRow(sql: "SELECT type, name, sql, tbl_name FROM main.sqlite_schema ORDER BY type, name") { row in
             // A ledger's own indexes and triggers (golang-migrate's version_unique) are
@@ -58,6 +81,11 @@ public struct SchemaFingerprint: Sendable, Equatable {
             }) { continue }
             switch entry.type {
             case "table":
+                let known = entry.name + "\u{0}" + (entry.sql ?? "")
+                if let table = cache?.tables[known] {
+                    tables[key] = table
+                    continue
+                }
                 var columns: [String: Column] = [:]
                 var order: [String] = []
                 try connection.forEachRow(
@@ -68,19 +96,20 @@ public struct SchemaFingerprint: Sendable, Equatable {
                     order.append(name)
                     columns[name] = Column(
                         type: (row.text(at: 1) ?? "").uppercased(), notNull: row.int64(at: 2) != 0,
-                        defaultValue: row.text(at: 3).map(Self.normalise), primaryKeyPosition: row.int(at: 4),
+                        defaultValue: row.text(at: 3).map(normalise), primaryKeyPosition: row.int(at: 4),
                         hidden: row.int(at: 5))
                 }
-                tables[key] = Table(name: entry.name, columns: columns, columnOrder: order,
-                                    sql: Self.normalise(entry.sql ?? ""))
+                let table = Table(name: entry.name, columns: columns, columnOrder: order, sql: normalise(entry.sql ?? ""))
+                tables[key] = table
+                cache?.tables[known] = table
             case "index":
                 // Automatic indexes (UNIQUE, PRIMARY KEY) have no SQL; their table's
                 // definition already says what they index.
-                if let sql = entry.sql { indexes[key] = Self.normalise(sql) }
+                if let sql = entry.sql { indexes[key] = normalise(sql) }
             case "trigger":
-                triggers[key] = Self.normalise(entry.sql ?? "")
+                triggers[key] = normalise(entry.sql ?? "")
             case "view":
-                views[key] = Self.normalise(entry.sql ?? "")
+                views[key] = normalise(entry.sql ?? "")
             default:
                 break
             }

@@ -49,6 +49,10 @@ struct GolangMigrateLedger: MigrationLedger {
         guard let version = newest.version.integer else {
             throw StewardError(.badInput, "\(newest.fileName): version \(newest.version) does not fit golang-migrate's versions")
         }
+        // A row that already says so is left alone: a run with nothing to apply writes
+        // nothing (and is answered as current, `Migrator.reportIfCurrent`).
+        let rows = try connection.rows(sql: "SELECT version, dirty FROM schema_migrations")
+        if rows.count == 1, rows[0].first?.integerValue == version, rows[0].last?.integerValue == 0 { return }
         try connection.execute(sql: "DELETE FROM schema_migrations")
         try connection.execute(
             sql: "INSERT INTO schema_migrations (version, dirty) VALUES (?, ?)", bindings: [.integer(version), .integer(0)])

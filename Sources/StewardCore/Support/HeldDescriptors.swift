@@ -5,9 +5,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// Descriptors of the checked database opened outside SQLite, closed only when every
-/// connection to it is closed: closing any descriptor of a file drops all of this
-/// process's POSIX locks on it, SQLite's included.
+/// Descriptors of a database opened outside SQLite, closed only when every connection to
+/// it is closed: closing any descriptor of a file drops all of this process's POSIX locks
+/// on it, SQLite's included (verify's checks; backup's kernel copy inside a migration's
+/// write transaction).
 final class HeldDescriptors: Sendable {
     private let descriptors = Mutex<[Int32]>([])
 
