@@ -190,8 +190,12 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             if report.applied.isEmpty, report.outcome == "migrated" || report.outcome == "would-migrate" {
                 // Nothing applied, but the ledger or user_version written: not "nothing to do".
                 let versions = report.fromVersion == report.toVersion ? "\(report.fromVersion)" : "\(report.fromVersion) → \(report.toVersion)"
-                let recorded = report.mode == .dryRun ? "would be recorded" : "is now recorded"
-                lines.append("Version     \(versions): no migration to apply; what was applied \(recorded) (newest migration: \(report.newestVersion))")
+                let dry = report.mode == .dryRun
+                // Only the ledger's table made (nothing applied yet to record in it).
+                let what = report.fromVersion == report.toVersion && report.ledger.map { !$0.existed && $0.recorded == 0 } == true
+                    ? "the ledger table \(report.ledger?.table ?? "") \(dry ? "would be created" : "is now created")"
+                    : "what was applied \(dry ? "would be recorded" : "is now recorded")"
+                lines.append("Version     \(versions): no migration to apply; \(what) (newest migration: \(report.newestVersion))")
             } else if report.applied.isEmpty {
                 lines.append("Version     \(report.fromVersion): nothing to do (newest migration: \(report.newestVersion))")
             } else {
@@ -227,7 +231,12 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             lines.append("Layout      \(report.dialect) (\(MigrateWording.worded(report).dialectReason.text))")
         }
         if let ledger = report.ledger {
-            let state = ledger.existed ? "\(ledger.rowsBefore) rows before the run" : "created by this run"
+            let missing = switch report.mode {
+            case .status: "not there yet (a run creates it)"
+            case .dryRun: "would be created by this run"
+            default: "created by this run"
+            }
+            let state = ledger.existed ? "\(ledger.rowsBefore) rows before the run" : missing
             lines.append("Ledger      \(ledger.table): \(state)\(ledger.recorded > 0 ? ", \(ledger.recorded) recorded" : "")")
         }
         for note in report.notes {

@@ -72,6 +72,21 @@ import TestSupport
         #expect(report["recordsPending"] as? Bool == true)
     }
 
+    /// Regression: `--status` on a database without the runner's ledger said the ledger
+    /// was "created by this run", though `--status` creates nothing.
+    @Test func statusSaysALedgerIsNotThereYet() throws {
+        let path = try migratedByTheRunner("bare.db")
+        try Connection(path: path).execute(sql: "DROP TABLE schema_migrations; PRAGMA user_version = 2")
+        let before = try bytes(path)
+        let status = try StewardProcess.run(["migrate", "--status", "--migrations", set, "--db", path])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("schema_migrations: not there yet (a run creates it)"), "\(status.stdout)")
+        #expect(!status.stdout.contains("created by this run"), "\(status.stdout)")
+        let dryRun = try StewardProcess.run(["migrate", "--dry-run", "--migrations", set, "--db", path])
+        #expect(dryRun.stdout.contains("schema_migrations: would be created by this run"), "\(dryRun.stdout)\(dryRun.stderr)")
+        #expect(try bytes(path) == before)
+    }
+
     @Test func aFleetStatusDoesNotCallSuchADatabaseCurrent() throws {
         let behind = try migratedByTheRunner("behind.db")
         let upToDate = try current("current.db")
