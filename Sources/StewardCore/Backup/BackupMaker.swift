@@ -362,7 +362,7 @@ public struct BackupMaker {
 
     /// Room for a bundle of about `frameBytes` twice over, with 64 MiB to spare.
     static func hasRoom(for frameBytes: Int64, in directory: String) -> Bool {
-        BackgroundRemoval.hasRoom(2 * frameBytes + (64 << 20), in: directory)
+        (FreeSpace.available(at: directory) ?? 0) >= 2 * frameBytes + (64 << 20)
     }
 
     static func size(of path: String) throws -> Int64 {

@@ -21,11 +21,4 @@ final class BackgroundRemoval: Sendable {
     func wait() {
         _ = try? work.wait()
     }
-
-    /// Whether the file system that holds `directory` has `bytes` free for this user.
-    static func hasRoom(_ bytes: Int64, in directory: String) -> Bool {
-        var system = statvfs()
-        guard statvfs(FileName.cString(directory), &system) == 0 else { return false }
-        return Int64(system.f_bavail) * Int64(system.f_frsize) >= bytes
-    }
 }

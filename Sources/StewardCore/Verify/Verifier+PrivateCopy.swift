@@ -20,9 +20,7 @@ extension Verifier {
         }
         let room = needed.map { "the copy needs \(Self.describe(bytes: $0)) in \(base)" } ?? "the copy needs as much room in \(base) as the database takes"
         let hint = "set TMPDIR to a writable directory with room for a copy of the database"
-        var fileSystem = statvfs()
-        if let needed, statvfs(base, &fileSystem) == 0 {
-            let available = Int64(fileSystem.f_bavail) * Int64(fileSystem.f_frsize)
+        if let needed, let available = FreeSpace.available(at: base) {
             if available < needed {
                 return (nil, nil, ("cannot run: no room for the private copy in \(base): \(room), \(Self.describe(bytes: available)) free",
                                    [hint]))
