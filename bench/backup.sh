@@ -70,6 +70,11 @@ for run in $(seq 1 "$RUNS"); do
     component zstd "zstd -q -1 -T$threads -o '$work/component.zst' '$copy'"
     component sha256 "openssl dgst -sha256 '$copy'"
     component fsync "sync -f '$work/component.zst'"
+    rm -f "$work/component.zst"; sync
+    # The same work on two cores, after the copy: the checks and digests one after
+    # another beside compression (its threads) and the hash, then the bundle's write-back.
+    component together_bundle "(sqlite3 -bail '$copy' 'PRAGMA integrity_check; PRAGMA foreign_key_check;' > /dev/null; '$steward' inspect --digest '$copy' --json > /dev/null) &
+        (zstd -q -1 -T$threads -o '$work/component.zst' '$copy' && sync -f '$work/component.zst') & (openssl dgst -sha256 '$copy' > /dev/null) & wait"
     rm -f "$copy" "$work/component.zst"
 done
 
@@ -97,4 +102,5 @@ PY
 # The checks and digests read the finished snapshot, so they come after it; compression
 # and the SHA-256 follow the kernel copy as it is written (they cannot end before it), and
 # the compressed bundle is synced once written.
-limit "max(snapshot + max(integrity, foreign_keys, digests), max(snapshot, zstd, sha256) + fsync)" "$mine"
+limit "max(snapshot + max(integrity, foreign_keys, digests), max(snapshot, zstd, sha256) + fsync)" "$mine" \
+    "snapshot + max(together_bundle, integrity + foreign_keys + digests, zstd + fsync, sha256)"

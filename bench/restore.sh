@@ -71,6 +71,9 @@ for run in $(seq 1 "$RUNS"); do
     component foreign_keys "sqlite3 -bail '$part' 'PRAGMA foreign_key_check;'"
     component fts5 "sqlite3 -bail '$part' \"BEGIN; INSERT INTO ticket_fts(ticket_fts, rank) VALUES ('integrity-check', 1); ROLLBACK;\""
     component digests "'$steward' inspect --digest '$part' --json"
+    # The same checks on two cores: FTS5's on one, the others one after another on the other.
+    component together_checks "(sqlite3 -bail '$part' \"BEGIN; INSERT INTO ticket_fts(ticket_fts, rank) VALUES ('integrity-check', 1); ROLLBACK;\" > /dev/null) &
+        (sqlite3 -bail '$part' 'PRAGMA integrity_check; PRAGMA foreign_key_check;' > /dev/null; '$steward' inspect --digest '$part' --json > /dev/null; sync -f '$part') & wait"
 done
 
 peer=$(printf "%s\n" "${peer_times[@]}" | best)
@@ -89,5 +92,6 @@ print(f"steward phases (last run): extract+hash {r['extractSeconds']}s, checks {
 PY
 # Every check reads the extracted file; the hash can run beside the extraction, and the
 # write-back beside the checks.
-limit "max(extract, sha256) + max(integrity, foreign_keys, fts5, digests, fsync)" "$mine"
+limit "max(extract, sha256) + max(integrity, foreign_keys, fts5, digests, fsync)" "$mine" \
+    "max(extract, sha256) + max(together_checks, integrity + foreign_keys + digests, fts5)"
 clean
