@@ -41,9 +41,10 @@ component() {
 }
 
 # Components named together_* are the others run side by side, one lane per core, as
-# two cores must run them (`component together_x "(A; B) & (C) & wait"`): on this machine
-# (KVM, 2 vCPUs) a CPU-bound check runs slower while the other vCPU is busy, which the
-# formula over components timed alone cannot see. They are left out of the total CPU.
+# two cores must run them (`component together_x "(A; B) & (C) & wait"`): the formula
+# over components timed alone cannot see what running them at once costs (the kernel's
+# write-back of the file just written, done by its own threads and counted in no
+# component's CPU, page-cache misses, scheduling). They are left out of the total CPU.
 #
 # limit FORMULA STEWARD_SECONDS [TOGETHER_FORMULA]: FORMULA is a Python expression over
 # component names (max(), +), the longest chain; TOGETHER_FORMULA the same chain with the
