@@ -17,13 +17,12 @@ struct RestoreCommand: OperationCommand, FleetCommand {
             first, then only the entries it lists, each once and no longer than listed. Extracts into \
             a staging directory beside <dir>, computing every SHA-256 on the way. Checks the database \
             header and that the payload is exactly page size x page count (header and manifest), \
-            switches a WAL database to rollback journal, then opens it defensively: first a read-write \
-            probe on the restored file (a rolled-back transaction; its SHA-256 proven unchanged \
-            once the checks below have read it), then integrity_check \
+            switches a WAL database to rollback journal, then opens it defensively: integrity_check \
             (read-write, query-only: CHECK constraints count), foreign_key_check, user_version, \
             application_id and page count against the manifest, every table read, FTS5's \
-            integrity-check (rank 1, inside BEGIN...ROLLBACK) for every FTS5 table, and the per-table \
-            content digests recomputed and compared with the manifest's. Only when \
+            integrity-check (rank 1, inside BEGIN...ROLLBACK, on a connection that takes no lock) for \
+            every FTS5 table; then, once all of these but FTS5's passed, a read-write probe on the restored file (a rolled-back transaction; its SHA-256 proven unchanged), and the per-table content digests recomputed and \
+            compared with the manifest's. Only when \
             every check passes is the staging directory renamed to <dir>. On any failure or signal \
             nothing is left. An encrypted bundle (age, from Steward or the age tool) is opened with \
             --identity or a passphrase and decrypted on the way through, each 64 KiB chunk \

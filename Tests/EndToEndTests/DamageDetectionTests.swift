@@ -120,8 +120,7 @@ import TestSupport
         let run = try restore(path)
         #expect(run.status == 1, "\(run.stdout)")
         #expect(try run.json()["failedChecks"] as? [String] == ["integrity"])
-        // The probe runs first, on every file, and leaves it as it was: only integrity refuses it.
-        #expect(try check(run, "read-write-probe")?["status"] as? String == "pass")
+        #expect(try check(run, "read-write-probe")?["status"] as? String == "skipped", "no copy of a refused file")
         #expect(!FileManager.default.fileExists(atPath: into))
         #expect(!run.allOutput.contains("Secret title"), "no row data")
     }

@@ -84,3 +84,34 @@ import TestSupport
         #expect(check.summary.contains("journal mode wal"), "\(check.summary)")
     }
 }
+
+/// Restore runs the probe while FTS5's check still runs (design notes, "Performance"):
+/// the check's transaction, an INSERT, must not hold the lock the probe needs.
+@Suite struct ProbeBesideFTS5CheckTests {
+    @Test func theProbePassesWhileFTS5sCheckHoldsItsTransaction() throws {
+        let directory = try TemporaryDirectory(prefix: "steward-probe-fts")
+        let path = directory.file("restored.sqlite")
+        let setup = try Connection(path: path)
+        try setup.execute(sql: """
+            CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+            CREATE VIRTUAL TABLE doc_fts USING fts5(body, content='doc', content_rowid='id');
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+            INSERT INTO doc(body) SELECT printf('word%d other%d', i, i % 7) FROM n;
+            INSERT INTO doc_fts(doc_fts) VALUES ('rebuild');
+            """)
+        let before = try SHA256Hasher.hex(of: Array(try #require(FileManager.default.contents(atPath: path))))
+
+        let fts = try RestoredDatabaseChecks.openForFTS5Check(path)
+        try fts.execute(sql: "BEGIN")
+        try FTS5IntegrityCheck.check("doc_fts", rank: 1, on: fts)
+        #expect(!fts.isAutocommit, "the check's transaction is still open")
+        let probe = try ReadWriteProbe(databasePath: path, directory: directory.path, cancellation: Cancellation(),
+                                       expectedSHA256: before).run()
+        #expect(probe.status == .pass, "\(probe.summary)")
+        // The check goes on after the probe, on the same transaction, and still passes.
+        try FTS5IntegrityCheck.check("doc_fts", rank: 1, on: fts)
+        try fts.execute(sql: "ROLLBACK")
+        #expect(try SHA256Hasher.hex(of: Array(try #require(FileManager.default.contents(atPath: path)))) == before)
+        #expect(try directory.contents() == ["restored.sqlite"])
+    }
+}

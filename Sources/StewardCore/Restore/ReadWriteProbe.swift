@@ -43,50 +43,21 @@ final class ReadWriteProbe {
         self.expectedSHA256 = expectedSHA256
     }
 
-    /// Seconds the transaction took, counted into the check's duration with the proof's.
-    private var transactionSeconds = 0.0
-
-    /// Probes the file: the transaction, then the SHA-256 read. A failed probe is a failed
-    /// check; a signal, or no room left in the staging directory for the probe's journal
-    /// (74), is thrown.
+    /// Probes the file. A failed probe is a failed check; a signal, or no room left in
+    /// the staging directory for the probe's journal (74), is thrown.
     func run() throws -> CheckResult {
-        try transact() ?? proveUnchanged()
-    }
-
-    /// The probe's transaction, rolled back, the connection closed and the file reopened
-    /// (a few milliseconds). Nil when all of it passed: `proveUnchanged()` must then
-    /// follow; the file may be read by others meanwhile, never written. A failed check
-    /// otherwise (the proof is then not needed: the restore is refused).
-    func transact() throws -> CheckResult? {
         let watch = Stopwatch()
-        defer { transactionSeconds = watch.seconds }
-        return try outcome(since: watch) { try rollBackAProbeTransaction(); return nil }
-    }
-
-    /// The file's SHA-256 read after `transact()`, held to what it was before the probe.
-    func proveUnchanged() throws -> CheckResult {
-        let watch = Stopwatch()
-        let seconds = { ((watch.seconds + self.transactionSeconds) * 1000).rounded() / 1000 }
-        if let failed = try outcome(since: watch, seconds: seconds, { try hashIsUnchanged(); return nil }) { return failed }
-        return .init(name: .readWriteProbe, status: .pass,
-                     summary: "on the restored file: created a table, inserted \(Self.rows) rows, updated, deleted, "
-                        + "read back and rolled back; reopened without the table, file SHA-256 unchanged",
-                     durationSeconds: seconds())
-    }
-
-    private func outcome(since watch: Stopwatch, seconds: (() -> Double)? = nil,
-                         _ body: () throws -> CheckResult?) throws -> CheckResult? {
-        let duration = seconds ?? { watch.roundedSeconds }
         do {
-            return try body()
+            let summary = try probe()
+            return .init(name: .readWriteProbe, status: .pass, summary: summary, durationSeconds: watch.roundedSeconds)
         } catch let error as SQLiteError {
             if error.code == .full {
                 throw StewardError(.inputOutput, "no room left in \(directory) for the read-write probe's journal: \(SystemCall.message(ENOSPC)) (\(error.message))")
             }
             return .init(name: .readWriteProbe, status: .fail,
-                         summary: try RestoredDatabaseChecks.failure(error, cancellation), durationSeconds: duration())
+                         summary: try RestoredDatabaseChecks.failure(error, cancellation), durationSeconds: watch.roundedSeconds)
         } catch let failure as ProbeFailure {
-            return .init(name: .readWriteProbe, status: .fail, summary: failure.reason, durationSeconds: duration())
+            return .init(name: .readWriteProbe, status: .fail, summary: failure.reason, durationSeconds: watch.roundedSeconds)
         }
     }
 
@@ -94,8 +65,8 @@ final class ReadWriteProbe {
         let reason: String
     }
 
-    /// The transaction, rolled back; the file reopened without the probe table, and its size unchanged.
-    private func rollBackAProbeTransaction() throws {
+    /// The probe itself; returns the summary of what was proven.
+    private func probe() throws -> String {
         if cancellation.isCancelled { throw BundleReader.interrupted(cancellation) }
         let sizeBefore = try Self.size(of: databasePath)
         let table = "steward_restore_probe_\(String(format: "%08x", UInt32.random(in: .min ... .max)))"
@@ -141,9 +112,6 @@ final class ReadWriteProbe {
         guard sizeAfter == sizeBefore else {
             throw ProbeFailure(reason: "the rollback left the file at \(sizeAfter) bytes, not its \(sizeBefore)")
         }
-    }
-
-    private func hashIsUnchanged() throws {
         let hasher = try SHA256Hasher()
         let cancellation = self.cancellation
         do {
@@ -155,6 +123,8 @@ final class ReadWriteProbe {
         guard after == expectedSHA256 else {
             throw ProbeFailure(reason: "the rollback did not restore the file: its SHA-256 is \(after), it was \(expectedSHA256)")
         }
+        return "on the restored file: created a table, inserted \(Self.rows) rows, updated, deleted, "
+            + "read back and rolled back; reopened without the table, file SHA-256 unchanged"
     }
 
     private func connect() throws -> Connection {

@@ -16,10 +16,10 @@ import Glibc
 /// nothing is created beside it: `foreign_key_check`, `user_version`, `application_id`
 /// and the page count against the manifest, the content digests (`digest`, reported by
 /// the caller) and a count of every table, the digested ones counted by the digests'
-/// pass, and last the SHA-256 read proving the file unchanged by the read-write probe.
-/// The probe (`ReadWriteProbe`) runs before all of them, alone: a rolled-back transaction
-/// on the file itself, with spilling off so that the file is never written. None of the
-/// others writes the file, so they can share it.
+/// pass. None of them writes the file, so they can share it. Only when all of those on
+/// this thread pass and have closed their connections, the read-write probe (`ReadWriteProbe`), in
+/// a rolled-back transaction on the file itself, which it proves unchanged afterwards,
+/// while FTS5's check (which takes no lock) may still run.
 struct RestoredDatabaseChecks {
     let databasePath: String
     let manifest: BundleManifest
@@ -53,15 +53,6 @@ struct RestoredDatabaseChecks {
     }
 
     func run() throws -> Result {
-        // The probe's transaction first, before any other connection is open: it takes the
-        // write lock, which FTS5's check (an INSERT) would otherwise hold for its whole run.
-        // Spilling is off, so the file is never written; the SHA-256 read that proves it
-        // unchanged runs below, beside FTS5's check (design notes, "Performance": at the
-        // end, after every check, it added 1 s per GiB to every restore).
-        let probe = ReadWriteProbe(databasePath: databasePath, directory: staging.path, cancellation: cancellation,
-                                   extensions: extensions, expectedSHA256: databaseSHA256)
-        let probeFailed = try probe.transact()
-
         // Whatever this thread throws, the FTS5 check is stopped and waited for before the
         // staging directory (and the file it reads) can go.
         let fts = BackgroundWork { [self] stop in try fts5Check(stop: stop) }
@@ -77,8 +68,12 @@ struct RestoredDatabaseChecks {
         var checks: [CheckResult] = [integrity]
         let (readOnly, tables, contentDigest, foreignKeyPairs) = try readOnlyChecks()
         checks += readOnly
-        let probed = try probeFailed ?? probe.proveUnchanged()
-        finished(probed)
+
+        // The probe writes (and rolls back) the file: never one that a check here refused.
+        // FTS5's check takes no lock (`fts5Check`), so the probe and its SHA-256 read run
+        // while it does (design notes, "Performance": after it, they added 1 s per GiB to
+        // each restore).
+        let probed = try probe(after: checks)
         checks.append(try fts.wait())
         checks.append(probed)
         var found: RecordedFailures?
@@ -89,8 +84,32 @@ struct RestoredDatabaseChecks {
         return Result(checks: checks, tables: tables, contentDigest: contentDigest, found: found)
     }
 
+    /// The read-write probe (`ReadWriteProbe`), or skipped when one of `checks` failed.
+    private func probe(after checks: [CheckResult]) throws -> CheckResult {
+        let refusedBy = checks.filter { $0.status == .fail }.map(\.name.rawValue)
+        let probed: CheckResult
+        if refusedBy.isEmpty {
+            probed = try ReadWriteProbe(databasePath: databasePath, directory: staging.path, cancellation: cancellation,
+                                        extensions: extensions, expectedSHA256: databaseSHA256).run()
+        } else {
+            probed = .init(name: .readWriteProbe, status: .skipped,
+                           summary: "not run: \(refusedBy.joined(separator: ", ")) failed, and the file is not written for it", durationSeconds: 0)
+        }
+        finished(probed)
+        return probed
+    }
+
     // MARK: - FTS5
 
+    /// FTS5's check on a read-write connection that takes no lock (`nolock=1`): its
+    /// statement is an INSERT, whose write transaction would hold the lock the read-write
+    /// probe needs for as long as the check runs. It writes nothing (measured: no journal
+    /// is made, the file is unchanged), so it has nothing to lock against the probe, whose
+    /// spilling is off (it never writes the file, only its journal, which SQLite does not
+    /// take for a hot one: its header stays zero until a sync). Nothing else opens the
+    /// staged file but these checks, and the probe's SHA-256 read proves the file unchanged
+    /// afterwards. Without locks, the close of a descriptor to the file by another check
+    /// (which drops every POSIX lock of the process) takes nothing from it either.
     private func fts5Check(stop: Cancellation) throws -> CheckResult {
         let watch = Stopwatch()
         let check: CheckResult
@@ -99,8 +118,7 @@ struct RestoredDatabaseChecks {
                           durationSeconds: 0)
         } else {
             do {
-                let connection = try DatabaseFile.open(path: databasePath, .readWrite)
-                try connection.harden(loadingExtensions: extensions)
+                let connection = try Self.openForFTS5Check(databasePath, extensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
                 check = .init(try DatabaseChecks.fts5Integrity(on: connection), durationSeconds: watch.roundedSeconds,
@@ -112,6 +130,13 @@ struct RestoredDatabaseChecks {
         }
         finished(check)
         return check
+    }
+
+    /// The hardened read-write connection, without locks, that FTS5's check runs on.
+    static func openForFTS5Check(_ path: String, extensions: [String] = []) throws -> Connection {
+        let connection = try DatabaseFile.open(path: path, .readWrite, parameters: "&nolock=1")
+        try connection.harden(loadingExtensions: extensions)
+        return connection
     }
 
     // MARK: - integrity_check
