@@ -59,6 +59,29 @@ import TestSupport
         #expect(one.sha256 == (try SHA256Hasher.hex(of: Array(bytes))))
     }
 
+    /// The payload's frame is written without a hash of its own (nothing read it: the
+    /// bundle's hash is taken as the frame is copied in); the bundle's sink hashes what
+    /// it writes.
+    @Test func onlyTheBundlesSinkHashesWhatItWrites() throws {
+        let bytes = Array("a frame of compressed bytes".utf8)
+        for hashing in [true, false] {
+            let path = directory.file("sink-\(hashing)")
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            #expect(descriptor >= 0)
+            defer { close(descriptor) }
+            let sink = try BundleBuilder.Sink(descriptor: descriptor, failAfter: nil, cancellation: Cancellation(), hashing: hashing)
+            try bytes.withUnsafeBytes { try sink.write($0) }
+            #expect(sink.bytesWritten == Int64(bytes.count))
+            #expect(FileManager.default.contents(atPath: path) == Data(bytes))
+            if hashing {
+                #expect(try sink.sha256() == SHA256Hasher.hex(of: bytes))
+            } else {
+                #expect(sink.hasher == nil)
+                #expect(throws: StewardError.self) { try sink.sha256() }
+            }
+        }
+    }
+
     @Test func entriesComeInOrderWithTheManifestAndSums() throws {
         let (payload, manifest) = try makePayload()
         _ = try build(manifest, payload: payload, into: "b.tar.zst")
