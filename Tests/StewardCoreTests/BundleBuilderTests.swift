@@ -1,5 +1,6 @@
 import ArchiveKit
 import Foundation
+import Synchronization
 import Testing
 @testable import StewardCore
 import TestSupport
@@ -80,6 +81,28 @@ import TestSupport
                 #expect(throws: StewardError.self) { try sink.sha256() }
             }
         }
+    }
+
+    /// The compression runs below the checks' priority (so that the single-threaded
+    /// checks are not left alone on one core at the end): its thread's nice value, seen
+    /// from its progress callback, is this thread's plus the increment.
+    @Test func thePayloadIsCompressedAtALowerPriority() throws {
+        let (payload, manifest) = try makePayload()
+        let builder = BundleBuilder(compressionLevel: 1, threads: 2, cancellation: Cancellation())
+        let frame = open(directory.file("frame"), O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(frame >= 0)
+        defer { close(frame) }
+        let seen = Mutex<Int32?>(nil)
+        let compression = builder.startPayload(
+            path: payload, entryName: manifest.files[0].path, size: manifest.files[0].size, modificationTime: 0,
+            into: frame, outputName: "frame") { _, _ in
+                let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+                seen.withLock { $0 = nice }
+            }
+        _ = try compression.wait()
+        let mine = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        #expect(BackgroundPriority.compressionNiceIncrement > 0)
+        #expect(seen.withLock { $0 } == min(19, mine + BackgroundPriority.compressionNiceIncrement))
     }
 
     @Test func entriesComeInOrderWithTheManifestAndSums() throws {

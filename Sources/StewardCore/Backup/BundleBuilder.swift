@@ -153,8 +153,9 @@ struct BundleBuilder {
 }
 
 /// The payload frame being compressed on a thread of its own (`BackgroundWork`), started
-/// when it is made. The same thread computes the payload's SHA-256 from the blocks it
-/// reads: one read of the copy feeds both (design notes, "Performance").
+/// when it is made, at a lower priority than the checks (`BackgroundPriority`). The same
+/// thread computes the payload's SHA-256 from the blocks it reads: one read of the copy
+/// feeds both (design notes, "Performance").
 struct PayloadCompression: Sendable {
     let payloadPath: String
     let entryName: String
@@ -181,7 +182,8 @@ struct PayloadCompression: Sendable {
         self.size = size
         self.options = options
         work = BackgroundWork { stop in
-            try Self.compress(
+            BackgroundPriority.lowerForCompression()
+            return try Self.compress(
                 payloadPath: payloadPath, entryName: entryName, size: size, options: options, following: mark, descriptor: descriptor,
                 outputName: outputName, cancellation: cancellation, stop: stop, progress: progress)
         }
