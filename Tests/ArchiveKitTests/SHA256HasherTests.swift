@@ -1,5 +1,5 @@
 import Testing
-import ArchiveKit
+@testable import ArchiveKit
 
 @Suite struct SHA256HasherTests {
     /// FIPS 180-2 and NIST example vectors.
@@ -25,6 +25,43 @@ import ArchiveKit
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
         for _ in 0..<1000 { hasher.update(chunk) }
         #expect(try hasher.finalize() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    /// Small updates are gathered before they reach libcrypto, long ones pass straight
+    /// through: pieces of every size around the gathering buffer's capacity and the
+    /// direct-update length, in any mix, give the digest of the bytes (the FIPS 180-2
+    /// million-a vector).
+    @Test(arguments: [
+        [1, 9, 17],
+        [SHA256Hasher.directUpdateBytes - 1, 3, SHA256Hasher.directUpdateBytes],
+        [SHA256Hasher.pendingCapacity - 1, 2, 1, SHA256Hasher.pendingCapacity],
+        [5, SHA256Hasher.directUpdateBytes + 1, 63, SHA256Hasher.pendingCapacity + 7, 64, 65],
+        [SHA256Hasher.directUpdateBytes / 2 + 1],
+    ])
+    func gatheredAndDirectUpdatesGiveTheDigestOfTheBytes(_ pattern: [Int]) throws {
+        let hasher = try SHA256Hasher()
+        let total = 1_000_000
+        let a = [UInt8](repeating: UInt8(ascii: "a"), count: 2 * SHA256Hasher.pendingCapacity)
+        var done = 0
+        var next = 0
+        while done < total {
+            let count = min(pattern[next % pattern.count], total - done)
+            a.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            done += count
+            next += 1
+        }
+        #expect(try hasher.finalize() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    /// What is still gathered reaches the digest at `finalize()`, and the buffer it was
+    /// gathered in may be reused by the caller at once.
+    @Test func aGatheredUpdateIsCopiedBeforeTheCallerReusesItsBuffer() throws {
+        let hasher = try SHA256Hasher()
+        var buffer = Array("abc".utf8)
+        buffer.withUnsafeBytes { hasher.update($0) }
+        buffer.withUnsafeMutableBytes { $0.copyBytes(from: Array("xyz".utf8)) }
+        #expect(buffer == Array("xyz".utf8))
+        #expect(try hasher.finalize() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     @Test func nothingHashedIsTheEmptyDigest() throws {

@@ -1,5 +1,6 @@
 import ArchiveKit
 import Foundation
+import Synchronization
 import Testing
 @testable import StewardCore
 import TestSupport
@@ -57,6 +58,51 @@ import TestSupport
         let bytes = try #require(FileManager.default.contents(atPath: directory.file("one.tar.zst")))
         #expect(one.sizeBytes == Int64(bytes.count))
         #expect(one.sha256 == (try SHA256Hasher.hex(of: Array(bytes))))
+    }
+
+    /// The payload's frame is written without a hash of its own (nothing read it: the
+    /// bundle's hash is taken as the frame is copied in); the bundle's sink hashes what
+    /// it writes.
+    @Test func onlyTheBundlesSinkHashesWhatItWrites() throws {
+        let bytes = Array("a frame of compressed bytes".utf8)
+        for hashing in [true, false] {
+            let path = directory.file("sink-\(hashing)")
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            #expect(descriptor >= 0)
+            defer { close(descriptor) }
+            let sink = try BundleBuilder.Sink(descriptor: descriptor, failAfter: nil, cancellation: Cancellation(), hashing: hashing)
+            try bytes.withUnsafeBytes { try sink.write($0) }
+            #expect(sink.bytesWritten == Int64(bytes.count))
+            #expect(FileManager.default.contents(atPath: path) == Data(bytes))
+            if hashing {
+                #expect(try sink.sha256() == SHA256Hasher.hex(of: bytes))
+            } else {
+                #expect(sink.hasher == nil)
+                #expect(throws: StewardError.self) { try sink.sha256() }
+            }
+        }
+    }
+
+    /// The compression runs below the checks' priority (so that the single-threaded
+    /// checks are not left alone on one core at the end): its thread's nice value, seen
+    /// from its progress callback, is this thread's plus the increment.
+    @Test func thePayloadIsCompressedAtALowerPriority() throws {
+        let (payload, manifest) = try makePayload()
+        let builder = BundleBuilder(compressionLevel: 1, threads: 2, cancellation: Cancellation())
+        let frame = open(directory.file("frame"), O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(frame >= 0)
+        defer { close(frame) }
+        let seen = Mutex<Int32?>(nil)
+        let compression = builder.startPayload(
+            path: payload, entryName: manifest.files[0].path, size: manifest.files[0].size, modificationTime: 0,
+            into: frame, outputName: "frame") { _, _ in
+                let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+                seen.withLock { $0 = nice }
+            }
+        _ = try compression.wait()
+        let mine = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        #expect(BackgroundPriority.compressionNiceIncrement > 0)
+        #expect(seen.withLock { $0 } == min(19, mine + BackgroundPriority.compressionNiceIncrement))
     }
 
     @Test func entriesComeInOrderWithTheManifestAndSums() throws {

@@ -79,7 +79,7 @@ struct BundleBuilder {
         } catch {
             throw Self.explain(error, outputName: outputName, cancellation: cancellation)
         }
-        return Output(sizeBytes: sink.bytesWritten, sha256: try sink.hasher.finalize())
+        return Output(sizeBytes: sink.bytesWritten, sha256: try sink.sha256())
     }
 
     /// Errors of the writers and sinks as Steward errors.
@@ -106,9 +106,10 @@ struct BundleBuilder {
         }
     }
 
-    /// Where compressed bytes go: a file, with a count, a SHA-256 of everything written,
-    /// and a chance to stop at every piece zstd hands over (it keeps compressing what it
-    /// was given after the last block was read: for seconds at high levels).
+    /// Where compressed bytes go: a file, with a count, a SHA-256 of everything written
+    /// (when `hashing`), and a chance to stop at every piece zstd hands over (it keeps
+    /// compressing what it was given after the last block was read: for seconds at high
+    /// levels).
     final class Sink {
         struct Failure: Error {
             let code: Int32
@@ -117,16 +118,25 @@ struct BundleBuilder {
         struct Cancelled: Error {}
 
         let descriptor: Int32
-        let hasher: SHA256Hasher
+        /// nil for the payload's frame: nothing reads its hash (the bundle's own hash is
+        /// computed as the frame is copied into the bundle), and hashing it cost about
+        /// 0.17 s of CPU per GiB of database (design notes, "Performance (issue 14)").
+        let hasher: SHA256Hasher?
         let failAfter: Int64?
         let cancellation: Cancellation
         private(set) var bytesWritten: Int64 = 0
 
-        init(descriptor: Int32, failAfter: Int64?, cancellation: Cancellation) throws {
+        init(descriptor: Int32, failAfter: Int64?, cancellation: Cancellation, hashing: Bool = true) throws {
             self.descriptor = descriptor
-            self.hasher = try SHA256Hasher()
+            self.hasher = hashing ? try SHA256Hasher() : nil
             self.failAfter = failAfter
             self.cancellation = cancellation
+        }
+
+        /// The SHA-256 of everything written; the sink cannot hash any more afterwards.
+        func sha256() throws -> String {
+            guard let hasher else { throw StewardError(.internal, "a sink made without hashing has no SHA-256") }
+            return try hasher.finalize()
         }
 
         func write(_ buffer: UnsafeRawBufferPointer) throws {
@@ -136,15 +146,16 @@ struct BundleBuilder {
             }
             let code = SystemCall.writeAll(descriptor, buffer)
             guard code == 0 else { throw Failure(code: code) }
-            hasher.update(buffer)
+            hasher?.update(buffer)
             bytesWritten += Int64(buffer.count)
         }
     }
 }
 
 /// The payload frame being compressed on a thread of its own (`BackgroundWork`), started
-/// when it is made. The same thread computes the payload's SHA-256 from the blocks it
-/// reads: one read of the copy feeds both (design notes, "Performance").
+/// when it is made, at a lower priority than the checks (`BackgroundPriority`). The same
+/// thread computes the payload's SHA-256 from the blocks it reads: one read of the copy
+/// feeds both (design notes, "Performance").
 struct PayloadCompression: Sendable {
     let payloadPath: String
     let entryName: String
@@ -171,7 +182,8 @@ struct PayloadCompression: Sendable {
         self.size = size
         self.options = options
         work = BackgroundWork { stop in
-            try Self.compress(
+            BackgroundPriority.lowerForCompression()
+            return try Self.compress(
                 payloadPath: payloadPath, entryName: entryName, size: size, options: options, following: mark, descriptor: descriptor,
                 outputName: outputName, cancellation: cancellation, stop: stop, progress: progress)
         }
@@ -199,7 +211,7 @@ struct PayloadCompression: Sendable {
         // Either flag stops it: a signal, or checks that failed.
         let combined = Cancellation()
         let isStopped = { [cancellation, stop] in cancellation.isCancelled || stop.isCancelled }
-        let sink = try BundleBuilder.Sink(descriptor: descriptor, failAfter: nil, cancellation: combined)
+        let sink = try BundleBuilder.Sink(descriptor: descriptor, failAfter: nil, cancellation: combined, hashing: false)
         let hasher = try SHA256Hasher()
         do {
             let writer = try ArchiveWriter(options: options) { buffer in

@@ -143,7 +143,7 @@ struct SourceSnapshot {
         let bytes = off_t(facts.pageSize) * off_t(facts.pageCount)
         guard fstat(input, &info) == 0, info.st_dev == sourceFile.st_dev, info.st_ino == sourceFile.st_ino,
               info.st_size >= bytes, bytes > 0 else { return nil }
-        let output = open(FileName.cString(copyPath), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
+        let output = open(FileName.cString(copyPath), Self.kernelCopyOpenFlags)
         guard output >= 0 else { return nil }
         let watch = Stopwatch()
         let pageSize = max(facts.pageSize, 1)
@@ -170,6 +170,14 @@ struct SourceSnapshot {
         mark?.complete()
         return Int((bytes + off_t(FileCopy.chunkBytes) - 1) / off_t(FileCopy.chunkBytes))
     }
+
+    /// How the kernel copy opens the copy: without `O_TRUNC`. The copy was made empty by
+    /// this run, and everything below the pages is overwritten and cut to them anyway. On
+    /// ext4 a truncation to size 0, even of an empty file, marks the file so that closing
+    /// it allocates and starts writing back every delayed block (`auto_da_alloc`): 0.45 s
+    /// inside `close` at 1 GiB while the source was still held, and a disk write of a
+    /// file that is deleted a few seconds later (design notes, "Performance (issue 14)").
+    static let kernelCopyOpenFlags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC
 
     /// Whether the kernel copies the source: a rollback-journal database, no `-wal` beside
     /// it. Such a copy can still fail, and is then made by the online backup API.

@@ -80,8 +80,11 @@ extension ContentDigests {
                 guard case .integer(let rowID) = statement.value(at: rowIDColumn) else { return nil }
                 if let last = previous[position], rowID <= last { return nil }
                 previous[position] = rowID
+                // Taken out of the array once per row: inside the closure the subscript
+                // retained and released the hasher for every value.
+                let fedHasher = fedHashers[position]
                 for column in first..<rowIDColumn {
-                    statement.withHashEncoding(at: column) { fedHashers[position].update($0) }
+                    statement.withHashEncoding(at: column) { fedHasher.update($0) }
                 }
                 first = rowIDColumn + 1
             }
