@@ -102,5 +102,5 @@ PY
 # The checks and digests read the finished snapshot, so they come after it; compression
 # and the SHA-256 follow the kernel copy as it is written (they cannot end before it), and
 # the compressed bundle is synced once written.
-limit "max(snapshot + max(integrity, foreign_keys, digests), max(snapshot, zstd, sha256) + fsync)" "$mine" \
+PAIRED="${steward_times[*]}" limit "max(snapshot + max(integrity, foreign_keys, digests), max(snapshot, zstd, sha256) + fsync)" "$mine" \
     "snapshot + max(together_bundle, integrity + foreign_keys + digests, zstd + fsync, sha256)"

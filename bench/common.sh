@@ -49,10 +49,16 @@ component() {
 # limit FORMULA STEWARD_SECONDS [TOGETHER_FORMULA]: FORMULA is a Python expression over
 # component names (max(), +), the longest chain; TOGETHER_FORMULA the same chain with the
 # side-by-side components, which gives the measured limit that the verdict is about.
+#
+# With PAIRED set to Steward's time of each iteration (space-separated, in order), also
+# prints each iteration's Steward time over the limit from that iteration's components
+# alone and their median: both sides then ran within a minute of each other, which the
+# bests above, taken minutes apart on a machine whose speed drifts, are not.
 limit() {
-    python3 - "$components" "$1" "$2" "$(nproc)" "${3:-}" <<'PY'
-import sys
+    python3 - "$components" "$1" "$2" "$(nproc)" "${3:-}" "${PAIRED:-}" <<'PY'
+import sys, statistics
 path, formula, mine, cores, together = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+paired = [float(t) for t in sys.argv[6].split()]
 wall, cpu = {}, {}
 for line in open(path):
     name, e, u, s = line.split()
@@ -73,5 +79,27 @@ if together:
     limit = measured
 ratio = mine / limit
 print(f"steward / limit: {ratio:.2f}  ({'within' if ratio <= 1.05 else 'NOT within'} 5% of the limit)")
+if paired:
+    rounds = []
+    for line in open(path):
+        name, e, u, s = line.split()
+        seen = sum(1 for r in rounds if name in r)
+        if seen == len(rounds):
+            rounds.append({})
+        rounds[seen][name] = (float(e), float(u) + float(s))
+    def bound(walls, cpus, expression):
+        total = sum(v for n, v in cpus.items() if not n.startswith("together"))
+        return max(eval(expression, {"__builtins__": {}, "max": max}, walls), total / cores)
+    pairs = {"alone": [], "side": []}
+    for t, r in zip(paired, rounds):
+        walls = {n: v[0] for n, v in r.items()}
+        cpus = {n: v[1] for n, v in r.items()}
+        pairs["alone"].append(t / bound(walls, cpus, formula))
+        if together:
+            pairs["side"].append(t / bound(walls, cpus, together))
+    for kind, values in pairs.items():
+        if values:
+            print(f"paired per iteration, steward / limit {kind}: " + " ".join(f"{v:.2f}" for v in values)
+                  + f"; median {statistics.median(values):.2f}")
 PY
 }

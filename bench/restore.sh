@@ -92,6 +92,6 @@ print(f"steward phases (last run): extract+hash {r['extractSeconds']}s, checks {
 PY
 # Every check reads the extracted file; the hash can run beside the extraction, and the
 # write-back beside the checks.
-limit "max(extract, sha256) + max(integrity, foreign_keys, fts5, digests, fsync)" "$mine" \
+PAIRED="${steward_times[*]}" limit "max(extract, sha256) + max(integrity, foreign_keys, fts5, digests, fsync)" "$mine" \
     "max(extract, sha256) + max(together_checks, integrity + foreign_keys + digests, fts5)"
 clean

@@ -75,4 +75,4 @@ mine=$(printf "%s\n" "${steward_times[@]}" | best)
 echo "verify, $ROWS rows: sqlite3 ${peer}s (runs: ${peer_times[*]})   steward ${mine}s (runs: ${steward_times[*]})   ratio $(ratio "$mine" "$peer")  (target <= 0.7)"
 printf '  sqlite3 parts, run %s\n' "${parts[@]}"
 # The checks are independent: each may run on its own connection at the same time.
-limit "max(integrity, foreign_keys, fts5)" "$mine" "max(together_checks, fts5, integrity + foreign_keys)"
+PAIRED="${steward_times[*]}" limit "max(integrity, foreign_keys, fts5)" "$mine" "max(together_checks, fts5, integrity + foreign_keys)"
