@@ -285,6 +285,12 @@ public final class Connection {
         return steward_sqlite_db_config_flag(sqliteConnection, option, -1, &current) == SQLITE_OK && current != 0
     }
 
+    /// Whether SQLite serializes calls on this connection with a mutex of its own (false
+    /// for a connection opened `.noMutex`).
+    public var isSerialized: Bool {
+        sqlite3_db_mutex(sqliteConnection) != nil
+    }
+
     /// Makes any running statement on this connection stop with SQLITE_INTERRUPT.
     /// Safe to call from another thread.
     public func interrupt() {

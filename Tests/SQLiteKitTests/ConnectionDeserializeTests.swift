@@ -48,6 +48,17 @@ import TestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("source.db"))) == data, "and only there")
     }
 
+    /// `oneThread` opens the connection without its mutex (SQLITE_OPEN_NOMUTEX); by
+    /// default SQLite's serialized mode gives it one.
+    @Test func oneThreadOpensTheConnectionWithoutItsMutex() throws {
+        let directory = try TemporaryDirectory()
+        let data = try makeDatabase(in: directory)
+        #expect(try Connection.deserializing(HeapImage(data)).isSerialized)
+        let single = try Connection.deserializing(HeapImage(data), oneThread: true)
+        #expect(!single.isSerialized)
+        #expect(try single.integer(sql: "SELECT count(*) FROM t") == 3)
+    }
+
     /// Flags 0: SQLite neither frees nor grows the image; a change that needs another page
     /// fails with SQLITE_FULL and leaves the database as it was.
     @Test func aChangeThatWouldGrowTheImageIsFull() throws {

@@ -28,6 +28,8 @@ import Glibc
         #expect(try copy.integer(sql: "PRAGMA mmap_size") == 0)
         #expect(try copy.integer(sql: "PRAGMA cell_size_check") == 1)
         #expect(copy.isDefensive)
+        // One thread at a time: FTS5's check would enter a mutex for every page it reads.
+        #expect(!copy.isSerialized)
         #expect(try copy.integer(sql: "SELECT count(*) FROM ticket") > 0)
     }
 
@@ -50,6 +52,7 @@ import Glibc
             let mapped = try #require(try verifier.openMapping(of: source, path: path, held: held))
             #expect(try mapped.integer(sql: "PRAGMA cell_size_check") == 1)
             #expect(mapped.isDefensive)
+            #expect(!mapped.isSerialized, "FTS5's check on it would enter a mutex for every page")
             #expect(try mapped.journalMode() == "memory")
             #expect(try mapped.integer(sql: "SELECT count(*) FROM ticket") == (try source.integer(sql: "SELECT count(*) FROM ticket")))
             try FTS5IntegrityCheck.check("ticket_fts", rank: 1, on: mapped)

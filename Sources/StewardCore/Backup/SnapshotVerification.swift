@@ -141,7 +141,7 @@ struct SnapshotVerification {
             defer { durations[.ftsSync] = watch.roundedSeconds }
             // FTS5's check is an INSERT: a connection of its own that may write, inside
             // BEGIN … ROLLBACK, though it writes nothing.
-            let writer = try DatabaseFile.open(path: copyPath, .readWrite, parameters: "&nolock=1")
+            let writer = try DatabaseFile.open(path: copyPath, .readWrite, parameters: "&nolock=1", oneThread: true)
             try writer.harden(loadingExtensions: extensions)
             writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             fts5 = try DatabaseChecks.fts5Integrity(on: writer)

@@ -134,7 +134,7 @@ struct RestoredDatabaseChecks {
 
     /// The hardened read-write connection, without locks, that FTS5's check runs on.
     static func openForFTS5Check(_ path: String, extensions: [String] = []) throws -> Connection {
-        let connection = try DatabaseFile.open(path: path, .readWrite, parameters: "&nolock=1")
+        let connection = try DatabaseFile.open(path: path, .readWrite, parameters: "&nolock=1", oneThread: true)
         try connection.harden(loadingExtensions: extensions)
         return connection
     }

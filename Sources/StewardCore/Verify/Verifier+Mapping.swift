@@ -62,7 +62,8 @@ extension Verifier {
         held.hold(descriptor)
         guard let mapping = PrivateFileMapping(descriptor: descriptor, length: length) else { return nil }
         do {
-            let connection = try Connection.deserializing(mapping)
+            // Used by this thread only, from here until it is closed.
+            let connection = try Connection.deserializing(mapping, oneThread: true)
             // As the copy: hardened as any file from elsewhere, its triggers trusted as in
             // the application, and harden's mmap_size 0 kept (design notes, "Performance").
             try connection.harden(loadingExtensions: options.extensions, trustingSchema: true)

@@ -34,7 +34,8 @@ extension Verifier {
         }
         do {
             let copied = try copyFile(of: source, path: path, header: header, to: workspace.file("copy.sqlite"), held: held)
-            let target = try Connection(path: workspace.file("copy.sqlite"))
+            // Used by one thread at a time (no mutex: FTS5's check enters it for every page).
+            let target = try Connection(path: workspace.file("copy.sqlite"), mode: [.readWrite, .create, .noMutex])
             // Assertions run on the copy: defensive mode and cell checks as for any file from
             // elsewhere, but its triggers must work as in the application (they write to FTS5
             // tables). It keeps its rollback journal (the assertions' transaction is rolled
