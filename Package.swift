@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "StewardCore", dependencies: ["SQLiteKit", "ArchiveKit", "FileNames", "CSystem"]),
 
         // Commands, help, rendering and exit codes.
-        .target(name: "StewardCLI", dependencies: ["ArgumentKit", "StewardCore", "FileNames"]),
+        .target(name: "StewardCLI", dependencies: ["ArgumentKit", "StewardCore", "FileNames", "SQLiteKit"]),
 
         .executableTarget(name: "steward", dependencies: ["StewardCLI"]),
 

@@ -14,4 +14,9 @@ static inline int steward_sqlite_db_config_flag(sqlite3 *db, int op, int value, 
     return sqlite3_db_config(db, op, value, current);
 }
 
+// sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on): only before sqlite3_initialize.
+static inline int steward_sqlite_config_memory_statistics(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
+
 #endif

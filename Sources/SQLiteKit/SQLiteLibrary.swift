@@ -22,6 +22,24 @@ public enum SQLiteLibrary {
         return options
     }
 
+    /// Turns SQLite's memory statistics off for the whole process
+    /// (`SQLITE_CONFIG_MEMSTATUS`); only possible before SQLite is first used (returns
+    /// false after). With them on, every allocation and free in SQLite takes one
+    /// process-wide mutex: two threads running SQLite statements at once (FTS5's check
+    /// beside `integrity_check`) wait on each other thousands of times a second. With them
+    /// off, `sqlite3_hard_heap_limit64` and `soft_heap_limit` are not enforced and
+    /// `sqlite3_memory_used` reads 0.
+    @discardableResult
+    public static func turnOffMemoryStatistics() -> Bool {
+        steward_sqlite_config_memory_statistics(0) == SQLITE_OK
+    }
+
+    /// Whether SQLite counts its memory (`SQLITE_CONFIG_MEMSTATUS`), as seen from its
+    /// high-water mark: meaningful only once something in this process has used SQLite.
+    public static var keepsMemoryStatistics: Bool {
+        sqlite3_memory_highwater(0) > 0
+    }
+
     /// Whether an FTS5 table can actually be created through `connection` (or a fresh
     /// in-memory connection). Proven by doing it, not by reading compile options.
     public static func canCreateFTS5(on connection: Connection? = nil) -> Bool {

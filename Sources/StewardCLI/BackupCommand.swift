@@ -8,6 +8,11 @@ import Glibc
 
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.
 struct BackupCommand: OperationCommand, FleetCommand {
+    /// SQLite's memory statistics off: its checks, digests and compression run side by side
+    /// on threads of one process, and the statistics' process-wide mutex made them wait
+    /// on each other (design notes, "Performance").
+    static var honoursSQLiteHeapLimits: Bool { false }
+
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",

@@ -9,6 +9,11 @@ import Glibc
 /// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
 /// and only then publish it.
 struct RestoreCommand: OperationCommand, FleetCommand {
+    /// SQLite's memory statistics off: its checks run side by side
+    /// on threads of one process, and the statistics' process-wide mutex made them wait
+    /// on each other (design notes, "Performance").
+    static var honoursSQLiteHeapLimits: Bool { false }
+
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Unpack a bundle into a fresh directory and prove the database works.",

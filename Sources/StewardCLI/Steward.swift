@@ -1,6 +1,7 @@
 import ArgumentKit
 import FileNames
 import Foundation
+import SQLiteKit
 import StewardCore
 
 /// The `steward` command: parses the arguments, runs a subcommand, picks the exit status.
@@ -87,6 +88,8 @@ public enum Steward {
             return ExitCode.software
         }
 
+        // Before anything in this process uses SQLite (design notes, "Performance").
+        if !type.honoursSQLiteHeapLimits { SQLiteLibrary.turnOffMemoryStatistics() }
         let command: any StewardCommand
         do {
             command = try type.init(values)
@@ -95,6 +98,11 @@ public enum Steward {
         }
 
         let name = values.command.commandName
+        defer {
+            if ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_REPORT_SQLITE_MEMORY_STATISTICS"] == "1" {
+                terminal.diagnose("SQLite memory statistics: \(SQLiteLibrary.keepsMemoryStatistics ? "on" : "off")")
+            }
+        }
         do {
             return try command.run(on: terminal)
         } catch let error as StewardError {

@@ -14,5 +14,17 @@ protocol StewardCommand {
 
     /// Runs the command and returns the exit status. Throws `StewardError` for failures.
     func run(on terminal: Terminal) throws -> Int32
+
+    /// Whether SQL the user hands this command may rely on SQLite's heap limits (below).
+    static var honoursSQLiteHeapLimits: Bool { get }
+}
+
+extension StewardCommand {
+    /// Whether SQL the user hands this command may rely on SQLite's heap limits
+    /// (`PRAGMA hard_heap_limit` in a migration). A command that says no runs with
+    /// SQLite's memory statistics off (`SQLiteLibrary.turnOffMemoryStatistics`): its
+    /// checks run side by side on several threads, and the statistics' process-wide mutex
+    /// made them wait on each other. Default: true.
+    static var honoursSQLiteHeapLimits: Bool { true }
 }
 

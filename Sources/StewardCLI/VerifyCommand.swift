@@ -5,6 +5,11 @@ import StewardCore
 /// `steward verify`: prove a database and a search contract; exit 0 only when every
 /// check passed.
 struct VerifyCommand: OperationCommand, FleetCommand {
+    /// SQLite's memory statistics off: integrity_check and FTS5's check run side by side
+    /// on threads of one process, and the statistics' process-wide mutex made them wait
+    /// on each other (design notes, "Performance").
+    static var honoursSQLiteHeapLimits: Bool { false }
+
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",

@@ -24,6 +24,21 @@ import TestSupport
         _ = try Migrator(options: create).run()
     }
 
+    /// The run's connection is used by one thread only, so it is opened without SQLite's
+    /// per-connection mutex (an FTS5 rebuild or check entered it for every page).
+    @Test func theRunsConnectionHasNoMutexOfItsOwn() throws {
+        var serialized: [Bool] = []
+        let options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
+        _ = try Migrator(options: options).run(beforeMigrating: { write in serialized.append(write.connection.isSerialized) })
+        #expect(serialized == [false])
+        let other = directory.file("new.db")
+        var create = Migrator.Options(databasePath: other, migrationsDirectory: migrations)
+        create.create = true
+        serialized = []
+        _ = try Migrator(options: create).run(beforeMigrating: { write in serialized.append(write.connection.isSerialized) })
+        #expect(serialized == [false], "a database the run creates too")
+    }
+
     /// The hook runs once, on the run's connection inside its write transaction, with the
     /// plan that the write follows; a current database never reaches it.
     @Test func theHookSeesTheRunsOwnPlanInsideItsWriteTransaction() throws {

@@ -14,6 +14,12 @@ extension Migrator {
                            interruptedDetail: "; nothing changed", lockTimeout: waited ? options.timeout : nil).error(for: error)
     }
 
+    /// The run's read-write connection: never used by two threads at once (a fleet's
+    /// worker opens, migrates and closes its own), so without SQLite's per-connection
+    /// mutex, which every call entered (an FTS5 rebuild or check, for one, enters it for
+    /// every page it reads or writes through a blob handle).
+    static let runMode: Connection.OpenMode = [.readWrite, .noMutex]
+
     func openExisting(readOnly: Bool) throws -> Connection {
         let path = options.databasePath
         guard DatabaseFile.exists(path) else {
@@ -37,7 +43,7 @@ extension Migrator {
                 }
                 return try withExtensions(DatabaseFile.openReadOnly(path: path, header: header, waits: lockWaits))
             }
-            let connection = try withExtensions(Connection(path: path, mode: [.readWrite]))
+            let connection = try withExtensions(Connection(path: path, mode: Self.runMode))
             lockWaits.attach(to: connection)
             _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
             if connection.isReadOnly {
@@ -68,7 +74,7 @@ extension Migrator {
         // Closed before SQLite opens the file, so no lock of SQLite's can be dropped by it.
         close(descriptor)
         do {
-            let connection = try withExtensions(Connection(path: path, mode: [.readWrite]))
+            let connection = try withExtensions(Connection(path: path, mode: Self.runMode))
             lockWaits.attach(to: connection)
             return (connection, true)
         } catch let error as SQLiteError {
