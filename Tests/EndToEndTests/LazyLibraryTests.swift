@@ -7,20 +7,13 @@ import TestSupport
 /// database). A command that needs one that cannot be loaded fails with the library's name
 /// and the loader's reason, exit 70, and writes nothing.
 @Suite struct LazyLibraryTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
-    var migrations: String { directory.file("migrations") }
+    let example: ExampleDatabaseFixture
+    var directory: TemporaryDirectory { example.directory }
+    var database: String { example.database }
+    var migrations: String { example.migrations }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        for name in ["0001_create_ticket.sql", "0002_ticket_search.sql"] {
-            try FileManager.default.copyItem(
-                atPath: Fixtures.exampleMigrations.appendingPathComponent(name).path,
-                toPath: (migrations as NSString).appendingPathComponent(name))
-        }
-        let created = try StewardProcess.run(["migrate", "--create", "--quiet", "--db", database, "--migrations", migrations])
-        try #require(created.status == 0, "\(created.stderr)")
+        example = try ExampleDatabaseFixture()
     }
 
     /// The shared libraries the dynamic loader opened for a run (glibc's LD_DEBUG=files).

@@ -13,20 +13,13 @@ import TestSupport
 @Suite struct SQLiteMemoryStatisticsTests {
     static let hook = ["STEWARD_TEST_HOOK_REPORT_SQLITE_MEMORY_STATISTICS": "1"]
 
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
-    var migrations: String { directory.file("migrations") }
+    let example: ExampleDatabaseFixture
+    var directory: TemporaryDirectory { example.directory }
+    var database: String { example.database }
+    var migrations: String { example.migrations }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        for name in ["0001_create_ticket.sql", "0002_ticket_search.sql"] {
-            try FileManager.default.copyItem(
-                atPath: Fixtures.exampleMigrations.appendingPathComponent(name).path,
-                toPath: (migrations as NSString).appendingPathComponent(name))
-        }
-        let created = try StewardProcess.run(["migrate", "--create", "--quiet", "--db", database, "--migrations", migrations])
-        try #require(created.status == 0, "\(created.stderr)")
+        example = try ExampleDatabaseFixture()
     }
 
     static func statistics(of run: StewardRun) -> String? {
