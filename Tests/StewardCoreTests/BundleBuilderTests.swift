@@ -105,6 +105,66 @@ import TestSupport
         #expect(seen.withLock { $0 } == min(19, mine + BackgroundPriority.compressionNiceIncrement))
     }
 
+    /// The payload's frame written behind `reserved` bytes of `name`, then the head into them.
+    func buildInPlace(_ manifest: BundleManifest, payload: String, into name: String, reserved: Int64) throws -> Bool {
+        let builder = BundleBuilder(compressionLevel: 3, threads: 2, cancellation: Cancellation())
+        let descriptor = open(directory.file(name), O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        #expect(lseek(descriptor, off_t(reserved), SEEK_SET) == off_t(reserved))
+        let compression = builder.startPayload(
+            path: payload, entryName: manifest.files[0].path, size: manifest.files[0].size,
+            modificationTime: try #require(BackupNaming.seconds(ofTimestamp: manifest.createdAt)),
+            into: descriptor, behindHead: reserved, outputName: name) { _, _ in }
+        _ = try compression.wait()
+        return try builder.writeHead(manifest: manifest, payload: compression, reservedHead: reserved, into: descriptor, outputName: name)
+    }
+
+    /// In place, the bundle is the bundle written the other way with a skippable frame
+    /// between the head's frame and the payload's, ending where the reserved room does.
+    @Test func aBundleWrittenInPlaceIsTheSameFramesWithPaddingBetween() throws {
+        let (payload, manifest) = try makePayload()
+        _ = try build(manifest, payload: payload, into: "copied.tar.zst")
+        #expect(try buildInPlace(manifest, payload: payload, into: "in-place.tar.zst", reserved: 4096))
+        let copied = Array(try #require(FileManager.default.contents(atPath: directory.file("copied.tar.zst"))))
+        let inPlace = Array(try #require(FileManager.default.contents(atPath: directory.file("in-place.tar.zst"))))
+        let frame = 4096 - (inPlace.count - copied.count)
+        #expect(frame > 0 && frame < 4096 - 8)
+        let padding = try #require(BundleBuilder.skippableFrame(filling: 4096 - frame))
+        #expect(inPlace == Array(copied[..<frame]) + padding + Array(copied[frame...]))
+        let reader = try ArchiveReader(path: directory.file("in-place.tar.zst"))
+        var names: [String] = []
+        while let entry = try reader.nextEntry() {
+            names.append(entry.name)
+            _ = try reader.readData { _ in }
+        }
+        #expect(names == ["manifest.json", "manifest-sha256.txt", "data/tickets.sqlite"])
+    }
+
+    @Test func aHeadLargerThanItsRoomIsNotWritten() throws {
+        let (payload, manifest) = try makePayload()
+        #expect(try !buildInPlace(manifest, payload: payload, into: "b.tar.zst", reserved: 64))
+        let bytes = try #require(FileManager.default.contents(atPath: directory.file("b.tar.zst")))
+        #expect(bytes.prefix(64).allSatisfy { $0 == 0 }, "the room is left as it was")
+    }
+
+    @Test func skippableFramesHaveTheSizeAsked() throws {
+        #expect(BundleBuilder.skippableFrame(filling: 0) == [])
+        for count in [-1, 1, 7] { #expect(BundleBuilder.skippableFrame(filling: count) == nil) }
+        #expect(BundleBuilder.skippableFrame(filling: 8) == [0x50, 0x2A, 0x4D, 0x18, 0, 0, 0, 0])
+        #expect(BundleBuilder.skippableFrame(filling: 300) == [0x50, 0x2A, 0x4D, 0x18, 0x24, 0x01, 0, 0] + [UInt8](repeating: 0, count: 292))
+    }
+
+    /// Only a plain bundle written to a file, of a source of 64 MiB or more, is written in
+    /// place: a streamed or encrypted bundle's head comes first in the stream or cipher.
+    @Test func whichBundlesAreWrittenInPlace() {
+        let large: Int64 = 64 << 20
+        #expect(BackupMaker.reservedHead(sourceBytes: large, streams: false, encrypts: false) == 16384)
+        #expect(BackupMaker.reservedHead(sourceBytes: large - 1, streams: false, encrypts: false) == nil)
+        #expect(BackupMaker.reservedHead(sourceBytes: large, streams: true, encrypts: false) == nil)
+        #expect(BackupMaker.reservedHead(sourceBytes: large, streams: false, encrypts: true) == nil)
+    }
+
     @Test func entriesComeInOrderWithTheManifestAndSums() throws {
         let (payload, manifest) = try makePayload()
         _ = try build(manifest, payload: payload, into: "b.tar.zst")

@@ -8,14 +8,17 @@ import Glibc
 /// Writes a bundle (docs/design-notes.md, "Bundle format", version 1) as two zstd frames that hold
 /// one pax tar stream:
 ///
-/// 1. the manifest and the checksum list, written last but placed first;
-/// 2. the payload entry and the end of the archive, compressed into a temporary file on a
-///    thread of its own while the copy is still being checked and hashed, and copied
-///    after the first frame at the end.
+/// 1. the head: the manifest and the checksum list, written last but placed first;
+/// 2. the payload entry and the end of the archive, compressed on a thread of its own
+///    while the copy is still being checked and hashed.
 ///
 /// The manifest needs the payload's SHA-256 and the check results, and comes first; the
 /// payload is most of the work. Splitting the stream at the entry boundary lets the two
-/// overlap. The same snapshot (manifest, payload, time) gives the same bytes.
+/// overlap. The payload's frame goes either into a temporary file, copied after the head
+/// at the end (`write`), or, for a large plain bundle written to a file, straight into
+/// the bundle behind a reserved head, which `writeHead` fills with the head and a zstd
+/// skippable frame (RFC 8878, 3.1.2): no second write and read of the frame. The same
+/// snapshot (manifest, payload, time) and the same way give the same bytes.
 struct BundleBuilder {
     struct Output {
         let sizeBytes: Int64
@@ -34,23 +37,23 @@ struct BundleBuilder {
     /// Starts compressing the payload frame: `payloadPath` as the entry `entryName` of
     /// `size` bytes, into `descriptor` (which stays the caller's), on a background thread.
     /// With `mark`, the payload is the snapshot's copy while it is still being written.
+    /// `behindHead` is the offset in the bundle at which `descriptor` (positioned there)
+    /// writes, when the frame goes straight into the bundle: the test hook's limit counts
+    /// from the bundle's start.
     func startPayload(
         path payloadPath: String, entryName: String, size: Int64, modificationTime: Int64, following mark: CopyWatermark? = nil,
-        into descriptor: Int32, outputName: String, progress: @escaping @Sendable (Int64, Int64) -> Void
+        into descriptor: Int32, behindHead: Int64? = nil, outputName: String, progress: @escaping @Sendable (Int64, Int64) -> Void
     ) -> PayloadCompression {
         PayloadCompression(
             payloadPath: payloadPath, entryName: entryName, size: size,
             options: .init(compressionLevel: compressionLevel, threads: threads, modificationTime: modificationTime),
-            following: mark, descriptor: descriptor, outputName: outputName, cancellation: cancellation, progress: progress)
+            following: mark, descriptor: descriptor, failAfter: behindHead.flatMap { head in failWritesAfterBytes.map { $0 - head } },
+            outputName: outputName, cancellation: cancellation, progress: progress)
     }
 
-    /// Writes the first frame for `manifest`, then the finished payload frame from
-    /// `payloadFramePath`, into `descriptor` (which stays the caller's: it syncs and
-    /// closes it).
-    func write(
-        manifest: BundleManifest, payload: PayloadCompression, payloadFramePath: String, to descriptor: Int32,
-        outputName: String
-    ) throws -> Output {
+    /// The head's frame for `manifest`: its tar entries, without the end of the archive,
+    /// which the payload's frame holds.
+    private func head(manifest: BundleManifest, payload: PayloadCompression) throws -> [UInt8] {
         guard let file = manifest.files.first, manifest.files.count == 1 else {
             throw StewardError(.internal, "a version 1 bundle holds exactly one payload file")
         }
@@ -59,20 +62,65 @@ struct BundleBuilder {
         else {
             throw StewardError(.internal, "the manifest does not describe the compressed payload")
         }
+        var bytes: [UInt8] = []
+        var options = payload.options
+        options.endsArchive = false
+        let writer = try ArchiveWriter(options: options) { bytes.append(contentsOf: $0) }
+        try writer.addFile(name: BundleManifest.manifestEntry, contents: try manifest.encoded())
+        try writer.addFile(name: BundleManifest.checksumEntry, contents: manifest.checksumList())
+        try writer.finish()
+        return bytes
+    }
+
+    /// Fills the `reserved` bytes at the start of `descriptor`, whose payload frame
+    /// follows them, with the head's frame and a skippable frame that pads it out.
+    /// Returns false, having written nothing, when the head does not fit: the caller
+    /// then writes the bundle anew (`write`, reading the frame from that offset).
+    func writeHead(manifest: BundleManifest, payload: PayloadCompression, reservedHead reserved: Int64, into descriptor: Int32,
+                   outputName: String) throws -> Bool {
+        var bytes = try head(manifest: manifest, payload: payload)
+        guard let padding = Self.skippableFrame(filling: Int(reserved) - bytes.count) else { return false }
+        bytes += padding
+        if let failWritesAfterBytes, Int64(bytes.count) > failWritesAfterBytes {
+            throw Self.explain(Sink.Failure(code: ENOSPC), outputName: outputName, cancellation: cancellation)
+        }
+        let code = bytes.withUnsafeBytes { SystemCall.writeAll(descriptor, $0, at: 0) }
+        guard code == 0 else { throw Self.explain(Sink.Failure(code: code), outputName: outputName, cancellation: cancellation) }
+        return true
+    }
+
+    /// A zstd skippable frame (RFC 8878, 3.1.2) of exactly `count` bytes, zeros after
+    /// its 8-byte header, which every zstd reader passes over: empty for 0, nil when
+    /// `count` is negative or too small for the header.
+    static func skippableFrame(filling count: Int) -> [UInt8]? {
+        if count == 0 { return [] }
+        guard count >= 8, count - 8 <= Int(UInt32.max) else { return nil }
+        var frame = [UInt8](repeating: 0, count: count)
+        let magic: UInt32 = 0x184D_2A50, size = UInt32(count - 8)
+        for index in 0..<4 {
+            frame[index] = UInt8(truncatingIfNeeded: magic >> (8 * UInt32(index)))
+            frame[4 + index] = UInt8(truncatingIfNeeded: size >> (8 * UInt32(index)))
+        }
+        return frame
+    }
+
+    /// Writes the head's frame for `manifest`, then the finished payload frame from
+    /// `payloadFramePath` (from `frameOffset` on), into `descriptor` (which stays the
+    /// caller's: it syncs and closes it).
+    func write(
+        manifest: BundleManifest, payload: PayloadCompression, payloadFramePath: String, frameOffset: Int64 = 0,
+        to descriptor: Int32, outputName: String
+    ) throws -> Output {
+        let head = try head(manifest: manifest, payload: payload)
         let sink = try Sink(descriptor: descriptor, failAfter: failWritesAfterBytes, cancellation: cancellation)
         do {
             let encryptor = try recipients.map { recipients in try AgeEncryptor(recipients: recipients) { try sink.write($0) } }
             let output: (UnsafeRawBufferPointer) throws -> Void = { buffer in
                 if let encryptor { try encryptor.write(buffer) } else { try sink.write(buffer) }
             }
-            var options = payload.options
-            options.endsArchive = false
-            let writer = try ArchiveWriter(options: options) { try output($0) }
-            try writer.addFile(name: BundleManifest.manifestEntry, contents: try manifest.encoded())
-            try writer.addFile(name: BundleManifest.checksumEntry, contents: manifest.checksumList())
-            try writer.finish()
+            try head.withUnsafeBytes { try output($0) }
             let cancellation = self.cancellation
-            _ = try FileStreaming.forEachBlock(of: payloadFramePath, isCancelled: { cancellation.isCancelled }) { block in
+            _ = try FileStreaming.forEachBlock(of: payloadFramePath, from: frameOffset, isCancelled: { cancellation.isCancelled }) { block in
                 try output(block)
             }
             try encryptor?.finish()
@@ -174,8 +222,9 @@ struct PayloadCompression: Sendable {
         let digest: Digest
     }
 
+    /// `failAfter`: the test hook's limit on the bytes the frame may take (ENOSPC past it).
     init(payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, following mark: CopyWatermark?,
-         descriptor: Int32, outputName: String, cancellation: Cancellation,
+         descriptor: Int32, failAfter: Int64? = nil, outputName: String, cancellation: Cancellation,
          progress: @escaping @Sendable (Int64, Int64) -> Void) {
         self.payloadPath = payloadPath
         self.entryName = entryName
@@ -185,7 +234,7 @@ struct PayloadCompression: Sendable {
             BackgroundPriority.lowerForCompression()
             return try Self.compress(
                 payloadPath: payloadPath, entryName: entryName, size: size, options: options, following: mark, descriptor: descriptor,
-                outputName: outputName, cancellation: cancellation, stop: stop, progress: progress)
+                failAfter: failAfter, outputName: outputName, cancellation: cancellation, stop: stop, progress: progress)
         }
     }
 
@@ -206,12 +255,13 @@ struct PayloadCompression: Sendable {
 
     private static func compress(
         payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, following mark: CopyWatermark?,
-        descriptor: Int32, outputName: String, cancellation: Cancellation, stop: Cancellation, progress: (Int64, Int64) -> Void
+        descriptor: Int32, failAfter: Int64?, outputName: String, cancellation: Cancellation, stop: Cancellation,
+        progress: (Int64, Int64) -> Void
     ) throws -> Output {
         // Either flag stops it: a signal, or checks that failed.
         let combined = Cancellation()
         let isStopped = { [cancellation, stop] in cancellation.isCancelled || stop.isCancelled }
-        let sink = try BundleBuilder.Sink(descriptor: descriptor, failAfter: nil, cancellation: combined, hashing: false)
+        let sink = try BundleBuilder.Sink(descriptor: descriptor, failAfter: failAfter, cancellation: combined, hashing: false)
         let hasher = try SHA256Hasher()
         do {
             let writer = try ArchiveWriter(options: options) { buffer in

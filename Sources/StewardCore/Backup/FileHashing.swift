@@ -17,10 +17,10 @@ enum FileStreaming {
     /// With `mark`, the file is still being written: each block is read only once the
     /// copy has got past it, and exactly `size` bytes are read (a longer copy is cut to
     /// that size after it is written). Throws `CopyWatermark.Abandoned` when the copy is
-    /// abandoned.
+    /// abandoned. With `offset`, the file is read from there (and `size` counts from there).
     static func forEachBlock(
-        of path: String, size: Int64? = nil, following mark: CopyWatermark? = nil, isCancelled: () -> Bool,
-        _ body: (UnsafeRawBufferPointer) throws -> Void
+        of path: String, from offset: Int64 = 0, size: Int64? = nil, following mark: CopyWatermark? = nil,
+        isCancelled: () -> Bool, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Int64 {
         let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -30,6 +30,9 @@ enum FileStreaming {
         defer { close(descriptor) }
         // Advice only; a kernel that ignores it reads the file just the same.
         _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
+        if offset > 0, lseek(descriptor, off_t(offset), SEEK_SET) < 0 {
+            throw StewardError(.inputOutput, "cannot read \(path): \(SystemCall.message(errno))")
+        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 4096)
         defer { buffer.deallocate() }
         var total: Int64 = 0
@@ -52,5 +55,12 @@ enum FileStreaming {
             try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
         return total
+    }
+
+    /// The SHA-256 of the whole file, and the number of bytes read.
+    static func sha256(of path: String, isCancelled: () -> Bool = { false }) throws -> (sha256: String, size: Int64) {
+        let hasher = try SHA256Hasher()
+        let size = try forEachBlock(of: path, isCancelled: isCancelled) { hasher.update($0) }
+        return (try hasher.finalize(), size)
     }
 }

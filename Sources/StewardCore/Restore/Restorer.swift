@@ -224,7 +224,7 @@ public struct Restorer: Sendable {
         for check in checks { progress(.checked(check)) }
         // A switch from WAL rewrote the file after it was hashed; the probe must leave it
         // as the checks saw it.
-        let databaseSHA256 = journal.converted ? try Self.sha256(of: databasePath) : file.sha256
+        let databaseSHA256 = journal.converted ? try FileStreaming.sha256(of: databasePath).sha256 : file.sha256
         let progress = self.progress
         let recordedDigests = outcome.manifest.contentDigests
         let results = try RestoredDatabaseChecks(
@@ -496,11 +496,6 @@ public struct Restorer: Sendable {
         return Int64(info.st_size)
     }
 
-    static func sha256(of path: String) throws -> String {
-        let hasher = try SHA256Hasher()
-        _ = try FileStreaming.forEachBlock(of: path, isCancelled: { false }) { hasher.update($0) }
-        return try hasher.finalize()
-    }
 }
 
 /// The payload file being written in the staging directory: its first 100 bytes are kept

@@ -23,11 +23,13 @@ enum SystemCall {
     }
 
     /// Writes the whole buffer, retrying after EINTR and short writes. Returns 0 or errno.
-    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
+    /// With `offset`, writes there (pwrite(2)) and leaves the file position alone.
+    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, at offset: off_t? = nil) -> Int32 {
         guard var base = buffer.baseAddress else { return 0 }
         var remaining = buffer.count
         while remaining > 0 {
-            let written = write(descriptor, base, remaining)
+            let done = off_t(buffer.count - remaining)
+            let written = offset.map { pwrite(descriptor, base, remaining, $0 + done) } ?? write(descriptor, base, remaining)
             if written < 0 {
                 if errno == EINTR { continue }
                 return errno

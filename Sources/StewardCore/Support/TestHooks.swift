@@ -53,3 +53,17 @@ extension TestHooks {
         ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_KERNEL_COPY_FAILS"] == "1"
     }
 }
+
+extension TestHooks {
+    /// `STEWARD_TEST_HOOK_BUNDLE_IN_PLACE_FROM_BYTES=N`: backup writes the payload's frame
+    /// straight into the bundle for sources of N bytes or more (64 MiB otherwise).
+    static var bundleInPlaceFromBytes: Int64? {
+        ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_BUNDLE_IN_PLACE_FROM_BYTES"].flatMap { Int64($0) }
+    }
+
+    /// `STEWARD_TEST_HOOK_BUNDLE_HEAD_RESERVE_BYTES=N`: the room kept for the head in such
+    /// a bundle (16 KiB otherwise); one too small makes backup write the bundle anew.
+    static var bundleReservedHeadBytes: Int64? {
+        ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_BUNDLE_HEAD_RESERVE_BYTES"].flatMap { Int64($0) }
+    }
+}
