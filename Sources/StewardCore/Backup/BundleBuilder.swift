@@ -47,7 +47,8 @@ struct BundleBuilder {
         PayloadCompression(
             payloadPath: payloadPath, entryName: entryName, size: size,
             options: .init(compressionLevel: compressionLevel, threads: threads, modificationTime: modificationTime),
-            following: mark, descriptor: descriptor, failAfter: behindHead.flatMap { head in failWritesAfterBytes.map { $0 - head } },
+            following: mark, descriptor: descriptor, behindHead: behindHead,
+            failAfter: behindHead.flatMap { head in failWritesAfterBytes.map { $0 - head } },
             outputName: outputName, cancellation: cancellation, progress: progress)
     }
 
@@ -157,7 +158,8 @@ struct BundleBuilder {
     /// Where compressed bytes go: a file, with a count, a SHA-256 of everything written
     /// (when `hashing`), and a chance to stop at every piece zstd hands over (it keeps
     /// compressing what it was given after the last block was read: for seconds at high
-    /// levels).
+    /// levels). With `writeBack`, the file is the bundle itself, whose write-back to disk
+    /// starts as it is written.
     final class Sink {
         struct Failure: Error {
             let code: Int32
@@ -173,12 +175,23 @@ struct BundleBuilder {
         let failAfter: Int64?
         let cancellation: Cancellation
         private(set) var bytesWritten: Int64 = 0
+        /// Where in the file the first byte goes, for the write-back's ranges.
+        private let offset: Int64
+        private var writeBack: WriteBack?
 
-        init(descriptor: Int32, failAfter: Int64?, cancellation: Cancellation, hashing: Bool = true) throws {
+        init(descriptor: Int32, failAfter: Int64?, cancellation: Cancellation, hashing: Bool = true,
+             writingBackFrom offset: Int64? = nil) throws {
             self.descriptor = descriptor
             self.hasher = hashing ? try SHA256Hasher() : nil
             self.failAfter = failAfter
             self.cancellation = cancellation
+            self.offset = offset ?? 0
+            self.writeBack = offset.map { WriteBack(from: $0) }
+        }
+
+        /// Everything is written: the write-back of the rest starts.
+        func finish() throws {
+            if let code = writeBack?.advance(descriptor, to: offset + bytesWritten, final: true) { throw Failure(code: code) }
         }
 
         /// The SHA-256 of everything written; the sink cannot hash any more afterwards.
@@ -196,6 +209,7 @@ struct BundleBuilder {
             guard code == 0 else { throw Failure(code: code) }
             hasher?.update(buffer)
             bytesWritten += Int64(buffer.count)
+            if let code = writeBack?.advance(descriptor, to: offset + bytesWritten) { throw Failure(code: code) }
         }
     }
 }
@@ -222,9 +236,11 @@ struct PayloadCompression: Sendable {
         let digest: Digest
     }
 
-    /// `failAfter`: the test hook's limit on the bytes the frame may take (ENOSPC past it).
+    /// `behindHead`: the frame is written into the bundle itself from that offset, and its
+    /// write-back starts as it goes. `failAfter`: the test hook's limit on the bytes the
+    /// frame may take (ENOSPC past it).
     init(payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, following mark: CopyWatermark?,
-         descriptor: Int32, failAfter: Int64? = nil, outputName: String, cancellation: Cancellation,
+         descriptor: Int32, behindHead: Int64? = nil, failAfter: Int64? = nil, outputName: String, cancellation: Cancellation,
          progress: @escaping @Sendable (Int64, Int64) -> Void) {
         self.payloadPath = payloadPath
         self.entryName = entryName
@@ -234,7 +250,8 @@ struct PayloadCompression: Sendable {
             BackgroundPriority.lowerForCompression()
             return try Self.compress(
                 payloadPath: payloadPath, entryName: entryName, size: size, options: options, following: mark, descriptor: descriptor,
-                failAfter: failAfter, outputName: outputName, cancellation: cancellation, stop: stop, progress: progress)
+                behindHead: behindHead, failAfter: failAfter, outputName: outputName, cancellation: cancellation, stop: stop,
+                progress: progress)
         }
     }
 
@@ -255,13 +272,14 @@ struct PayloadCompression: Sendable {
 
     private static func compress(
         payloadPath: String, entryName: String, size: Int64, options: ArchiveWriter.Options, following mark: CopyWatermark?,
-        descriptor: Int32, failAfter: Int64?, outputName: String, cancellation: Cancellation, stop: Cancellation,
+        descriptor: Int32, behindHead: Int64?, failAfter: Int64?, outputName: String, cancellation: Cancellation, stop: Cancellation,
         progress: (Int64, Int64) -> Void
     ) throws -> Output {
         // Either flag stops it: a signal, or checks that failed.
         let combined = Cancellation()
         let isStopped = { [cancellation, stop] in cancellation.isCancelled || stop.isCancelled }
-        let sink = try BundleBuilder.Sink(descriptor: descriptor, failAfter: failAfter, cancellation: combined, hashing: false)
+        let sink = try BundleBuilder.Sink(
+            descriptor: descriptor, failAfter: failAfter, cancellation: combined, hashing: false, writingBackFrom: behindHead)
         let hasher = try SHA256Hasher()
         do {
             let writer = try ArchiveWriter(options: options) { buffer in
@@ -282,6 +300,7 @@ struct PayloadCompression: Sendable {
             }
             try writer.endFile()
             try writer.finish()
+            try sink.finish()
             mark?.finishReading()
             return Output(frameSize: sink.bytesWritten, digest: .init(size: read, sha256: try hasher.finalize()))
         } catch {

@@ -507,9 +507,8 @@ public struct Restorer: Sendable {
 ///
 /// Every few MiB, `sync_file_range` starts the write-back of what came before, so that
 /// the disk works while the bundle is still being decompressed and checked, and the
-/// fsync before publishing has little left to do.
+/// fsync before publishing has little left to do (`WriteBack`).
 final class PayloadFile: BundleReader.Sink {
-    static let writeBackWindow: Int64 = 8 << 20
 
     let name: String
     private let directory: String
@@ -518,8 +517,7 @@ final class PayloadFile: BundleReader.Sink {
     private var written: Int64 = 0
     /// Page size x page count from the header, once it is read and its page count valid.
     private var declaredSize: Int64?
-    private var writeBackStart: Int64 = 0
-    private var usesWriteBack = true
+    private var writeBack = WriteBack()
 
     init(descriptor: Int32, name: String, directory: String) {
         self.descriptor = descriptor
@@ -543,28 +541,13 @@ final class PayloadFile: BundleReader.Sink {
         let code = SystemCall.writeAll(descriptor, data)
         guard code == 0 else { throw failure(code) }
         written += Int64(data.count)
-        if usesWriteBack, written - writeBackStart >= Self.writeBackWindow {
-            let result = LinuxCalls.startWriteBack(descriptor, offset: writeBackStart, count: written - writeBackStart)
-            if result != 0 {
-                let code = errno
-                // A failed write-back is a failed write; anything else only means the
-                // kernel will not take the hint (the final fsync does the work then).
-                if code == EIO || code == ENOSPC || code == EDQUOT { throw failure(code) }
-                usesWriteBack = false
-            }
-            writeBackStart = written
-        }
+        if let code = writeBack.advance(descriptor, to: written) { throw failure(code) }
     }
 
     /// The data is complete: the write-back of the rest starts, and goes on while the
     /// checks read the file; the fsync comes before publishing, when little is left.
     func finish() throws {
-        guard usesWriteBack, written > writeBackStart else { return }
-        if LinuxCalls.startWriteBack(descriptor, offset: writeBackStart, count: written - writeBackStart) != 0 {
-            let code = errno
-            if code == EIO || code == ENOSPC || code == EDQUOT { throw failure(code) }
-        }
-        writeBackStart = written
+        if let code = writeBack.advance(descriptor, to: written, final: true) { throw failure(code) }
     }
 
     func sync() throws {
