@@ -42,7 +42,7 @@ import TestSupport
 
     /// The report names the bundle's size and SHA-256 as they are on disk; the system's
     /// zstd and tar read it; the extracted payload matches its checksum list and is the
-    /// source; restore takes it; nothing but the bundle is left.
+    /// source; inspect and restore take it; nothing but the bundle is left.
     func expectAGoodBundle(_ run: StewardRun) throws -> [UInt8] {
         #expect(run.status == 0, "\(run.stderr)")
         let bytes = Array(try #require(FileManager.default.contents(atPath: bundle)))
@@ -56,6 +56,9 @@ import TestSupport
         #expect(try systemTool(["tar", "--zstd", "-xf", bundle, "-C", extracted]).status == 0)
         #expect(try systemTool(["sha256sum", "-c", "manifest-sha256.txt"], in: extracted).output == "data/tickets.sqlite: OK\n")
         #expect(try DatabaseState(path: extracted + "/data/tickets.sqlite") == DatabaseState(path: database))
+        let inspected = try StewardProcess.run(["inspect", "--json", bundle])
+        #expect(inspected.status == 0, "\(inspected.allOutput)")
+        #expect((try inspected.json()["bundle"] as? [String: Any])?["sizeBytes"] as? Int == bytes.count)
         let restored = try StewardProcess.run(["restore", "--quiet", "--into", directory.file("restored"), bundle])
         #expect(restored.status == 0, "\(restored.allOutput)")
         #expect(try directory.contents(of: "out") == ["b.tar.zst"], "no temporaries left")
