@@ -282,6 +282,49 @@ import TestSupport
         #expect(try directory.contents(of: "small").isEmpty)
     }
 
+    /// A disk that runs out at each page in turn, from the payload's last page to past
+    /// what the read-write probe's journal needs: every run either publishes or exits 74
+    /// leaving nothing, and one of them runs out in the probe's journal, which ends the
+    /// restore with 74 and says so (steward-restore(1), "read-write probe"), instead of
+    /// reporting the probe as failed.
+    @Test(.enabled(if: SmallFileSystem.canMount, "a full disk needs a small tmpfs"))
+    func noRoomForTheProbesJournalExits74AndLeavesNothing() throws {
+        let bundle = try makeBundle()
+        let pages = (try fileSize(database) + 4095) / 4096
+        let small = directory.file("small")
+        var outcomes: [String] = []
+        var probeRanOut = false
+        var published = false
+        // The payload's pages, the manifest and its checksum list (a page each), then up
+        // to 8 pages more: the probe's journal takes a 4 KiB header and a record per page.
+        for extra in 0...10 {
+            let kilobytes = Int(pages + Int64(extra)) * 4
+            try #require(try SmallFileSystem.mount(at: small, kilobytes: kilobytes))
+            defer { SmallFileSystem.unmount(small) }
+            let run = try restore(bundle, into: small + "/restored")
+            outcomes.append("\(kilobytes) KiB: \(run.status)")
+            if run.status == 0 {
+                published = true
+                #expect(try directory.contents(of: "small") == ["restored"])
+                continue
+            }
+            #expect(run.status == 74, "\(kilobytes) KiB: \(run.stderr)")
+            #expect(run.stderr.contains("No space left on device"), "\(kilobytes) KiB: \(run.stderr)")
+            #expect(try directory.contents(of: "small").isEmpty, "\(kilobytes) KiB: nothing is left behind")
+            if run.stderr.contains("no room left in") && run.stderr.contains("for the read-write probe's journal") {
+                probeRanOut = true
+            }
+            for title in Self.titles { #expect(!run.allOutput.contains(title), "no row data in the output") }
+        }
+        #expect(probeRanOut, "\(outcomes)")
+        #expect(published, "with room enough the restore publishes: \(outcomes)")
+    }
+
+    private func fileSize(_ path: String) throws -> Int64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
     // MARK: - Progress
 
     @Test func progressOnlyOnATerminalAndNeverWithQuiet() throws {

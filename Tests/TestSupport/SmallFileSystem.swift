@@ -19,6 +19,14 @@ public enum SmallFileSystem {
         return try systemTool(["mount", "-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0755", "tmpfs", path]).status == 0
     }
 
+    /// Mounts a tmpfs of `kilobytes` KiB on `path` (created if missing), for a disk that
+    /// runs out at a chosen page; false when refused. tmpfs counts whole 4 KiB pages.
+    public static func mount(at path: String, kilobytes: Int) throws -> Bool {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard getuid() == 0 else { return false }
+        return try systemTool(["mount", "-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0755", "tmpfs", path]).status == 0
+    }
+
     public static func unmount(_ path: String) {
         _ = try? systemTool(["umount", path])
     }
