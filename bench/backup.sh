@@ -87,6 +87,7 @@ my_size=$(size_bytes "$work/steward/bundle.tar.zst")
 echo "peer (sqlite3 .backup + tar -I 'zstd -1 -T$threads' + sync -f): ${peer}s  (runs: ${peer_times[*]})"
 echo "steward backup:                                         ${mine}s  (runs: ${steward_times[*]})"
 echo "ratio:                                                  $(ratio "$mine" "$peer")  (target <= 0.6)"
+paired_ratio "${steward_times[*]}" "${peer_times[*]}"
 echo "peer keeping its copy (its sync -f writes it back too):  ${kept}s  (runs: ${kept_times[*]}); ratio $(ratio "$mine" "$kept")"
 echo "bundle size: steward $my_size bytes, peer $peer_size bytes, $(python3 -c "print(f'{($my_size / $peer_size - 1) * 100:+.3f}')")%  (target <= +0.1%)"
 echo "steward peak memory:                                    $((peak_kib / 1024)) MiB  (target <= 64 MiB)"

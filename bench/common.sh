@@ -11,6 +11,17 @@ now() { date +%s.%N; }
 elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
 best() { sort -g | head -1; }
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+# Steward's time over the peer's in each iteration (they ran back to back) and the
+# median: on a host whose speed drifts over minutes, the bests of the two sides can come
+# from different minutes. Usage: paired_ratio "STEWARD TIMES" "PEER TIMES".
+paired_ratio() {
+    python3 - "$1" "$2" <<'PY'
+import sys, statistics
+mine, peer = [float(t) for t in sys.argv[1].split()], [float(t) for t in sys.argv[2].split()]
+ratios = [m / p for m, p in zip(mine, peer)]
+print("paired per iteration, steward / peer: " + " ".join(f"{r:.2f}" for r in ratios) + f"; median {statistics.median(ratios):.2f}")
+PY
+}
 size_mib() { python3 -c "import os; print(f'{os.path.getsize(\"$1\") / 1048576:.0f}')"; }
 size_bytes() { stat -c %s "$1"; }
 

@@ -82,6 +82,7 @@ peak_kib=$(printf "%s\n" "${peaks[@]}" | sort -g | tail -1)
 echo "peer (tar --zstd -xf + sqlite3 integrity_check, foreign_key_check, FTS5 check + sync -f): ${peer}s  (runs: ${peer_times[*]})"
 echo "steward restore:                                                                ${mine}s  (runs: ${steward_times[*]})"
 echo "ratio:                                                                          $(ratio "$mine" "$peer")  (target <= 0.8)"
+paired_ratio "${steward_times[*]}" "${peer_times[*]}"
 echo "steward peak memory:                                                            $((peak_kib / 1024)) MiB  (target <= 64 MiB)"
 python3 - "$work/report.json" <<'PY'
 import json, sys
