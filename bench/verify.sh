@@ -4,7 +4,9 @@
 # 1,500,000); Steward's verify vs `PRAGMA integrity_check`, `PRAGMA foreign_key_check`
 # and FTS5's rank-1 integrity-check run by sqlite3 one after another.
 # Prints wall times (best of RUNS, warm cache), the peer's three parts (the longest one
-# alone is the floor of any run on one core per check), the ratio and Steward's checks.
+# alone is the floor of any run on one core per check), the ratio, Steward / peer in each
+# iteration, the FTS5 check's share of each peer run (the lowest ratio two cores allow)
+# and Steward's checks.
 # Target (issue 14): <= 0.7x. Then the limit of two cores from the checks timed alone
 # (bench/common.sh, `limit`) and Steward / limit.
 set -euo pipefail
