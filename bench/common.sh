@@ -11,16 +11,22 @@ now() { date +%s.%N; }
 elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
 best() { sort -g | head -1; }
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+# One value per iteration, under LABEL, and their median.
+# Usage: per_iteration LABEL "VALUES".
+per_iteration() {
+    python3 - "$1" "$2" <<'PY'
+import sys, statistics
+values = [float(v) for v in sys.argv[2].split()]
+print(f"{sys.argv[1]}: " + " ".join(f"{v:.2f}" for v in values) + f"; median {statistics.median(values):.2f}")
+PY
+}
 # Steward's time over the peer's in each iteration (they ran back to back) and the
 # median: on a host whose speed drifts over minutes, the bests of the two sides can come
 # from different minutes. Usage: paired_ratio "STEWARD TIMES" "PEER TIMES".
 paired_ratio() {
-    python3 - "$1" "$2" <<'PY'
-import sys, statistics
-mine, peer = [float(t) for t in sys.argv[1].split()], [float(t) for t in sys.argv[2].split()]
-ratios = [m / p for m, p in zip(mine, peer)]
-print("paired per iteration, steward / peer: " + " ".join(f"{r:.2f}" for r in ratios) + f"; median {statistics.median(ratios):.2f}")
-PY
+    local ratios
+    ratios=$(python3 -c "import sys; print(' '.join(str(m / p) for m, p in zip(map(float, sys.argv[1].split()), map(float, sys.argv[2].split()))))" "$1" "$2")
+    per_iteration "paired per iteration, steward / peer" "$ratios"
 }
 size_mib() { python3 -c "import os; print(f'{os.path.getsize(\"$1\") / 1048576:.0f}')"; }
 size_bytes() { stat -c %s "$1"; }

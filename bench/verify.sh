@@ -81,11 +81,6 @@ paired_ratio "${steward_times[*]}" "${peer_times[*]}"
 # The FTS5 check is one statement on one thread: at the same host speed no run on two
 # cores can take less than it, so its share of the peer's own run is the lowest ratio
 # two cores allow (a host that drifts between the two runs can show less).
-python3 - "${fts_shares[*]}" <<'PY'
-import sys, statistics
-shares = [float(s) for s in sys.argv[1].split()]
-print("FTS5 check / the peer's whole run, per iteration (the lowest ratio two cores allow): "
-      + " ".join(f"{s:.2f}" for s in shares) + f"; median {statistics.median(shares):.2f}")
-PY
+per_iteration "FTS5 check / the peer's whole run, per iteration (the lowest ratio two cores allow)" "${fts_shares[*]}"
 # The checks are independent: each may run on its own connection at the same time.
 PAIRED="${steward_times[*]}" limit "max(integrity, foreign_keys, fts5)" "$mine" "max(together_checks, fts5, integrity + foreign_keys)"

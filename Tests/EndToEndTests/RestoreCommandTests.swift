@@ -290,15 +290,16 @@ import TestSupport
     @Test(.enabled(if: SmallFileSystem.canMount, "a full disk needs a small tmpfs"))
     func noRoomForTheProbesJournalExits74AndLeavesNothing() throws {
         let bundle = try makeBundle()
-        let pages = (try fileSize(database) + 4095) / 4096
+        let size = try #require(FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
+        let pages = (size + 4095) / 4096
         let small = directory.file("small")
         var outcomes: [String] = []
         var probeRanOut = false
         var published = false
-        // The payload's pages, the manifest and its checksum list (a page each), then up
-        // to 8 pages more: the probe's journal takes a 4 KiB header and a record per page.
+        // From the payload's pages alone to 10 pages more: the manifest and its checksum
+        // list take a page each, the probe's journal a 4 KiB header and a record per page.
         for extra in 0...10 {
-            let kilobytes = Int(pages + Int64(extra)) * 4
+            let kilobytes = (pages + extra) * 4
             try #require(try SmallFileSystem.mount(at: small, kilobytes: kilobytes))
             defer { SmallFileSystem.unmount(small) }
             let run = try restore(bundle, into: small + "/restored")
@@ -318,11 +319,6 @@ import TestSupport
         }
         #expect(probeRanOut, "\(outcomes)")
         #expect(published, "with room enough the restore publishes: \(outcomes)")
-    }
-
-    private func fileSize(_ path: String) throws -> Int64 {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
     }
 
     // MARK: - Progress

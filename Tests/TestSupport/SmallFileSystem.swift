@@ -14,9 +14,7 @@ public enum SmallFileSystem {
 
     /// Mounts a tmpfs of `megabytes` MiB on `path` (created if missing); false when refused.
     public static func mount(at path: String, megabytes: Int = 2) throws -> Bool {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        guard getuid() == 0 else { return false }
-        return try systemTool(["mount", "-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0755", "tmpfs", path]).status == 0
+        try mount(at: path, kilobytes: megabytes * 1024)
     }
 
     /// Mounts a tmpfs of `kilobytes` KiB on `path` (created if missing), for a disk that

@@ -158,8 +158,8 @@ struct BundleBuilder {
     /// Where compressed bytes go: a file, with a count, a SHA-256 of everything written
     /// (when `hashing`), and a chance to stop at every piece zstd hands over (it keeps
     /// compressing what it was given after the last block was read: for seconds at high
-    /// levels). Made `writingBackFrom` the offset it writes at, the file is the bundle
-    /// itself, whose write-back to disk starts as it is written (`WriteBack`).
+    /// levels). Made with `writingBackFrom` (the offset it writes at), the file is the
+    /// bundle itself, whose write-back to disk starts as it is written (`WriteBack`).
     final class Sink {
         struct Failure: Error {
             let code: Int32
