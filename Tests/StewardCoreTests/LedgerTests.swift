@@ -224,6 +224,23 @@ import TestSupport
         #expect(try makePlan(set, connection).pending.isEmpty)
     }
 
+    /// Flyway checksums a versioned migration as written, before its placeholders are
+    /// replaced (SqlMigrationResolver), and records a file in a subdirectory by its path
+    /// under the location.
+    @Test func flywayChecksumIsOfTheFileAsWrittenNotItsPlaceholders() throws {
+        try write("2024/V2__settings.sql", "INSERT INTO settings VALUES ('scan', ${scan});\n")
+        let set = try DialectSet(directory: migrations, dialect: .flyway, placeholders: FlywayPlaceholders(["scan": "false"]))
+        let migration = try #require(set.migrations.first)
+        #expect(migration.upSQL == "INSERT INTO settings VALUES ('scan', false);\n")
+        let expected = try python(
+            "(lambda c: c - (1 << 32) if c >= (1 << 31) else c)(zlib.crc32(b''.join(data.splitlines())))", file: "2024/V2__settings.sql")
+        let connection = try Connection.inMemory()
+        try FlywayLedger().create(on: connection)
+        try FlywayLedger().record(migration, executionSeconds: 0, on: connection)
+        #expect(try connection.rows(sql: "SELECT script, checksum FROM flyway_schema_history")
+                == [[.text("2024/V2__settings.sql"), .integer(Int64(expected) ?? 0)]])
+    }
+
     @Test func crc32MatchesZlib() throws {
         try write("bytes.bin", "The quick brown fox jumps over the lazy dog")
         let expected = try python("zlib.crc32(data)", file: "bytes.bin")

@@ -98,11 +98,17 @@ public struct MigrationSet: Sendable {
     /// before anything runs, naming each such file.
     static func refuseCodeMigrations(_ names: [String], in directory: String) throws {
         let codeMigrations = names.filter { looksVersioned($0) && !$0.hasSuffix(".sql") && !isDirectory(directory, $0) }
+        try refuse(codeMigrations: codeMigrations, in: directory, runner: nil)
+    }
+
+    /// Refuses the set when it holds `codeMigrations` (versioned files that are not SQL, or
+    /// that `runner` runs as code), naming every one.
+    static func refuse(codeMigrations: [String], in directory: String, runner: String?) throws {
         guard codeMigrations.isEmpty else {
             let list = codeMigrations.map { display(directory, $0) }.joined(separator: ", ")
             throw StewardError(
                 .badInput,
-                "\(directory) holds versioned files that are not SQL, which Steward cannot run: \(list); "
+                "\(directory) holds versioned files that \(runner.map { "\($0) runs as code and " } ?? "")are not SQL, which Steward cannot run: \(list); "
                     + "running the SQL files without them can lose the data they move, so nothing was run")
         }
     }
