@@ -147,8 +147,9 @@ extension ConformanceTests {
         R(id: "dbmate-24", dialect: .dbmate, files: ["1_a.sql": dbmate(), "schema.sql": "CREATE TABLE a(x);\n"], outcome: .ignores("schema.sql")),
         R(id: "dbmate-25", dialect: .dbmate, files: ["1_a.sql": dbmate(), ".2_b.sql": "x"], outcome: .ignores(".2_b.sql")),
         R(id: "dbmate-26", dialect: .dbmate, files: ["1_a.sql": dbmate(), "2_b.SQL": "x"], outcome: .ignores("2_b.SQL")),
-        R(id: "dbmate-27", dialect: .dbmate, files: ["1_a.sql": dbmate(), "2_move_data.go": "package main\n"], outcome: .ignores("2_move_data.go")),
+        R(id: "dbmate-27", dialect: .dbmate, files: ["1_a.sql": dbmate(), "2_move_data.go": "package main\n"], outcome: .refuses("dbmate itself skips them")),
         R(id: "dbmate-28", dialect: .dbmate, files: ["1_a.sql": dbmate(), "2_b.sql/": ""], outcome: .ignores("2_b.sql")),
+        R(id: "dbmate-31", dialect: .dbmate, files: ["1_a.sql": dbmate(), "2_notes.txt": "x"], outcome: .ignores("2_notes.txt")),
     ]
 
     // MARK: - golang-migrate
@@ -172,9 +173,13 @@ extension ConformanceTests {
         R(id: "golang-migrate-15", dialect: .golangMigrate, files: ["0_init.up.sql": create], outcome: .versions(["0"])),
         R(id: "golang-migrate-16", dialect: .golangMigrate, files: ["1_a.up.sql": create, "01_b.up.sql": "x"], outcome: .refuses("version 1 is also used by")),
         R(id: "golang-migrate-17", dialect: .golangMigrate, files: ["10_b.up.sql": "CREATE TABLE b(x);", "2_a.up.sql": create], outcome: .order(["2_a.up.sql", "10_b.up.sql"])),
-        R(id: "golang-migrate-18", dialect: .golangMigrate, files: ["1_a.up.sql": create, "2_move_data.go": "package main\n"], outcome: .ignores("2_move_data.go")),
+        R(id: "golang-migrate-18", dialect: .golangMigrate, files: ["1_a.up.sql": create, "2_move_data.go": "package main\n"],
+          outcome: .refuses("golang-migrate itself skips them")),
         R(id: "golang-migrate-19", dialect: .golangMigrate, files: ["1_a.up.sql": create, "2_b.up.sql/": ""], outcome: .ignores("2_b.up.sql")),
         R(id: "golang-migrate-20", dialect: .golangMigrate, files: ["1_a.up.sql": "-- +goose Down\n-- migrate:down\n\(create)\n"], outcome: .up("1_a.up.sql", runs: ["-- +goose Down", create], skips: [])),
+        R(id: "golang-migrate-22", dialect: .golangMigrate, files: ["12_oshash.up.sql": create, "12_postmigrate.go": "package migrations\n", "32_premigrate.go": "package migrations\n"],
+          outcome: .refuses("12_postmigrate.go")),
+        R(id: "golang-migrate-23", dialect: .golangMigrate, files: ["1_a.up.sql": create, "3_notes.md": "x"], outcome: .ignores("3_notes.md")),
     ]
 
     // MARK: - sqlx
@@ -191,7 +196,7 @@ extension ConformanceTests {
         R(id: "sqlx-09", dialect: .sqlx, files: ["+1_init.sql": create], outcome: .refuses("has a sign")),
         R(id: "sqlx-10", dialect: .sqlx, files: ["-1_init.sql": create], outcome: .refuses("has a sign")),
         R(id: "sqlx-11", dialect: .sqlx, files: ["99999999999999999999_a.sql": create], outcome: .refuses("does not fit sqlx's 64-bit versions")),
-        R(id: "sqlx-12", dialect: .sqlx, files: ["1_a.sql": create, "2_move_data.rs": "fn main() {}\n"], outcome: .ignores("2_move_data.rs")),
+        R(id: "sqlx-12", dialect: .sqlx, files: ["1_a.sql": create, "2_move_data.rs": "fn main() {}\n"], outcome: .refuses("sqlx itself skips them")),
         R(id: "sqlx-13", dialect: .sqlx, files: ["1_a.sql": "-- no-transaction\nCREATE INDEX i ON a(x);\n"], outcome: .refuses("1_a.sql:1: '-- no-transaction'")),
         R(id: "sqlx-14", dialect: .sqlx, files: ["1_a.sql": "\n-- no-transaction\n\(create)\n"], outcome: .up("1_a.sql", runs: [create], skips: [])),
         R(id: "sqlx-15", dialect: .sqlx, files: ["1_a.sql": "\u{FEFF}-- no-transaction\n\(create)\n"], outcome: .up("1_a.sql", runs: [create], skips: [])),
@@ -232,6 +237,7 @@ extension ConformanceTests {
         R(id: "diesel-14", dialect: .diesel, files: ["2024-01-01-000000_a/up.sql": create, "20240101000000_b/up.sql": create], outcome: .refuses("is also used by")),
         R(id: "diesel-15", dialect: .diesel, files: ["2024-01-01-000000_a/up.sql": ""], outcome: .up("2024-01-01-000000_a/up.sql", runs: [], skips: [create])),
         R(id: "diesel-16", dialect: .diesel, files: ["2024-01-01-000000_create_users/up.sql": create], outcome: .description("create_users")),
+        R(id: "diesel-18", dialect: .diesel, files: ["2024-01-01-000000_a/up.sql": create, "2024-02-01_fill.rs": "fn main() {}\n"], outcome: .refuses("diesel itself skips them")),
     ]
 
     // MARK: - drizzle
@@ -255,6 +261,8 @@ extension ConformanceTests {
           outcome: .up("0000_a.sql", runs: [create, "CREATE TABLE b(x);"], skips: [])),
         R(id: "drizzle-07", dialect: .drizzle, files: ["sub/0000_a.sql": create, "meta/_journal.json": journal([("sub/0000_a", 1)])], outcome: .refuses("names sub/0000_a.sql")),
         R(id: "drizzle-08", dialect: .drizzle, files: ["0000_a.sql": create, "meta/_journal.json": journal([("0000_a", 1)])], outcome: .versions(["0000_a"])),
+        R(id: "drizzle-12", dialect: .drizzle, files: ["0000_a.sql": create, "0001_seed.ts": "export {}\n", "meta/_journal.json": journal([("0000_a", 1)])],
+          outcome: .refuses("drizzle itself skips them")),
         R(id: "drizzle-09", dialect: .drizzle, files: ["0000_a.sql": create, "meta/_journal.json": "{}"], outcome: .refuses("not a drizzle journal")),
     ]
 

@@ -113,6 +113,29 @@ public struct MigrationSet: Sendable {
         }
     }
 
+    /// Refuses the set when it holds `code`: versioned source files that `runner` skips,
+    /// but that the application runs around its migrations.
+    static func refuse(applicationCode code: [String], in directory: String, runner: String) throws {
+        guard code.isEmpty else {
+            let list = code.map { display(directory, $0) }.joined(separator: ", ")
+            throw StewardError(
+                .badInput,
+                "\(directory) holds versioned code files beside its migrations: \(list); \(runner) itself skips them, but an application that keeps code there runs it around its migrations (moving data the next SQL file may drop), and Steward cannot, so nothing was run")
+        }
+    }
+
+    /// The extensions of source code that applications write code migrations in.
+    static let codeExtensions: Set<String> = [
+        "go", "js", "mjs", "cjs", "ts", "mts", "cts", "py", "rb", "rs", "java", "kt", "kts", "scala", "groovy",
+        "php", "cs", "ex", "exs", "lua", "pl", "swift", "sh", "bash",
+    ]
+
+    /// A versioned name (`looksVersioned`) of a source-code file (`20240101_move.go`).
+    static func isVersionedCode(_ name: String) -> Bool {
+        guard looksVersioned(name), let dot = name.lastIndex(of: ".") else { return false }
+        return codeExtensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
     /// `^[0-9]+[_.-]` or Flyway's `^[VUR][0-9._]*__`: names that version a migration in
     /// some runner's layout.
     static func looksVersioned(_ name: String) -> Bool {

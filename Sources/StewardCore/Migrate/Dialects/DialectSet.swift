@@ -106,6 +106,14 @@ public struct DialectSet: Sendable {
         if !reader.codeMigrations.isEmpty {
             try MigrationSet.refuse(codeMigrations: reader.codeMigrations, in: directory, runner: dialect.rawValue)
         }
+        // These runners have no code migrations and skip such files, but an application
+        // that keeps versioned code beside its migrations runs it around them (stash
+        // registers pre- and post-migrations by version next to its golang-migrate files).
+        if [.golangMigrate, .sqlx, .dbmate, .diesel, .drizzle].contains(dialect) {
+            let migrationFiles = Set(reader.migrations.map(\.fileName))
+            let code = names.filter { MigrationSet.isVersionedCode($0) && !migrationFiles.contains($0) && !Self.isDirectory(Paths.join(directory, $0)) }
+            try MigrationSet.refuse(applicationCode: code, in: directory, runner: dialect.rawValue)
+        }
         switch dialect {
         case .drizzle: break
         case .dbmate: reader.migrations.sort { Array($0.fileName.utf8).lexicographicallyPrecedes(Array($1.fileName.utf8)) }
