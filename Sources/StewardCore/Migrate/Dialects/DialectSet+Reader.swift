@@ -73,6 +73,15 @@ extension DialectSet {
         /// a version is a Go migration (refused: Steward cannot run it); one without (a
         /// helper) and `_test.go` files are ignored.
         mutating func readGoose(_ names: [String]) throws {
+            // The Go migrations first: they decide the set before any file's text does.
+            codeMigrations = names.filter { name in
+                let version = name.split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)
+                return name.hasSuffix(".go") && !name.hasSuffix("_test.go") && version.count == 2
+                    && (VersionKey(String(version[0]))?.integer ?? 0) >= 1 && !isDirectory(name)
+            }
+            if !codeMigrations.isEmpty {
+                try MigrationSet.refuse(codeMigrations: codeMigrations, in: directory, runner: "goose")
+            }
             for name in names {
                 guard !isDirectory(name), name.hasSuffix(".sql") || name.hasSuffix(".go") else {
                     ignored.append(name)
@@ -81,11 +90,7 @@ extension DialectSet {
                 let version = name.split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)
                 let digits = String(version[0])
                 if name.hasSuffix(".go") {
-                    if version.count == 2, (VersionKey(digits)?.integer ?? 0) >= 1, !name.hasSuffix("_test.go") {
-                        codeMigrations.append(name)
-                    } else {
-                        ignored.append(name)
-                    }
+                    ignored.append(name)
                     continue
                 }
                 try refuseSigned(digits, of: name, runner: "goose")
