@@ -106,6 +106,7 @@ extension ConformanceTests {
         R(id: "goose-53", dialect: .goose, files: ["00001_a.sql": goose(), "00002_b.SQL": "CREATE TABLE b(x);\n"], outcome: .ignores("00002_b.SQL")),
         R(id: "goose-54", dialect: .goose, files: ["00001_a.sql": goose(), "00002_old/": ""], outcome: .ignores("00002_old")),
         R(id: "goose-55", dialect: .goose, files: ["00001_a.sql": goose(), "README.md": "notes\n"], outcome: .ignores("README.md")),
+        R(id: "goose-58", dialect: .goose, files: ["00001_a.sql": "-- +goose no transaction\n", "00002_b.go": "package migrations\n"], outcome: .refuses("00002_b.go")),
     ]
 
     // MARK: - dbmate

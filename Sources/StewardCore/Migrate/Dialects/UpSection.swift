@@ -7,9 +7,4 @@ enum UpSection {
     static func join(_ lines: [Substring], keeping keep: (Int) -> Bool) -> String {
         lines.enumerated().map { keep($0.offset) ? String($0.element) : "" }.joined(separator: "\n")
     }
-
-    static func isBlankOrComment(_ line: Substring) -> Bool {
-        let trimmed = line.trimmingWhitespaceAndNewlines()
-        return trimmed.isEmpty || trimmed.hasPrefix("--")
-    }
 }
