@@ -43,6 +43,20 @@ import TestSupport
         #expect(detection.reason.text == "meta/_journal.json")
     }
 
+    /// goose's annotations are found in any case and spacing, as goose reads them (and in
+    /// CRLF files); a comment that only mentions `+goose` is not one.
+    @Test(arguments: [
+        ("-- +goose up\nCREATE TABLE a(x);\n", Dialect.goose),
+        ("--+goose Up\r\nCREATE TABLE a(x);\r\n", .goose),
+        ("-- +goose Reset\nCREATE TABLE a(x);\n", .goose),
+        ("-- the old +goose files are gone\nCREATE TABLE a(x);\n", .steward),
+        ("-- migrate:up\r\nCREATE TABLE a(x);\r\n-- migrate:down\r\n", .dbmate),
+    ])
+    func detectionReadsAnnotationsAsTheRunnersDo(text: String, dialect: Dialect) throws {
+        try write("20240101000001_a.sql", text)
+        #expect(DialectSet.detect(directory: migrations, ledgers: []).dialect == dialect)
+    }
+
     // MARK: - Versions
 
     @Test func flywayVersionsCompareAsFlywayDoes() throws {

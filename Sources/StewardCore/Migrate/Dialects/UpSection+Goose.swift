@@ -45,13 +45,16 @@ extension UpSection {
     }
 
     /// goose's annotation on a line (for detection): the annotation goose reads there, or
-    /// the line's text for an annotation goose refuses.
+    /// the line's text for one goose refuses that still starts with `+goose` (a comment
+    /// that only mentions `+goose` further on says nothing about the layout).
     static func gooseAnnotation(_ line: Substring) -> String? {
         let line = line.hasSuffix("\r") ? line.dropLast() : line
         guard isGooseAnnotationLine(line) else { return nil }
         switch gooseAnnotation(parsing: line) {
         case .success(let annotation): return "+goose " + annotation.rawValue
-        case .failure: return String(line)
+        case .failure:
+            let comment = GoText.trimSpace(line).drop { $0 == "-" || GoText.isSpace($0) }
+            return comment.starts(with: "+goose".unicodeScalars) ? String(line) : nil
         }
     }
 
