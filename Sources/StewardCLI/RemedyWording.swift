@@ -26,6 +26,8 @@ enum RemedyWording {
             return " (--allow-drift migrates anyway)"
         case .loadExtension:
             return " (an extension's module needs --load-extension)"
+        case .givePlaceholder(let name):
+            return "; give its value with --placeholder '\(name)=VALUE'"
         case .directoryApart:
             return "; the directory is --out"
         }

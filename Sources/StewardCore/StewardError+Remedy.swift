@@ -24,6 +24,8 @@ extension StewardError {
         case allowDrift
         /// A virtual table's module is an extension's: the run may load that extension.
         case loadExtension
+        /// A Flyway placeholder has no value: the run may give it one.
+        case givePlaceholder(name: String)
         /// A bundle name held a directory: the directory where bundles go is given apart.
         case directoryApart
     }

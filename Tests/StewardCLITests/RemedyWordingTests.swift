@@ -15,6 +15,7 @@ import Testing
         (.allowDrift, "--allow-drift"),
         (.loadExtension, "--load-extension"),
         (.directoryApart, "--out"),
+        (.givePlaceholder(name: "owner"), "--placeholder 'owner=VALUE'"),
     ])
     func eachRemedyNamesItsOption(_ remedy: StewardError.Remedy, _ option: String) {
         #expect(RemedyWording.suffix(for: remedy).contains(option))

@@ -163,14 +163,15 @@ import TestSupport
 
     // MARK: - drizzle
 
+    /// drizzle-orm 0.45.2 hashes the file's text as read, CRLF included.
     @Test func drizzleHashAndCreatedAt() throws {
         try write("0000_init.sql", "CREATE TABLE a(x);\r\n--> statement-breakpoint\r\nCREATE TABLE b(x);\r\n")
-        try write("0001_more.sql", "CREATE TABLE c(x);\n")
+        try write("0001_more.sql", "CREATE TABLE c(x);\r\n")
         try write("meta/_journal.json", #"{"entries":[{"idx":0,"when":1700000000000,"tag":"0000_init"},{"idx":1,"when":1700000001000,"tag":"0001_more"}]}"#)
         let set = try DialectSet(directory: migrations, dialect: .drizzle)
         let connection = try Connection.inMemory()
         try DrizzleLedger().create(on: connection)
-        let hash = try python("hashlib.sha256(data.replace(b'\\r\\n', b'\\n')).hexdigest()", file: "0000_init.sql")
+        let hash = try python("hashlib.sha256(data).hexdigest()", file: "0000_init.sql")
         try connection.execute(sql: "INSERT INTO \"__drizzle_migrations\" (\"hash\", \"created_at\") VALUES(?, ?)",
                                bindings: [.text(hash), .integer(1_700_000_000_000)])
         let plan = try makePlan(set, connection)
@@ -181,6 +182,21 @@ import TestSupport
         let expected = try python("hashlib.sha256(data).hexdigest()", file: "0001_more.sql")
         #expect(try connection.rows(sql: "SELECT id, hash, created_at FROM __drizzle_migrations WHERE created_at = 1700000001000")
                 == [[.null, .text(expected), .integer(1_700_000_001_000)]])
+    }
+
+    /// A ledger row with the hash of the file's LF form: the file's line endings were
+    /// converted since it was applied, and that is what the refusal says.
+    @Test func drizzleFileWhoseLineEndingsChangedIsNamedSo() throws {
+        try write("0000_init.sql", "CREATE TABLE a(x);\r\n")
+        try write("meta/_journal.json", #"{"entries":[{"idx":0,"when":1700000000000,"tag":"0000_init"}]}"#)
+        let set = try DialectSet(directory: migrations, dialect: .drizzle)
+        let connection = try Connection.inMemory()
+        try DrizzleLedger().create(on: connection)
+        let hash = try python("hashlib.sha256(data.replace(b'\\r\\n', b'\\n')).hexdigest()", file: "0000_init.sql")
+        try connection.execute(sql: "INSERT INTO \"__drizzle_migrations\" (\"hash\", \"created_at\") VALUES(?, 1700000000000)",
+                               bindings: [.text(hash)])
+        let reading = try DrizzleLedger().read(on: connection, migrations: set.migrations)
+        #expect(reading.changed == [.init(file: "0000_init.sql", lineEndingsOnly: true)])
     }
 
     // MARK: - Flyway
@@ -208,6 +224,23 @@ import TestSupport
         #expect(try makePlan(set, connection).pending.isEmpty)
     }
 
+    /// Flyway checksums a versioned migration as written, before its placeholders are
+    /// replaced (SqlMigrationResolver), and records a file in a subdirectory by its path
+    /// under the location.
+    @Test func flywayChecksumIsOfTheFileAsWrittenNotItsPlaceholders() throws {
+        try write("2024/V2__settings.sql", "INSERT INTO settings VALUES ('scan', ${scan});\n")
+        let set = try DialectSet(directory: migrations, dialect: .flyway, placeholders: FlywayPlaceholders(["scan": "false"]))
+        let migration = try #require(set.migrations.first)
+        #expect(migration.upSQL == "INSERT INTO settings VALUES ('scan', false);\n")
+        let expected = try python(
+            "(lambda c: c - (1 << 32) if c >= (1 << 31) else c)(zlib.crc32(b''.join(data.splitlines())))", file: "2024/V2__settings.sql")
+        let connection = try Connection.inMemory()
+        try FlywayLedger().create(on: connection)
+        try FlywayLedger().record(migration, executionSeconds: 0, on: connection)
+        #expect(try connection.rows(sql: "SELECT script, checksum FROM flyway_schema_history")
+                == [[.text("2024/V2__settings.sql"), .integer(Int64(expected) ?? 0)]])
+    }
+
     @Test func crc32MatchesZlib() throws {
         try write("bytes.bin", "The quick brown fox jumps over the lazy dog")
         let expected = try python("zlib.crc32(data)", file: "bytes.bin")
@@ -217,7 +250,7 @@ import TestSupport
     // MARK: - Plans
 
     @Test func outOfOrderIsRefusedUnlessAllowed() throws {
-        for version in [1, 2, 3] { try write("\(version)_m.sql", "-- migrate:up\nCREATE TABLE t\(version)(x);\n") }
+        for version in [1, 2, 3] { try write("\(version)_m.sql", "-- migrate:up\nCREATE TABLE t\(version)(x);\n-- migrate:down\n") }
         let set = try DialectSet(directory: migrations, dialect: .dbmate)
         let connection = try Connection.inMemory()
         try DbmateLedger().create(on: connection)
@@ -232,7 +265,7 @@ import TestSupport
     }
 
     @Test func ledgerRowsWithoutFilesAndUserVersionDisagreementsAreRefused() throws {
-        try write("1_m.sql", "-- migrate:up\nCREATE TABLE t(x);\n")
+        try write("1_m.sql", "-- migrate:up\nCREATE TABLE t(x);\n-- migrate:down\n")
         let set = try DialectSet(directory: migrations, dialect: .dbmate)
         let connection = try Connection.inMemory()
         try DbmateLedger().create(on: connection)

@@ -98,13 +98,42 @@ public struct MigrationSet: Sendable {
     /// before anything runs, naming each such file.
     static func refuseCodeMigrations(_ names: [String], in directory: String) throws {
         let codeMigrations = names.filter { looksVersioned($0) && !$0.hasSuffix(".sql") && !isDirectory(directory, $0) }
+        try refuse(codeMigrations: codeMigrations, in: directory, runner: nil)
+    }
+
+    /// Refuses the set when it holds `codeMigrations` (versioned files that are not SQL, or
+    /// that `runner` runs as code), naming every one.
+    static func refuse(codeMigrations: [String], in directory: String, runner: String?) throws {
         guard codeMigrations.isEmpty else {
             let list = codeMigrations.map { display(directory, $0) }.joined(separator: ", ")
             throw StewardError(
                 .badInput,
-                "\(directory) holds versioned files that are not SQL, which Steward cannot run: \(list); "
+                "\(directory) holds versioned files that \(runner.map { "\($0) runs as code and " } ?? "")are not SQL, which Steward cannot run: \(list); "
                     + "running the SQL files without them can lose the data they move, so nothing was run")
         }
+    }
+
+    /// Refuses the set when it holds `code`: versioned source files that `runner` skips,
+    /// but that the application runs around its migrations.
+    static func refuse(applicationCode code: [String], in directory: String, runner: String) throws {
+        guard code.isEmpty else {
+            let list = code.map { display(directory, $0) }.joined(separator: ", ")
+            throw StewardError(
+                .badInput,
+                "\(directory) holds versioned code files beside its migrations: \(list); \(runner) itself skips them, but an application that keeps code there runs it around its migrations (moving data the next SQL file may drop), and Steward cannot, so nothing was run")
+        }
+    }
+
+    /// The extensions of source code that applications write code migrations in.
+    static let codeExtensions: Set<String> = [
+        "go", "js", "mjs", "cjs", "ts", "mts", "cts", "py", "rb", "rs", "java", "kt", "kts", "scala", "groovy",
+        "php", "cs", "ex", "exs", "lua", "pl", "swift", "sh", "bash",
+    ]
+
+    /// A versioned name (`looksVersioned`) of a source-code file (`20240101_move.go`).
+    static func isVersionedCode(_ name: String) -> Bool {
+        guard looksVersioned(name), let dot = name.lastIndex(of: ".") else { return false }
+        return codeExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
 
     /// `^[0-9]+[_.-]` or Flyway's `^[VUR][0-9._]*__`: names that version a migration in

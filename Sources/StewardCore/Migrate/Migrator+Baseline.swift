@@ -18,7 +18,8 @@ extension Migrator {
 
     /// `--baseline VERSION`: the database must hold exactly the schema the set builds up to
     /// VERSION; otherwise the run is refused naming each difference (objects, never rows).
-    func checkBaseline(_ version: VersionKey, source: Source, build: SetBuild, on connection: Connection) throws {
+    func checkBaseline(_ given: VersionKey, source: Source, build: SetBuild, on connection: Connection) throws {
+        let version = source.set.ownKey(for: given)
         guard source.set.migrations.contains(where: { $0.version == version }) else {
             throw StewardError(.badInput, "baseline version \(version): no migration in \(source.set.directory) has that version")
         }

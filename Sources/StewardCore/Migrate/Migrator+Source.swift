@@ -57,7 +57,7 @@ extension Migrator {
             let steward = try MigrationSet(directory: directory)
             set = DialectSet(steward: steward)
         } else {
-            set = try DialectSet(directory: directory, dialect: detection.dialect)
+            set = try DialectSet(directory: directory, dialect: detection.dialect, placeholders: FlywayPlaceholders(options.placeholders))
         }
         let scripts = try set.migrations.map { migration in
             try MigrationScript(Migration(
@@ -95,10 +95,10 @@ extension Migrator {
             reading = try sqlite { try ledger.read(on: connection, migrations: source.set.migrations) }
         }
         var planOptions = LedgerPlan.Options()
-        planOptions.target = options.targetVersion
+        planOptions.target = options.targetVersion.map(source.set.ownKey(for:))
         planOptions.allowChanged = options.allowChanged
         planOptions.allowOutOfOrder = options.allowOutOfOrder
-        planOptions.baseline = options.baseline
+        planOptions.baseline = options.baseline.map(source.set.ownKey(for:))
         let plan = try LedgerPlan(set: source.set, reading: reading, userVersion: current, options: planOptions)
         return (plan, reading != nil, reading?.rows ?? 0)
     }

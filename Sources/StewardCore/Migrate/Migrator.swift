@@ -30,6 +30,8 @@ public struct Migrator {
         public var create = false
         /// How long to wait for a lock held by another connection, per wait.
         public var timeout: Double = 30
+        /// The values of Flyway placeholders (`${name}`), by name; Flyway's own are built in.
+        public var placeholders: [String: String] = [:]
         /// The set as this run read it, shared with the other databases of the run; nil
         /// reads it afresh.
         public var setCache: MigrationSetCache?

@@ -76,27 +76,48 @@ public struct DialectSet: Sendable {
         self.ignoredFiles = ignoredFiles
     }
 
-    /// Reads `directory` in `dialect`'s layout.
+    /// Reads `directory` in `dialect`'s layout, as that runner's file collector and parser
+    /// read it (docs/conformance/).
     ///
+    /// - Parameter placeholders: the values of Flyway placeholders; nil leaves them as
+    ///   written, for a reader that does not run the SQL (verify's ledger check).
     /// - Throws: `.notFound` when the directory does not exist; `.badInput` naming the file
-    ///   for a versioned file that is not SQL (code migrations stay refused in every
-    ///   layout), a duplicate or malformed version, text that is not UTF-8, a refused
-    ///   marker, or no migration at all.
-    public init(directory: String, dialect: Dialect) throws {
+    ///   for a file the runner runs as code (a goose `.go`, a Flyway script), a file the
+    ///   runner refuses or would run differently, a duplicate or malformed version, text
+    ///   that is not UTF-8, or no migration at all.
+    public init(directory: String, dialect: Dialect, placeholders: FlywayPlaceholders? = FlywayPlaceholders([:])) throws {
+        if dialect == .steward {
+            // Steward's own layout keeps `MigrationSet`'s refusals (code files, markers).
+            self.init(steward: try MigrationSet(directory: directory))
+            return
+        }
         let names = try MigrationSet.entries(of: directory)
-        self.directory = directory
-        self.dialect = dialect
-        try MigrationSet.refuseCodeMigrations(names, in: directory)
-
         var reader = Reader(directory: directory)
         switch dialect {
-        case .steward, .golangMigrate, .sqlx, .goose, .dbmate: try reader.readNumbered(names, dialect: dialect)
+        case .steward: break
+        case .goose: try reader.readGoose(names)
+        case .dbmate: try reader.readDbmate(names)
+        case .golangMigrate: try reader.readGolangMigrate(names)
+        case .sqlx: try reader.readSqlx(names)
         case .diesel: try reader.readDiesel(names)
         case .drizzle: try reader.readDrizzle(names)
-        case .flyway: try reader.readFlyway(names)
+        case .flyway: try reader.readFlyway(placeholders: placeholders)
         }
-        if dialect != .drizzle {
-            reader.migrations.sort { $0.version < $1.version }
+        if !reader.codeMigrations.isEmpty {
+            try MigrationSet.refuse(codeMigrations: reader.codeMigrations, in: directory, runner: dialect.rawValue)
+        }
+        // These runners have no code migrations and skip such files, but an application
+        // that keeps versioned code beside its migrations runs it around them (stash
+        // registers pre- and post-migrations by version next to its golang-migrate files).
+        if [.golangMigrate, .sqlx, .dbmate, .diesel, .drizzle].contains(dialect) {
+            let migrationFiles = Set(reader.migrations.map(\.fileName))
+            let code = names.filter { MigrationSet.isVersionedCode($0) && !migrationFiles.contains($0) && !Self.isDirectory(Paths.join(directory, $0)) }
+            try MigrationSet.refuse(applicationCode: code, in: directory, runner: dialect.rawValue)
+        }
+        switch dialect {
+        case .drizzle: break
+        case .dbmate: reader.migrations.sort { Array($0.fileName.utf8).lexicographicallyPrecedes(Array($1.fileName.utf8)) }
+        default: reader.migrations.sort { $0.version < $1.version }
         }
         var seen: [VersionKey: String] = [:]
         for migration in reader.migrations {
@@ -111,8 +132,13 @@ public struct DialectSet: Sendable {
             let found = reader.ignored.isEmpty ? "it is empty" : "found instead: \(reader.ignored.prefix(5).joined(separator: ", "))"
             throw StewardError(.badInput, "no migrations found in \(directory) for the \(dialect.rawValue) layout (\(found))")
         }
-        self.migrations = reader.migrations
-        self.ignoredFiles = reader.ignored
+        self.init(directory: directory, dialect: dialect, migrations: reader.migrations, ignoredFiles: reader.ignored)
+    }
+
+    /// The set's own key for a version given from outside: the command line reads numbers,
+    /// and a text version (diesel's, dbmate's) compares as text only with its own kind.
+    public func ownKey(for given: VersionKey) -> VersionKey {
+        migrations.first { $0.version == given }?.version ?? given
     }
 
     /// The kind and version text of a Flyway file name: `V1_1__x.sql` → ("V", "1_1").

@@ -5,8 +5,9 @@ import SQLiteKit
 /// drizzle-team/drizzle-orm drizzle-orm/src/sqlite-core/dialect.ts (`migrate`) writes them:
 /// drizzle reads only the newest `created_at` and runs every journal entry whose `when` is
 /// later, inserting the file's hash and the entry's `when`. The hash is the SHA-256 (hex) of
-/// the file's text with CRLF read as LF (drizzle-orm/src/migrator.ts, `readMigrationFiles`;
-/// older releases hashed the text as it was, which is accepted too).
+/// the file's text exactly as read, CRLF and byte-order mark included: drizzle-orm 0.45.2
+/// (the newest release) and v1.0.0-rc.4 drizzle-orm/src/migrator.ts (`readMigrationFiles`)
+/// hash `fs.readFileSync(path).toString()` with `crypto.createHash('sha256')`.
 struct DrizzleLedger: MigrationLedger {
     var dialect: Dialect { .drizzle }
 
@@ -22,7 +23,7 @@ struct DrizzleLedger: MigrationLedger {
 
     static func hash(_ bytes: [UInt8]) throws -> String {
         do {
-            return try SHA256Hasher.hex(of: LineEndings.unix(bytes))
+            return try SHA256Hasher.hex(of: bytes)
         } catch {
             throw StewardError(.internal, "libcrypto could not compute a SHA-256: \(error)")
         }
@@ -43,11 +44,11 @@ struct DrizzleLedger: MigrationLedger {
             guard let when = migration.journalWhen, when <= newest else { continue }
             reading.applied.insert(migration.version)
             guard let recorded = hashes[when] else { continue }
-            let current = try Self.hash(migration.bytes)
-            let asWritten = try SHA256Hasher.hex(of: migration.bytes)
-            if !recorded.contains(current), !recorded.contains(asWritten) {
-                let windows = try SHA256Hasher.hex(of: LineEndings.windows(migration.bytes))
-                reading.changed.append(.init(file: migration.fileName, lineEndingsOnly: recorded.contains(windows)))
+            if !recorded.contains(try Self.hash(migration.bytes)) {
+                // A file whose line endings were converted since (git's autocrlf) is named so.
+                let endings = try recorded.contains(Self.hash(LineEndings.unix(migration.bytes)))
+                    || recorded.contains(Self.hash(LineEndings.windows(migration.bytes)))
+                reading.changed.append(.init(file: migration.fileName, lineEndingsOnly: endings))
             }
         }
         let known = Set(migrations.compactMap(\.journalWhen))
