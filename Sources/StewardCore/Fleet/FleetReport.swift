@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `steward report`: the per-database NDJSON lines of fleet runs (the shards of one run,
 /// or runs one after another) summarised. When a database has more than one line, the
 /// last one read counts: a re-run that finished what a first run left is the state.
@@ -31,17 +35,14 @@ public struct FleetReport: Codable, Sendable {
         var order: [String] = []
         var lines = 0, repeated = Set<String>(), summaries = 0, notStarted = 0
         for file in files {
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                guard FileManager.default.fileExists(atPath: file) else {
-                    throw StewardError(.notFound, "\(file): no such file")
-                }
-                guard let contents = FileManager.default.contents(atPath: file) else {
-                    throw StewardError(.notFound, "\(file): cannot be read")
-                }
-                data = contents
+            // Read as a stream, so a pipe or a process substitution is a file like any other.
+            let data: [UInt8]
+            do {
+                data = file == "-" ? try DatabaseList.readAll(descriptor: STDIN_FILENO) : try DatabaseList.readAll(path: file)
+            } catch let error as POSIXError where error.code == .ENOENT {
+                throw StewardError(.notFound, "\(file): no such file")
+            } catch let error as POSIXError {
+                throw StewardError(.notFound, "\(file): cannot be read: \(SystemCall.message(error.code.rawValue))")
             }
             for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
                 if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { continue }
