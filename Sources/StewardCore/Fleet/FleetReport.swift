@@ -26,14 +26,26 @@ public struct FleetReport: Codable, Sendable {
     public let summaries: Int
     /// Databases that summaries counted as not started (`--fail-fast`, a signal).
     public let notStarted: Int
-    /// The fleet's exit status by the rule of a fleet run (steward(1)).
+    /// Runs that failed as a whole (`kind` `run`: a shard's usage error, a list that could
+    /// not be read): their databases have no lines, so the fleet cannot have succeeded.
+    public let runFailures: [RunFailure]
+    /// The fleet's exit status by the rule of a fleet run (steward(1)), over the failed
+    /// databases and the failed runs.
     public let exitCode: Int32
+
+    /// A run that failed before or outside its databases.
+    public struct RunFailure: Codable, Sendable, Equatable {
+        public let command: String
+        public let exitCode: Int32
+        public let message: String
+    }
 
     /// Reads the NDJSON of `files` (`-` is standard input).
     public static func read(_ files: [String]) throws -> FleetReport {
         var latest: [String: (outcome: String, exitCode: Int32, message: String?)] = [:]
         var order: [String] = []
         var lines = 0, repeated = Set<String>(), summaries = 0, notStarted = 0
+        var runFailures: [RunFailure] = []
         for file in files {
             // Read as a stream, so a pipe or a process substitution is a file like any other.
             let data: [UInt8]
@@ -69,8 +81,15 @@ public struct FleetReport: Codable, Sendable {
                 case "summary":
                     summaries += 1
                     notStarted += (object["notStarted"] as? NSNumber)?.intValue ?? 0
+                case "run":
+                    guard let exitCode = (object["exitCode"] as? NSNumber)?.int32Value else {
+                        throw StewardError(.badInput, "\(file):\(number + 1): a run's line without exitCode")
+                    }
+                    runFailures.append(RunFailure(
+                        command: object["command"] as? String ?? "", exitCode: exitCode,
+                        message: (object["error"] as? [String: Any])?["message"] as? String ?? "failed"))
                 default:
-                    throw StewardError(.badInput, "\(file):\(number + 1): not a line of a fleet run (kind is neither database nor summary)")
+                    throw StewardError(.badInput, "\(file):\(number + 1): not a line of a fleet run (kind is neither database, bundle, run nor summary)")
                 }
             }
         }
@@ -88,7 +107,7 @@ public struct FleetReport: Codable, Sendable {
         return FleetReport(
             files: files, lines: lines, databases: order.count, repeated: repeated.count,
             succeeded: order.count - failures.count, failed: failures.count, outcomes: outcomes, exitCodes: codes,
-            failures: failures, summaries: summaries, notStarted: notStarted,
-            exitCode: FleetSummary.exitCode(of: failures.map(\.exitCode)))
+            failures: failures, summaries: summaries, notStarted: notStarted, runFailures: runFailures,
+            exitCode: FleetSummary.exitCode(of: failures.map(\.exitCode) + runFailures.map(\.exitCode)))
     }
 }
