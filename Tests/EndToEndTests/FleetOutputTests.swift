@@ -133,4 +133,46 @@ import TestSupport
         #expect(textReport.stdout.contains("Runs failed 1"), "\(textReport.stdout)")
         #expect(textReport.stdout.contains("3/3x"), "\(textReport.stdout)")
     }
+
+    // MARK: - the end of a text run, and the live line (issue 25, item 14)
+
+    /// Regression: a text run ended with "Failures by exit status: 65: 1, 66: 1" and no
+    /// name; each failed database is listed again at the end, with its status and reason.
+    @Test func aTextRunEndsWithEachFailedDatabaseItsStatusAndItsReason() throws {
+        let good = try makeDatabases(2)
+        let corrupt = directory.file("corrupt.db")
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: corrupt))
+        let missing = directory.file("missing.db")
+        let run = try StewardProcess.run(["verify", "--jobs", "1"] + (good + [corrupt, missing]).flatMap { ["--db", $0] })
+        #expect(run.status == 1, "\(run.allOutput)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let failures = try #require(lines.firstIndex { $0.hasPrefix("Failures    by exit status: 65: 1, 66: 1") }, "\(run.stdout)")
+        let listed = lines[(failures + 1)...].prefix { $0.hasPrefix("    ") }
+        #expect(listed.count == 2, "\(run.stdout)")
+        #expect(listed.contains { $0.hasPrefix("    65  \(corrupt)  ") && $0.contains("not a SQLite database") }, "\(run.stdout)")
+        #expect(listed.contains { $0.hasPrefix("    66  \(missing)  ") && $0.contains("no such file") }, "\(run.stdout)")
+        #expect(lines.last { $0.hasPrefix("Exit status") } == "Exit status 1")
+    }
+
+    static let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
+
+    /// Regression: while one database waited on another connection's lock the live line
+    /// said "0 s left"; it names the database and how much of the allowance is spent.
+    @Test(.enabled(if: hasScript, "util-linux script is needed to give steward a terminal"))
+    func theLiveLineNamesTheDatabaseWaitedOn() throws {
+        let paths = try makeDatabases(2)
+        let holder = try Connection(path: paths[1])
+        try holder.execute(sql: "BEGIN EXCLUSIVE")
+        defer { try? holder.execute(sql: "ROLLBACK") }
+        let command = ([StewardProcess.executable.path, "verify", "--jobs", "1", "--timeout", "3"] + paths.flatMap { ["--db", $0] })
+            .map { "'\($0)'" }.joined(separator: " ")
+        // script gives steward a terminal on stdout and stderr; its output is both.
+        let run = try systemTool(["script", "-qec", command, "/dev/null"])
+        #expect(run.output.contains("FAIL exit 75"), "\(run.output)")
+        #expect(run.output.contains("waiting on a lock: \(paths[1]) ("), "\(run.output)")
+        #expect(run.output.contains(" of 3 s)"), "\(run.output)")
+        // Nothing finished while it waited: no time-left guess was drawn beside the wait.
+        let drawn = run.output.components(separatedBy: "\r").filter { $0.contains("waiting on a lock") }
+        #expect(!drawn.isEmpty && drawn.allSatisfy { !$0.contains("left") }, "\(drawn)")
+    }
 }

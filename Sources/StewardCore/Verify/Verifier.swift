@@ -53,7 +53,7 @@ public struct Verifier: Sendable {
 
     public init(setup: OperationSetup<Options, Event>) {
         self.setup = setup
-        lockWaits = LockWaits(timeout: setup.options.timeout, cancellation: setup.cancellation)
+        lockWaits = LockWaits(timeout: setup.options.timeout, cancellation: setup.cancellation, database: setup.options.databasePath)
     }
 
     /// A failed check is in the report; what is thrown ends the run before a report.
