@@ -83,7 +83,7 @@ struct FleetRun {
         } catch let error as StewardError {
             (kind, message, status) = (error.kind.rawValue, RemedyWording.message(of: error), ExitCode.for(error.kind))
         } catch {
-            (kind, message, status) = (StewardError.Kind.internal.rawValue, "\(error)", ExitCode.software)
+            (kind, message, status) = (StewardError.Kind.internal.rawValue, SQLiteMessage.text(of: error), ExitCode.software)
         }
         let itemKind = Self.itemKind(of: command)
         let line = itemKind == "bundle"

@@ -112,7 +112,7 @@ public enum Steward {
             return fail(command: name, kind: error.kind.rawValue, message: RemedyWording.message(of: error),
                         status: ExitCode.for(error.kind), json: command.json, oneLine: oneLine, terminal: terminal)
         } catch {
-            return fail(command: name, kind: StewardError.Kind.internal.rawValue, message: "\(error)",
+            return fail(command: name, kind: StewardError.Kind.internal.rawValue, message: SQLiteMessage.text(of: error),
                         status: ExitCode.software, json: command.json, oneLine: oneLine, terminal: terminal)
         }
     }
