@@ -98,7 +98,7 @@ public final class Connection {
                 while try statement.step() {}
             }
         } catch let failure as StatementPreparationError {
-            throw SQLiteError(extendedCode: failure.error.extendedCode, message: failure.error.message, sql: sql)
+            throw SQLiteError(extendedCode: failure.error.extendedCode, message: failure.error.message, sql: sql, duringPreparation: true)
         }
     }
 
@@ -139,7 +139,7 @@ public final class Connection {
                     guard rc == SQLITE_OK else {
                         // sqlite3_error_offset (3.38+) points at the failing token, if known.
                         let errorOffset = Int(sqlite3_error_offset(sqliteConnection))
-                        let error = SQLiteError.current(on: sqliteConnection, code: rc)
+                        let error = SQLiteError.current(on: sqliteConnection, code: rc, duringPreparation: true)
                         sqlite3_finalize(handle)
                         let statementOffset = cursor - start
                         if errorOffset >= 0 {

@@ -8,21 +8,27 @@ import Foundation
 public struct SQLiteError: Error, LocalizedError, CustomStringConvertible, Sendable, Equatable {
     /// The extended result code (https://www.sqlite.org/rescode.html).
     public let extendedCode: ResultCode
-    /// SQLite's own message (`sqlite3_errmsg`), or the generic text of the code.
+    /// SQLite's own message (`sqlite3_errmsg`), or the generic text of the code. It can
+    /// quote a value the statement was given (a JSON path, an FTS5 query): StewardCore
+    /// prints it only through `SQLiteMessage` (`shownMessage`).
     public let message: String
     /// The SQL being prepared or run, if any.
     public let sql: String?
+    /// Whether `sqlite3_prepare_v2` failed: SQLite was compiling the SQL (and the schema it
+    /// names), not running it, so the message can quote only those, never a row.
+    public let duringPreparation: Bool
 
     /// An error of the given code; without a message, SQLite's generic text of the code.
-    public init(extendedCode: ResultCode, message: String? = nil, sql: String? = nil) {
+    public init(extendedCode: ResultCode, message: String? = nil, sql: String? = nil, duringPreparation: Bool = false) {
         self.extendedCode = extendedCode
         self.message = message ?? extendedCode.genericMessage
         self.sql = sql
+        self.duringPreparation = duringPreparation
     }
 
     /// Raw codes come only from the C calls inside SQLiteKit.
-    init(extendedCode: Int32, message: String? = nil, sql: String? = nil) {
-        self.init(extendedCode: ResultCode(rawValue: extendedCode), message: message, sql: sql)
+    init(extendedCode: Int32, message: String? = nil, sql: String? = nil, duringPreparation: Bool = false) {
+        self.init(extendedCode: ResultCode(rawValue: extendedCode), message: message, sql: sql, duringPreparation: duringPreparation)
     }
 
     /// The primary result code (the low 8 bits of the extended code).
@@ -54,9 +60,9 @@ public struct SQLiteError: Error, LocalizedError, CustomStringConvertible, Senda
     public var errorDescription: String? { description }
 
     /// The error currently recorded on a connection handle.
-    static func current(on sqliteConnection: OpaquePointer?, code: Int32, sql: String? = nil) -> SQLiteError {
+    static func current(on sqliteConnection: OpaquePointer?, code: Int32, sql: String? = nil, duringPreparation: Bool = false) -> SQLiteError {
         guard let sqliteConnection else {
-            return SQLiteError(extendedCode: code, sql: sql)
+            return SQLiteError(extendedCode: code, sql: sql, duringPreparation: duringPreparation)
         }
         let extended = sqlite3_extended_errcode(sqliteConnection)
         // The handle's error may belong to an earlier call when the code we got
@@ -65,7 +71,8 @@ public struct SQLiteError: Error, LocalizedError, CustomStringConvertible, Senda
         return SQLiteError(
             extendedCode: useExtended ? extended : code,
             message: useExtended ? String(cString: sqlite3_errmsg(sqliteConnection)) : nil,
-            sql: sql
+            sql: sql,
+            duringPreparation: duringPreparation
         )
     }
 }

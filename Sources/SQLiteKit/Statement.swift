@@ -21,10 +21,10 @@ public final class Statement {
         }
         guard rc == SQLITE_OK else {
             sqlite3_finalize(handle)
-            throw SQLiteError.current(on: connection.sqliteConnection, code: rc, sql: sql)
+            throw SQLiteError.current(on: connection.sqliteConnection, code: rc, sql: sql, duringPreparation: true)
         }
         guard let handle else {
-            throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "no statement in the SQL text", sql: sql)
+            throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "no statement in the SQL text", sql: sql, duringPreparation: true)
         }
         // A second statement would be silently ignored by sqlite3_prepare_v2.
         if !Statement.isBlank(remainder) {
@@ -32,7 +32,7 @@ public final class Statement {
             throw SQLiteError(
                 extendedCode: SQLITE_MISUSE,
                 message: "more than one statement in the SQL text; use execute(sql:)",
-                sql: sql)
+                sql: sql, duringPreparation: true)
         }
         self.sqliteStatement = handle
         self.connection = connection

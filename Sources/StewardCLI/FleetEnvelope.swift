@@ -3,8 +3,9 @@ import StewardCore
 
 /// One line of a fleet run's NDJSON: exactly the object a single run of the command
 /// prints (its report and the envelope, `ReportOutput.Envelope`), with `kind` added:
-/// `database` on a database's line, which also says its `outcome`, and `summary` on the
-/// last line. schema/steward.schema.json describes every line.
+/// `database` on a database's line, which also says its `outcome`, `summary` on the
+/// last line, and `run` on the one line of a run that failed as a whole.
+/// schema/steward.schema.json describes every line.
 struct FleetEnvelope<Report: Encodable>: Encodable {
     let report: Report
     let envelope: ReportOutput.Envelope
@@ -31,6 +32,16 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
         self.envelope = ReportOutput.Envelope(
             command: command, exitCode: exitCode, status: exitCode == ExitCode.success ? "ok" : "failed")
         self.kind = "summary"
+        self.outcome = nil
+    }
+
+    /// The line of a run that failed as a whole, before or outside its databases (a usage
+    /// error, a list that cannot be read): the failure object with `kind` `run`, so that
+    /// `steward report` reads the output of a shard that never started.
+    init(runFailure: Report, command: String, exitCode: Int32) {
+        self.report = runFailure
+        self.envelope = ReportOutput.Envelope(command: command, exitCode: exitCode)
+        self.kind = "run"
         self.outcome = nil
     }
 

@@ -43,6 +43,10 @@ struct FleetRun {
         let failFast = fleet.failFast
 
         let interrupted = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
+            // While a database waits for a lock nothing finishes: the live line is redrawn
+            // on its own, so that it can say what is waited on.
+            let ticker = live ? output.startTicking(tally: tally) : nil
+            defer { ticker?.stop() }
             JobPool.run(
                 count: selected.count, width: fleet.jobs,
                 shouldStart: { !cancellation.isCancelled && !(failFast && tally.hasFailures) },
@@ -79,7 +83,7 @@ struct FleetRun {
         } catch let error as StewardError {
             (kind, message, status) = (error.kind.rawValue, RemedyWording.message(of: error), ExitCode.for(error.kind))
         } catch {
-            (kind, message, status) = (StewardError.Kind.internal.rawValue, "\(error)", ExitCode.software)
+            (kind, message, status) = (StewardError.Kind.internal.rawValue, SQLiteMessage.text(of: error), ExitCode.software)
         }
         let itemKind = Self.itemKind(of: command)
         let line = itemKind == "bundle"
@@ -111,6 +115,9 @@ struct FleetRun {
         if !summary.exitCodes.isEmpty {
             let codes = summary.exitCodes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
             lines.append("Failures    by exit status: \(codes)")
+            // Each failed database again, at the end where a long run's output is read:
+            // status, path and reason (a message of the run, which carries no row data).
+            lines.append(ReportOutput.table(summary.failures.map { ["\($0.exitCode)", $0.database.path, $0.message] }, indent: 4))
         }
         lines.append("Exit status \(summary.exitCode)")
         lines.append("Time        \(ReportOutput.seconds(summary.totalSeconds))")
@@ -122,7 +129,8 @@ struct FleetRun {
     }
 
     /// Writes result lines from the jobs one at a time, and on a terminal keeps a live
-    /// line on stderr (done/total, failed, rate, time left) below them.
+    /// line on stderr (done/total, failed, rate, and the time left, or what is waited on)
+    /// below them.
     private final class Output: Sendable {
         /// Held while a result line and the live line are written, so that lines from
         /// two jobs never interleave.
@@ -131,25 +139,71 @@ struct FleetRun {
         private let live: Bool
         private let total: Int
         private let start: DispatchTime
+        private let board: LockWaitBoard
 
-        init(terminal: Terminal, live: Bool, total: Int, start: DispatchTime) {
+        init(terminal: Terminal, live: Bool, total: Int, start: DispatchTime, board: LockWaitBoard = .shared) {
             self.terminal = terminal
             self.live = live
             self.total = total
             self.start = start
+            self.board = board
         }
 
         func emit(_ line: String, tally: FleetTally) {
             writing.withLock { _ in
                 if live { terminal.progress("\r\u{1B}[2K") }
                 terminal.print(line)
-                guard live else { return }
-                let (done, failed) = tally.counts
-                let elapsed = FleetRun.seconds(since: start)
-                let rate = elapsed > 0 ? Double(done) / elapsed : 0
-                let left = rate > 0 ? Double(total - done) / rate : 0
-                terminal.progress(String(format: "%d/%d done, %d failed, %.1f/s, %.0f s left", done, total, failed, rate, left))
+                if live { drawLiveLine(tally: tally) }
             }
+        }
+
+        /// Redraws the live line twice a second until the ticker is stopped.
+        func startTicking(tally: FleetTally) -> Ticker {
+            let ticker = Ticker()
+            let thread = Thread { [self] in
+                while !ticker.waitForStop(seconds: 0.5) {
+                    writing.withLock { _ in
+                        terminal.progress("\r\u{1B}[2K")
+                        drawLiveLine(tally: tally)
+                    }
+                }
+                ticker.finished.signal()
+            }
+            thread.start()
+            return ticker
+        }
+
+        /// Called with `writing` held.
+        private func drawLiveLine(tally: FleetTally) {
+            let (done, failed) = tally.counts
+            let elapsed = FleetRun.seconds(since: start)
+            let rate = elapsed > 0 ? Double(done) / elapsed : 0
+            var text = String(format: "%d/%d done, %d failed, %.1f/s", done, total, failed, rate)
+            let waits = board.current()
+            if let first = waits.first {
+                text += ", waiting on a lock: \(ReportOutput.escaped(first.database))"
+                    + String(format: " (%.0f s of %.0f s)", first.waitedSeconds, first.timeoutSeconds)
+                if waits.count > 1 { text += " and \(waits.count - 1) more" }
+            } else if rate > 0 {
+                text += String(format: ", %.0f s left", Double(total - done) / rate)
+            }
+            terminal.progress(text)
+        }
+    }
+
+    /// Stops the live line's redrawing thread, and waits until it has stopped.
+    final class Ticker: Sendable {
+        private let stopping = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+
+        /// True once `stop()` was called; otherwise after `seconds`, false.
+        func waitForStop(seconds: Double) -> Bool {
+            stopping.wait(timeout: .now() + seconds) == .success
+        }
+
+        func stop() {
+            stopping.signal()
+            finished.wait()
         }
     }
 }

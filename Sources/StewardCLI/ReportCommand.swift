@@ -13,7 +13,8 @@ struct ReportCommand: StewardCommand {
             (the shards of one run concatenated, or runs one after another) and prints the counts per \
             outcome and exit status and the failed databases with their reasons. A database with more \
             than one line counts by its last. Exit status: the fleet's, by the rule of a run over many \
-            databases (0 when every database succeeded; otherwise the status all failures share, or 1); \
+            databases (0 when every database succeeded; otherwise the status all failures share, or 1), \
+            a run that failed as a whole (a line of kind run: a shard's usage error) counting as a failure; \
             65 for a line that is not one of a fleet run.
             """,
         arguments: [Arg.files.definition],
@@ -51,6 +52,10 @@ struct ReportCommand: StewardCommand {
             lines.append("Failures    by exit status: "
                          + report.exitCodes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
             lines.append(ReportOutput.table(report.failures.map { ["\($0.exitCode)", $0.database.path, $0.message] }, indent: 4))
+        }
+        if !report.runFailures.isEmpty {
+            lines.append("Runs failed \(report.runFailures.count), before or outside their databases (which have no lines):")
+            lines.append(ReportOutput.table(report.runFailures.map { ["\($0.exitCode)", $0.command, $0.message] }, indent: 4))
         }
         lines.append("Exit status \(report.exitCode)")
         return lines.joined(separator: "\n")

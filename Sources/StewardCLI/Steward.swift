@@ -81,7 +81,7 @@ public enum Steward {
         }
 
         if let reason = values.command.unavailableReason {
-            return usageFailure(values.error(reason), arguments: arguments, terminal: terminal)
+            return usageFailure(values.error(reason), arguments: arguments, values: values, terminal: terminal)
         }
         guard let type = commands.first(where: { $0.configuration.commandName == values.command.commandName }) else {
             terminal.diagnose("Error: no implementation for '\(values.command.commandName)'")
@@ -94,7 +94,7 @@ public enum Steward {
         do {
             command = try type.init(values)
         } catch {
-            return usageFailure(error, arguments: arguments, terminal: terminal)
+            return usageFailure(error, arguments: arguments, values: values, terminal: terminal)
         }
 
         let name = values.command.commandName
@@ -103,28 +103,59 @@ public enum Steward {
                 terminal.diagnose("SQLite memory statistics: \(SQLiteLibrary.keepsMemoryStatistics ? "on" : "off")")
             }
         }
+        // Over many databases every JSON object is one NDJSON line, a failure of the whole
+        // run too, so that the concatenated output of shards stays readable.
+        let oneLine = (command as? any FleetCommand)?.fleet != nil
         do {
             return try command.run(on: terminal)
         } catch let error as StewardError {
             return fail(command: name, kind: error.kind.rawValue, message: RemedyWording.message(of: error),
-                        status: ExitCode.for(error.kind), json: command.json, terminal: terminal)
+                        status: ExitCode.for(error.kind), json: command.json, oneLine: oneLine, terminal: terminal)
         } catch {
-            return fail(command: name, kind: StewardError.Kind.internal.rawValue, message: "\(error)",
-                        status: ExitCode.software, json: command.json, terminal: terminal)
+            return fail(command: name, kind: StewardError.Kind.internal.rawValue, message: SQLiteMessage.text(of: error),
+                        status: ExitCode.software, json: command.json, oneLine: oneLine, terminal: terminal)
         }
     }
 
     /// A usage error: three lines on stderr and status 64; with `--json` among the options,
-    /// also the failure object on stdout, so that a script always gets one JSON object.
-    private static func usageFailure(_ error: CommandLineError, arguments: [String], terminal: Terminal) -> Int32 {
+    /// also the failure object on stdout, so that a script always gets one JSON object: on
+    /// one line (`kind` `run`) when the command line asks for a run over many databases.
+    private static func usageFailure(
+        _ error: CommandLineError, arguments: [String], values: ParsedValues? = nil, terminal: Terminal
+    ) -> Int32 {
         terminal.diagnose(error.description)
         let options = arguments.prefix { $0 != "--" }
         if options.contains("--json") {
             let command = error.commandPath.split(separator: " ").last.map(String.init) ?? "steward"
-            terminal.print(ReportOutput.failure(
-                command: command, kind: "usage", message: error.message, exitCode: CommandLineError.exitCode))
+            terminal.print(failureJSON(
+                command: command, kind: "usage", message: error.message, exitCode: CommandLineError.exitCode,
+                oneLine: asksForManyItems(arguments, values: values)))
         }
         return CommandLineError.exitCode
+    }
+
+    /// Whether the command line asks for a run over many databases or bundles, as far as
+    /// it can be read: `--jobs`, `--shard`, `--dbs-from`, `--bundles-from`, `--db` more than
+    /// once, or (once parsed) several bundles. A usage error can come before the options
+    /// are parsed, so the words are read as they are.
+    static func asksForManyItems(_ arguments: [String], values: ParsedValues?) -> Bool {
+        let options = arguments.prefix { $0 != "--" }
+        func isOption(_ word: String, _ name: String) -> Bool { word == name || word.hasPrefix(name + "=") }
+        let listOptions = ["--jobs", "--shard", "--dbs-from", "--bundles-from"]
+        if options.contains(where: { word in listOptions.contains { isOption(word, $0) } }) { return true }
+        if options.filter({ isOption($0, "--db") }).count > 1 { return true }
+        if let values, values.command.commandName == RestoreCommand.configuration.commandName {
+            return values[RestoreCommand.Arg.bundles].count > 1
+        }
+        return false
+    }
+
+    /// The failure object: pretty, or as one NDJSON line of `kind` `run` in a run over many.
+    private static func failureJSON(command: String, kind: String, message: String, exitCode: Int32, oneLine: Bool) -> String {
+        guard oneLine else { return ReportOutput.failure(command: command, kind: kind, message: message, exitCode: exitCode) }
+        let failure = ReportOutput.Failure(error: .init(kind: kind, message: message))
+        return (try? FleetEnvelope(runFailure: failure, command: command, exitCode: exitCode).line())
+            ?? "{\"kind\":\"run\",\"status\":\"error\",\"exitCode\":\(exitCode)}"
     }
 
     /// `--help` with `--json`, for the command at `path`.
@@ -140,11 +171,11 @@ public enum Steward {
     }
 
     private static func fail(
-        command: String, kind: String, message: String, status: Int32, json: Bool, terminal: Terminal
+        command: String, kind: String, message: String, status: Int32, json: Bool, oneLine: Bool, terminal: Terminal
     ) -> Int32 {
         terminal.diagnose("Error: \(ReportOutput.escaped(message))")
         if json {
-            terminal.print(ReportOutput.failure(command: command, kind: kind, message: message, exitCode: status))
+            terminal.print(failureJSON(command: command, kind: kind, message: message, exitCode: status, oneLine: oneLine))
         }
         return status
     }

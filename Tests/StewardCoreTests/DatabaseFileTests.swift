@@ -82,9 +82,15 @@ import TestSupport
         (.error, .badInput),
     ])
     func explainMapsSQLiteErrors(_ code: ResultCode, _ kind: StewardError.Kind) {
-        let error = DatabaseFile.explain(SQLiteError(extendedCode: code, message: "the message"), path: "some/db.sqlite")
+        // A message that names only the schema is quoted (`SQLiteMessage`); one of unknown
+        // shape gives way to the code's generic text.
+        let error = DatabaseFile.explain(SQLiteError(extendedCode: code, message: "no such table: the_table"), path: "some/db.sqlite")
         #expect(error.kind == kind)
         #expect(error.message.contains("some/db.sqlite"))
-        #expect(error.message.contains("the message"))
+        #expect(error.message.contains("no such table: the_table"))
+        let unknown = DatabaseFile.explain(SQLiteError(extendedCode: code, message: "the message"), path: "some/db.sqlite")
+        #expect(unknown.kind == kind)
+        #expect(!unknown.message.contains("the message"))
+        #expect(unknown.message.contains(code.genericMessage))
     }
 }

@@ -157,7 +157,7 @@ public struct BackupMaker {
         do {
             var source = SourceSnapshot(
                 databasePath: options.databasePath, sourceFile: sourceFile, copyPath: copy.path, pagesPerStep: options.pagesPerStep,
-                waits: LockWaits(timeout: options.timeout, cancellation: cancellation),
+                waits: LockWaits(timeout: options.timeout, cancellation: cancellation, database: options.databasePath),
                 cancellation: cancellation, progress: progress)
             source.mark = mark
             source.holder = options.heldDescriptors

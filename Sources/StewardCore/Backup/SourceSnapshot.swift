@@ -293,7 +293,7 @@ struct SourceSnapshot {
     }
 
     private func busy(_ error: SQLiteError) -> StewardError {
-        StewardError.gaveUp(on: databasePath, after: waits.timeout, error.message)
+        StewardError.gaveUp(on: databasePath, after: waits.timeout, error.shownMessage)
     }
 
     private func explainSource(_ error: SQLiteError) -> StewardError {

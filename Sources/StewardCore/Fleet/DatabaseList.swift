@@ -1,3 +1,4 @@
+import FileNames
 import Foundation
 
 #if canImport(Glibc)
@@ -24,7 +25,7 @@ public struct DatabaseList: Sendable {
         for path in given {
             var info = stat()
             let isNew: Bool
-            if stat(path, &info) == 0 {
+            if stat(FileName.cString(path), &info) == 0 {
                 isNew = seenFiles.insert(FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted
             } else {
                 isNew = seenNames.insert(Self.absolute(path)).inserted
@@ -47,38 +48,63 @@ public struct DatabaseList: Sendable {
 
     /// Paths from a `--dbs-from` file: one a line (a trailing `\r` is part of the name, as
     /// the shell would see it), or NUL-separated (`find -print0`). Empty entries are skipped.
+    /// Names are bytes (`FileNames`): one that is not UTF-8 is the file `--db` would open.
     public static func parse(_ bytes: [UInt8], nullSeparated: Bool) -> [String] {
         let separator: UInt8 = nullSeparated ? 0 : UInt8(ascii: "\n")
-        return bytes.split(separator: separator, omittingEmptySubsequences: true).map {
-            String(decoding: $0, as: UTF8.self)
-        }
+        return bytes.split(separator: separator, omittingEmptySubsequences: true).map { FileName.decode($0) }
     }
 
-    /// Reads a `--dbs-from` list; `-` is standard input.
+    /// Reads a `--dbs-from` list; `-` is standard input. The list is read as a stream, to
+    /// its end, so a pipe, a FIFO or a process substitution (`<(find …)`, `/dev/fd/63`)
+    /// is a list like a file.
     public static func read(from source: String, nullSeparated: Bool) throws -> [String] {
-        let data: Data
-        if source == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard FileManager.default.fileExists(atPath: source) else {
-                throw StewardError(.notFound, "the database list \(source) does not exist")
-            }
-            guard let contents = FileManager.default.contents(atPath: source) else {
-                throw StewardError(.notFound, "cannot read the database list \(source)")
-            }
-            data = contents
+        let bytes: [UInt8]
+        do {
+            bytes = source == "-" ? try Self.readAll(descriptor: STDIN_FILENO) : try Self.readAll(path: source)
+        } catch let error as POSIXError where error.code == .ENOENT {
+            throw StewardError(.notFound, "the database list \(source) does not exist")
+        } catch let error as POSIXError {
+            throw StewardError(.notFound, "cannot read the database list \(source): \(SystemCall.message(error.code.rawValue))")
         }
-        let paths = parse([UInt8](data), nullSeparated: nullSeparated)
+        let paths = parse(bytes, nullSeparated: nullSeparated)
         if !nullSeparated, paths.contains(where: { $0.utf8.contains(0) }) {
             throw StewardError(.badInput, "the database list \(source) contains a NUL byte", remedy: .nulSeparatedList)
         }
         return paths
     }
 
+    /// Every byte of the file at `path` (a name that need not be UTF-8), read to its end.
+    ///
+    /// - Throws: `POSIXError` of open(2) or read(2).
+    static func readAll(path: String) throws -> [UInt8] {
+        let descriptor = open(FileName.cString(path), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        // Read-only: close() has nothing to report that matters here.
+        defer { close(descriptor) }
+        return try readAll(descriptor: descriptor)
+    }
+
+    /// Every byte `descriptor` gives until its end: no stat, no map, so a stream works.
+    ///
+    /// - Throws: `POSIXError` of read(2) (`EISDIR` for a directory).
+    static func readAll(descriptor: Int32) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+    }
+
     /// `path` made absolute against the current directory, without resolving links: the
     /// spelling a user would recognise.
     public static func absolute(_ path: String) -> String {
-        let joined = path.hasPrefix("/") ? path : Paths.join(FileManager.default.currentDirectoryPath, path)
+        let joined = path.hasPrefix("/") ? path : Paths.join(Paths.currentDirectory(), path)
         var parts: [Substring] = []
         for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
             switch part {

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `steward report`: the per-database NDJSON lines of fleet runs (the shards of one run,
 /// or runs one after another) summarised. When a database has more than one line, the
 /// last one read counts: a re-run that finished what a first run left is the state.
@@ -22,26 +26,35 @@ public struct FleetReport: Codable, Sendable {
     public let summaries: Int
     /// Databases that summaries counted as not started (`--fail-fast`, a signal).
     public let notStarted: Int
-    /// The fleet's exit status by the rule of a fleet run (steward(1)).
+    /// Runs that failed as a whole (`kind` `run`: a shard's usage error, a list that could
+    /// not be read): their databases have no lines, so the fleet cannot have succeeded.
+    public let runFailures: [RunFailure]
+    /// The fleet's exit status by the rule of a fleet run (steward(1)), over the failed
+    /// databases and the failed runs.
     public let exitCode: Int32
+
+    /// A run that failed before or outside its databases.
+    public struct RunFailure: Codable, Sendable, Equatable {
+        public let command: String
+        public let exitCode: Int32
+        public let message: String
+    }
 
     /// Reads the NDJSON of `files` (`-` is standard input).
     public static func read(_ files: [String]) throws -> FleetReport {
         var latest: [String: (outcome: String, exitCode: Int32, message: String?)] = [:]
         var order: [String] = []
         var lines = 0, repeated = Set<String>(), summaries = 0, notStarted = 0
+        var runFailures: [RunFailure] = []
         for file in files {
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                guard FileManager.default.fileExists(atPath: file) else {
-                    throw StewardError(.notFound, "\(file): no such file")
-                }
-                guard let contents = FileManager.default.contents(atPath: file) else {
-                    throw StewardError(.notFound, "\(file): cannot be read")
-                }
-                data = contents
+            // Read as a stream, so a pipe or a process substitution is a file like any other.
+            let data: [UInt8]
+            do {
+                data = file == "-" ? try DatabaseList.readAll(descriptor: STDIN_FILENO) : try DatabaseList.readAll(path: file)
+            } catch let error as POSIXError where error.code == .ENOENT {
+                throw StewardError(.notFound, "\(file): no such file")
+            } catch let error as POSIXError {
+                throw StewardError(.notFound, "\(file): cannot be read: \(SystemCall.message(error.code.rawValue))")
             }
             for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
                 if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { continue }
@@ -68,8 +81,15 @@ public struct FleetReport: Codable, Sendable {
                 case "summary":
                     summaries += 1
                     notStarted += (object["notStarted"] as? NSNumber)?.intValue ?? 0
+                case "run":
+                    guard let exitCode = (object["exitCode"] as? NSNumber)?.int32Value else {
+                        throw StewardError(.badInput, "\(file):\(number + 1): a run's line without exitCode")
+                    }
+                    runFailures.append(RunFailure(
+                        command: object["command"] as? String ?? "", exitCode: exitCode,
+                        message: (object["error"] as? [String: Any])?["message"] as? String ?? "failed"))
                 default:
-                    throw StewardError(.badInput, "\(file):\(number + 1): not a line of a fleet run (kind is neither database nor summary)")
+                    throw StewardError(.badInput, "\(file):\(number + 1): not a line of a fleet run (kind is neither database, bundle, run nor summary)")
                 }
             }
         }
@@ -87,7 +107,7 @@ public struct FleetReport: Codable, Sendable {
         return FleetReport(
             files: files, lines: lines, databases: order.count, repeated: repeated.count,
             succeeded: order.count - failures.count, failed: failures.count, outcomes: outcomes, exitCodes: codes,
-            failures: failures, summaries: summaries, notStarted: notStarted,
-            exitCode: FleetSummary.exitCode(of: failures.map(\.exitCode)))
+            failures: failures, summaries: summaries, notStarted: notStarted, runFailures: runFailures,
+            exitCode: FleetSummary.exitCode(of: failures.map(\.exitCode) + runFailures.map(\.exitCode)))
     }
 }

@@ -74,9 +74,9 @@ public final class SchemaDriftCheck: Sendable {
             return Comparison(status: differences.isEmpty ? "match" : "drift", version: userVersion, newestApplied: newest,
                               differences: differences, reason: nil)
         } catch let error as SQLiteError {
-            return .skipped(userVersion, "cannot read the schema: SQLite error \(error.code)")
+            return .skipped(userVersion, "cannot read the schema: \(error.messageAndCode)")
         } catch {
-            return .skipped(userVersion, "cannot read the schema: \(error)")
+            return .skipped(userVersion, "cannot read the schema: \(SQLiteMessage.text(of: error))")
         }
     }
 
@@ -95,9 +95,9 @@ public final class SchemaDriftCheck: Sendable {
         } catch let error as StewardError {
             return .skipped(userVersion, "what is applied cannot be read: \(error.message)")
         } catch let error as SQLiteError {
-            return .skipped(userVersion, "what is applied cannot be read: SQLite error \(error.code)")
+            return .skipped(userVersion, "what is applied cannot be read: \(error.messageAndCode)")
         } catch {
-            return .skipped(userVersion, "what is applied cannot be read: \(error)")
+            return .skipped(userVersion, "what is applied cannot be read: \(SQLiteMessage.text(of: error))")
         }
     }
 
@@ -116,9 +116,9 @@ public final class SchemaDriftCheck: Sendable {
                 if error.isExtensionLoading { return .failure(error) }
                 result = .failure(StewardError(.badInput, Self.cannotBuild(error.message)))
             } catch let error as SQLiteError {
-                result = .failure(StewardError(.badInput, Self.cannotBuild("SQLite error \(error.code)")))
+                result = .failure(StewardError(.badInput, Self.cannotBuild(error.messageAndCode)))
             } catch {
-                result = .failure(StewardError(.badInput, Self.cannotBuild("\(error)")))
+                result = .failure(StewardError(.badInput, Self.cannotBuild(SQLiteMessage.text(of: error))))
             }
             built[key] = result
             return result

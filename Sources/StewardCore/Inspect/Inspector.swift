@@ -60,7 +60,7 @@ public struct Inspector {
             }
             connection = fallback
             openedAs = "immutable"
-            warnings.append("opened without the -wal file (\(error.message)): recent commits may be missing")
+            warnings.append("opened without the -wal file (\(error.shownMessage)): recent commits may be missing")
         } catch let error as SQLiteError {
             throw DatabaseFile.explain(error, path: path)
         }
@@ -85,11 +85,11 @@ public struct Inspector {
                 } catch let error as SQLiteError {
                     return .init(name: table.name, type: table.type, rowCount: nil, columnCount: table.columnCount,
                                  isWithoutRowID: table.isWithoutRowID, isStrict: table.isStrict,
-                                 error: error.message)
+                                 error: error.shownMessage)
                 } catch {
                     return .init(name: table.name, type: table.type, rowCount: nil, columnCount: table.columnCount,
                                  isWithoutRowID: table.isWithoutRowID, isStrict: table.isStrict,
-                                 error: "\(error)")
+                                 error: SQLiteMessage.text(of: error))
                 }
             }
 

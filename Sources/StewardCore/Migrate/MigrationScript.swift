@@ -138,8 +138,8 @@ struct MigrationScript {
     }
 
     /// A statement that failed to prepare failed on the migration's own text (syntax, a
-    /// name): SQLite's message is shown. One that failed while running may have been
-    /// reading rows, and its message is shown only when it cannot quote them.
+    /// name); one that failed while running may have been reading rows. Either way SQLite's
+    /// message is shown only when its shape cannot quote a row (`SQLiteMessage`).
     private func failure(_ error: SQLiteError, line: Int, cancellation: Cancellation, preparing: Bool = false) -> StewardError {
         SQLiteErrorMapping(path: "\(migration.fileName):\(line)", role: .migrationStatement(preparing: preparing),
                            cancellation: cancellation).error(for: error)

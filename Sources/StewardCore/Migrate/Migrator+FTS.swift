@@ -65,7 +65,7 @@ extension Migrator {
             } catch let error as SQLiteError where error.isCorrupt {
                 throw StewardError(
                     .checkFailed,
-                    "the FTS5 index of \(table.definition.name) does not match its content after the rebuild (\(error.message)); rolled back")
+                    "the FTS5 index of \(table.definition.name) does not match its content after the rebuild (\(error.shownMessage)); rolled back")
             } catch let error as SQLiteError {
                 throw explain(error, waitingForLock: false, context: "checking \(table.definition.name)")
             }

@@ -79,7 +79,7 @@ extension Migrator {
             return (connection, true)
         } catch let error as SQLiteError {
             removeIfStillEmpty()
-            throw StewardError(.cannotCreate, "cannot create \(path): \(error.message)")
+            throw StewardError(.cannotCreate, "cannot create \(path): \(error.shownMessage)")
         }
     }
 

@@ -59,7 +59,7 @@ public struct Migrator {
 
     public init(setup: OperationSetup<Options, Event>) {
         self.setup = setup
-        lockWaits = LockWaits(timeout: setup.options.timeout, cancellation: setup.cancellation)
+        lockWaits = LockWaits(timeout: setup.options.timeout, cancellation: setup.cancellation, database: setup.options.databasePath)
     }
 
     /// - Throws: `StewardError`: `.badInput` (the set or the database refused, with

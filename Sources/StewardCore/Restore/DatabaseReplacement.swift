@@ -80,7 +80,7 @@ struct DatabaseReplacement {
 
     /// Replaces PATH with `newDatabase` (on the same file system, synced).
     func run(newDatabase: String) throws -> Outcome {
-        let waits = LockWaits(timeout: timeout, cancellation: cancellation)
+        let waits = LockWaits(timeout: timeout, cancellation: cancellation, database: path)
         var mapping = SQLiteErrorMapping(
             path: path, role: .replacedDatabase(timeout: timeout), cancellation: cancellation,
             interruptedDetail: "; nothing was replaced", context: "cannot open \(path) to replace it")

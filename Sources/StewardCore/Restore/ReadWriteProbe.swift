@@ -52,7 +52,7 @@ final class ReadWriteProbe {
             return .init(name: .readWriteProbe, status: .pass, summary: summary, durationSeconds: watch.roundedSeconds)
         } catch let error as SQLiteError {
             if error.code == .full {
-                throw StewardError(.inputOutput, "no room left in \(directory) for the read-write probe's journal: \(SystemCall.message(ENOSPC)) (\(error.message))")
+                throw StewardError(.inputOutput, "no room left in \(directory) for the read-write probe's journal: \(SystemCall.message(ENOSPC)) (\(error.shownMessage))")
             }
             return .init(name: .readWriteProbe, status: .fail,
                          summary: try RestoredDatabaseChecks.failure(error, cancellation), durationSeconds: watch.roundedSeconds)

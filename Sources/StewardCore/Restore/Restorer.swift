@@ -452,7 +452,7 @@ public struct Restorer: Sendable {
                           summary: "schema and \(found.tables.count) table\(found.tables.count == 1 ? "" : "s") match the manifest's digests",
                           durationSeconds: watch.roundedSeconds), found)
         } catch {
-            return (.init(name: .contentDigest, status: .fail, summary: "cannot compute the digests: \(error)",
+            return (.init(name: .contentDigest, status: .fail, summary: "cannot compute the digests: \(SQLiteMessage.text(of: error))",
                           durationSeconds: watch.roundedSeconds), nil)
         }
     }

@@ -16,7 +16,11 @@ enum ExtensionLoading {
 }
 
 extension StewardError {
-    /// An extension the user asked to load that SQLite cannot load (65).
+    /// An extension the user asked to load that SQLite cannot load (65). The message is
+    /// `sqlite3_load_extension`'s, quoted whole: the dynamic loader's or the entry point's
+    /// words about the library the user named, before any statement ran (`load_extension()`
+    /// stays off for SQL), so no row can be in it. Every statement's message goes through
+    /// `SQLiteMessage`.
     static func cannotLoadExtension(_ path: String, _ error: SQLiteError) -> StewardError {
         StewardError(.badInput, "cannot load the SQLite extension \(path): \(error.message)")
     }

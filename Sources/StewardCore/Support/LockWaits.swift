@@ -15,10 +15,19 @@ final class LockWaits: Sendable {
     let timeout: Double
     private let cancellation: Cancellation
     private let waited = Mutex<Double>(0)
+    /// The database a wait is shown for (`LockWaitBoard`), nil for none.
+    private let database: String?
+    private let board: LockWaitBoard
 
-    init(timeout: Double, cancellation: Cancellation) {
+    init(timeout: Double, cancellation: Cancellation, database: String? = nil, board: LockWaitBoard = .shared) {
         self.timeout = timeout
         self.cancellation = cancellation
+        self.database = database
+        self.board = board
+    }
+
+    deinit {
+        if database != nil { board.remove(ObjectIdentifier(self)) }
     }
 
     var secondsWaited: Double {
@@ -41,7 +50,13 @@ final class LockWaits: Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         usleep(useconds_t(pause * 1_000_000))
         let slept = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        waited.withLock { $0 += slept }
+        let total = waited.withLock { waited in
+            waited += slept
+            return waited
+        }
+        if let database {
+            board.note(ObjectIdentifier(self), database: database, waitedSeconds: total, timeoutSeconds: timeout)
+        }
         return true
     }
 }

@@ -5,7 +5,8 @@ import SQLiteKit
 ///
 /// A signal always wins: once `cancellation` is set (or SQLite was interrupted), whatever
 /// the statement answered, the work was interrupted. Messages quote SQLite's own text only
-/// where it cannot hold row data (see `SQLiteError.safeDescription`).
+/// where its shape cannot hold row data (`SQLiteMessage`, through `shownMessage` and
+/// `messageAndCode`): the role decides the words, never what is quoted.
 struct SQLiteErrorMapping: Sendable {
     enum Role: Sendable, Equatable {
         /// A database the user named, being opened or read (inspect, verify, migrate
@@ -16,7 +17,7 @@ struct SQLiteErrorMapping: Sendable {
         /// The database migrate changes, inside the run's transaction.
         case migratedDatabase
         /// One statement of a migration file; `path` is its place (`0002_x.sql:14`).
-        /// `preparing`: it failed on the migration's own text, whose message is shown.
+        /// `preparing`: it failed on the migration's own text ("the statement failed" otherwise).
         case migrationStatement(preparing: Bool)
         /// A private file Steward writes (backup's copy): the message names its directory.
         case copy
@@ -62,7 +63,7 @@ struct SQLiteErrorMapping: Sendable {
         }
         let prefix = context.map { "\($0): " } ?? ""
         if error.isBusy, let lockTimeout, role != .copy {
-            return .gaveUp(on: path, after: lockTimeout, error.message, prefix: prefix)
+            return .gaveUp(on: path, after: lockTimeout, error.shownMessage, prefix: prefix)
         }
         switch role {
         case .database:
@@ -70,14 +71,14 @@ struct SQLiteErrorMapping: Sendable {
         case .sourceDatabase:
             switch error.code {
             case .cantOpen:
-                return StewardError(.notFound, "cannot open \(path): \(error.message)")
+                return StewardError(.notFound, "cannot open \(path): \(error.shownMessage)")
             case .readOnly:
                 // Reading a WAL database needs its -shm (and -wal); when neither exists and the
                 // directory is read-only, SQLite cannot make them. Reading the main file alone
                 // would not be pinned against a writer that starts meanwhile: refused.
                 return StewardError(
                     .notFound,
-                    "cannot read \(path): \(error.message); a database in WAL mode needs its -wal and -shm files, or a directory where SQLite can create them")
+                    "cannot read \(path): \(error.shownMessage); a database in WAL mode needs its -wal and -shm files, or a directory where SQLite can create them")
             default:
                 return reading(error)
             }
@@ -86,44 +87,42 @@ struct SQLiteErrorMapping: Sendable {
                 return StewardError(.inputOutput, "\(prefix)out of memory while migrating \(path); nothing changed")
             }
             if error.code == .readOnly {
-                return StewardError(.cannotCreate, "\(prefix)cannot write to \(path): \(error.message)")
+                return StewardError(.cannotCreate, "\(prefix)cannot write to \(path): \(error.shownMessage)")
             }
             if error.isInputOutput {
-                return StewardError(.inputOutput, "\(prefix)\(path): \(error.message)")
+                return StewardError(.inputOutput, "\(prefix)\(path): \(error.shownMessage)")
             }
-            // Whatever runs here reads rows: only a constraint's message, which names the
-            // constraint, is shown.
-            return StewardError(.badInput, "\(prefix)\(path): \(error.safeDescription)")
+            return StewardError(.badInput, "\(prefix)\(path): \(error.messageAndCode)")
         case .migrationStatement(let preparing):
             if error.isBusy {
-                return StewardError(.busy, "\(path): the database is locked (\(error.message))")
+                return StewardError(.busy, "\(path): the database is locked (\(error.shownMessage))")
             }
             if error.isOutOfMemory {
                 return StewardError(.inputOutput, "\(path): out of memory; nothing changed")
             }
             if error.isInputOutput {
-                return StewardError(.inputOutput, "\(path): \(error.message)")
+                return StewardError(.inputOutput, "\(path): \(error.shownMessage)")
             }
             if preparing {
                 return StewardError(.badInput, "\(path): \(error.messageAndCode)")
             }
-            return StewardError(.badInput, "\(path): the statement failed: \(error.safeDescription)")
+            return StewardError(.badInput, "\(path): the statement failed: \(error.messageAndCode)")
         case .copy:
             let directory = Paths.directory(of: path)
             switch error.code {
             case .full:
-                return StewardError(.inputOutput, "no space left in \(directory) for the copy (\(error.message))")
+                return StewardError(.inputOutput, "no space left in \(directory) for the copy (\(error.shownMessage))")
             case .readOnly, .cantOpen:
-                return StewardError(.cannotCreate, "cannot write the copy in \(directory): \(error.message)")
+                return StewardError(.cannotCreate, "cannot write the copy in \(directory): \(error.shownMessage)")
             default:
                 return StewardError(
                     .inputOutput, "cannot write the copy in \(directory): \(error.messageAndCode)")
             }
         case .checkedCopy(let refusal):
-            return StewardError(.checkFailed, "refusing to publish: \(refusal): \(error.message)")
+            return StewardError(.checkFailed, "refusing to publish: \(refusal): \(error.shownMessage)")
         case .restoredDatabase:
             if error.isNotADatabase {
-                return StewardError(.badInput, "the payload is not a SQLite database (\(error.message))")
+                return StewardError(.badInput, "the payload is not a SQLite database (\(error.shownMessage))")
             }
             return StewardError(.checkFailed, "\(error.messageAndCode)")
         case .replacedDatabase(let timeout):
@@ -148,22 +147,22 @@ struct SQLiteErrorMapping: Sendable {
                     + "for example: sqlite3 \(path) 'PRAGMA quick_check'")
         }
         if error.isNotADatabase {
-            return .notADatabase(path, error.message)
+            return .notADatabase(path, error.shownMessage)
         }
         if error.isCorrupt {
-            return StewardError(.badInput, "the database is damaged: \(path) (\(error.message))")
+            return StewardError(.badInput, "the database is damaged: \(path) (\(error.shownMessage))")
         }
         if error.isBusy {
-            return StewardError(.busy, "the database is locked: \(path) (\(error.message))")
+            return StewardError(.busy, "the database is locked: \(path) (\(error.shownMessage))")
         }
         if error.isOutOfMemory {
             // A resource failure, not bad input.
             return StewardError(.inputOutput, "out of memory while reading \(path); nothing changed")
         }
         if error.isInputOutput {
-            return StewardError(.inputOutput, "cannot read \(path): \(error.message)")
+            return StewardError(.inputOutput, "cannot read \(path): \(error.shownMessage)")
         }
-        return StewardError(.badInput, "cannot read the database \(path): \(error.message)")
+        return StewardError(.badInput, "cannot read the database \(path): \(error.shownMessage)")
     }
 
     /// Runs `body`, turning an SQLite error it throws into this mapping's `StewardError`.

@@ -64,7 +64,7 @@ struct AssertionRunner: Sendable {
                 let start = cursorOffset + error.statementOffset
                 let leading = String(decoding: lines.utf8[start..<lines.firstToken(from: start)], as: UTF8.self)
                 let name = Self.name(in: leading) ?? "\(fileName) line \(lines.lineOfFirstToken(from: start))"
-                failures.append(Failure(name: name, reason: "cannot be prepared: \(error.error.message)"))
+                failures.append(Failure(name: name, reason: "cannot be prepared: \(error.error.shownMessage)"))
                 cursorOffset += max(Self.endOfStatement(in: remaining, from: error.byteOffset), 1)
             }
         }
@@ -90,15 +90,14 @@ struct AssertionRunner: Sendable {
             }
             return wrong == 0 ? nil : "the first column is not 1 in \(wrong) of \(rows) rows"
         } catch let error as SQLiteError {
-            // A constraint's message names the constraint, from the schema. Any other
-            // message of a running statement can quote data (an FTS5 query built from a
-            // row is parsed only then), so only the code's generic text is kept.
+            // A constraint's message names the constraint, from the schema; a RAISE() text
+            // or an FTS5 query built from a row is not shown (`SQLiteMessage`).
             if error.code == .constraint {
-                return "violated: \(error.message)"
+                return "violated: \(error.shownMessage)"
             }
-            return "failed: \(error.extendedCode.genericMessage) (SQLite error \(error.extendedCode))"
+            return "failed: \(error.messageAndCode)"
         } catch {
-            return "failed: \(error)"
+            return "failed: \(SQLiteMessage.text(of: error))"
         }
     }
 

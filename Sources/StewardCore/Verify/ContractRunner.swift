@@ -104,7 +104,7 @@ struct ContractRunner {
         } catch let error as SQLiteError {
             throw StewardError(
                 .badInput,
-                "the contract's records cannot be inserted into '\(contract.table)' at \(moment): \(error.message)")
+                "the contract's records cannot be inserted into '\(contract.table)' at \(moment): \(error.shownMessage)")
         }
     }
 
@@ -187,7 +187,7 @@ struct ContractRunner {
             // FTS5 reports a bad query as SQLITE_ERROR: never zero results.
             return .error(error.code == .error ? "syntax" : "SQLite error \(error.extendedCode)")
         } catch {
-            return .error("\(error)")
+            return .error(SQLiteMessage.text(of: error))
         }
     }
 

@@ -36,7 +36,7 @@ extension Verifier {
                 do {
                     _ = try connection.prepare(sql: "SELECT * FROM \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\" LIMIT 0")
                 } catch let error as SQLiteError {
-                    unusable.append("virtual table \(name): \(error.message)")
+                    unusable.append("virtual table \(name): \(error.shownMessage)")
                 }
             }
             if !unusable.isEmpty {

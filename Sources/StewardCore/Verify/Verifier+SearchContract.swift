@@ -20,7 +20,7 @@ extension Verifier {
             results.fail(error)
             return
         } catch let error as SQLiteError {
-            results.fail(StewardError(.badInput, "the search contract cannot run: \(error.message)"))
+            results.fail(StewardError(.badInput, "the search contract cannot run: \(error.shownMessage)"))
             return
         }
         results.contractCases = cases

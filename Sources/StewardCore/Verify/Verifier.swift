@@ -53,7 +53,7 @@ public struct Verifier: Sendable {
 
     public init(setup: OperationSetup<Options, Event>) {
         self.setup = setup
-        lockWaits = LockWaits(timeout: setup.options.timeout, cancellation: setup.cancellation)
+        lockWaits = LockWaits(timeout: setup.options.timeout, cancellation: setup.cancellation, database: setup.options.databasePath)
     }
 
     /// A failed check is in the report; what is thrown ends the run before a report.
@@ -147,7 +147,7 @@ public struct Verifier: Sendable {
             } catch let error as StewardError {
                 results.fail(error)
             } catch {
-                results.fail(StewardError(.internal, "a check stopped unexpectedly: \(error)"))
+                results.fail(StewardError(.internal, "a check stopped unexpectedly: \(SQLiteMessage.text(of: error))"))
             }
         }
     }
@@ -171,7 +171,7 @@ public struct Verifier: Sendable {
             check = .init(name: checkName, status: .fail, summary: "cannot run: \(error.messageAndCode)",
                           durationSeconds: watch.roundedSeconds, details: [])
         } catch {
-            check = .init(name: checkName, status: .fail, summary: "cannot run: \(error.localizedDescription)",
+            check = .init(name: checkName, status: .fail, summary: "cannot run: \(SQLiteMessage.text(of: error))",
                           durationSeconds: watch.roundedSeconds, details: [])
         }
         results.add(check, as: checkName)
