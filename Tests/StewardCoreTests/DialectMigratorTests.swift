@@ -260,7 +260,7 @@ import TestSupport
             CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
             CREATE TABLE book(id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES author(id), title TEXT);
             """)
-        _ = try migrate { $0.create = true }
+        _ = try migrate { $0.create = true; $0.dialect = .steward }
         try Connection(path: database).execute(sql: """
             INSERT INTO author VALUES (1, 'A'), (2, 'B');
             INSERT INTO book VALUES (1, 1, 'x'), (2, 2, 'y');
@@ -309,6 +309,7 @@ import TestSupport
     // MARK: - Baselines
 
     func baselineSet() throws {
+        try directory.declareLayout()
         try write("0001_ticket.sql", """
             CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL, status TEXT);
             CREATE INDEX ticket_status ON ticket(status);
@@ -421,7 +422,7 @@ import TestSupport
     @Test func userVersionAppliedByStewardIsBackfilledIntoANewLedger() throws {
         try write("1_a.sql", "CREATE TABLE a(x);\n")
         try write("2_b.sql", "CREATE TABLE b(x);\n")
-        _ = try migrate { $0.create = true; $0.targetVersion = 1 }
+        _ = try migrate { $0.create = true; $0.targetVersion = 1; $0.dialect = .steward }
         let report = try migrate { $0.dialect = .sqlx }
         #expect(report.ledger?.backfilled == ["1_a.sql"])
         #expect(report.applied.map(\.file) == ["2_b.sql"])
@@ -458,7 +459,7 @@ import TestSupport
 
     @Test func verifySkipsTheLedgerCheckForStewardsOwnLayout() throws {
         try write("0001_a.sql", "CREATE TABLE a(x);\n")
-        _ = try migrate { $0.create = true }
+        _ = try migrate { $0.create = true; $0.dialect = .steward }
         var options = Verifier.Options(databasePath: database)
         options.migrationsDirectory = migrations
         let report = try Verifier(options: options).run()

@@ -14,6 +14,7 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.file("migrations"), withIntermediateDirectories: true)
+        try directory.declareLayout()
     }
 
     static let ticketSQL = """

@@ -30,14 +30,21 @@ extension Migrator {
         let directory = options.migrationsDirectory
         let detection: DialectSet.Detection
         if let dialect = options.dialect {
+            if let declared = try DialectSet.declaration(in: directory), declared.dialect != dialect {
+                throw StewardError(
+                    .badInput,
+                    "\(Paths.join(directory, DialectSet.declarationFile)) declares the set's layout \(declared.dialect.rawValue), and the run asks for \(dialect.rawValue); read in another layout, the set would get a ledger its application's runner never reads")
+            }
             detection = .init(dialect: dialect, reason: .chosen)
         } else if let cache = options.setCache {
-            switch cache.detection(directory: directory) {
+            switch try cache.detection(directory: directory) {
             case .decided(let found): detection = found
-            case .needsLedgers: detection = DialectSet.detection(ledgers: try ledgersOfExistingDatabase(connection))
+            case .needsLedgers:
+                detection = try DialectSet.detection(
+                    directory: directory, records: try recordsOfExistingDatabase(connection), whenAmbiguous: .refuse)
             }
         } else {
-            detection = try DialectSet.detect(directory: directory, ledgers: { try ledgersOfExistingDatabase(connection) })
+            detection = try DialectSet.detect(directory: directory, records: { try recordsOfExistingDatabase(connection) })
         }
         let source = try options.setCache.map { cache in
             try cache.source(directory: directory, dialect: detection.dialect) { try readSource(detection) }
@@ -52,13 +59,14 @@ extension Migrator {
 
     private func readSource(_ detection: DialectSet.Detection) throws -> Source {
         let directory = options.migrationsDirectory
-        let set: DialectSet
+        var set: DialectSet
         if detection.dialect == .steward {
             let steward = try MigrationSet(directory: directory)
             set = DialectSet(steward: steward)
         } else {
             set = try DialectSet(directory: directory, dialect: detection.dialect)
         }
+        set = set.withoutDeclaration
         let scripts = try set.migrations.map { migration in
             try MigrationScript(Migration(
                 version: Int32(clamping: migration.version.integer ?? 0), fileName: migration.fileName,
@@ -67,20 +75,20 @@ extension Migrator {
         return Source(detection: detection, set: set, scripts: scripts, ledger: Ledgers.ledger(for: set.dialect))
     }
 
-    /// The ledger tables of the database, when it exists, for detection.
-    private func ledgersOfExistingDatabase(_ open: Connection?) throws -> Set<Dialect> {
+    /// The ledger tables and `user_version` of the database, when it exists, for detection.
+    private func recordsOfExistingDatabase(_ open: Connection?) throws -> DialectSet.DatabaseRecords {
         // A connection the run opened is on the existing, non-empty file: not looked at again.
         let connection: Connection
         if let open {
             connection = open
         } else {
             guard DatabaseFile.exists(options.databasePath), (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 else {
-                return []
+                return DialectSet.DatabaseRecords()
             }
             connection = try openExisting(readOnly: true)
         }
         do {
-            return try Ledgers.present(on: connection)
+            return DialectSet.DatabaseRecords(ledgers: try Ledgers.present(on: connection), userVersion: try connection.userVersion())
         } catch let error as SQLiteError {
             throw readFailure(error)
         }

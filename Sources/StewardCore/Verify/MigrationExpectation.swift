@@ -12,7 +12,11 @@ struct MigrationExpectation: Sendable {
     let dialectSet: DialectSet?
 
     init(directory: String, databasePath: String?) throws {
-        let detection = try DialectSet.detect(directory: directory) { Self.ledgers(of: databasePath) }
+        // verify writes nothing: a set several runners read alike is read in Steward's own
+        // layout, as it always was (only a run that writes must not guess).
+        let detection = try DialectSet.detect(
+            directory: directory, records: { DialectSet.DatabaseRecords(ledgers: Self.ledgers(of: databasePath)) },
+            whenAmbiguous: .stewardsOwn)
         dialect = detection.dialect
         if dialect == .steward {
             let set = try MigrationSet(directory: directory)
