@@ -11,6 +11,11 @@ extension Migrator {
         let scripts: [MigrationScript]
         let ledger: (any MigrationLedger)?
 
+        /// `version` as the runner shows it: the ledger's text of the set's migration.
+        func shown(_ version: VersionKey) -> String {
+            set.migrations.first { $0.version == version }?.ledgerVersion ?? version.description
+        }
+
         func script(for migration: DialectMigration) -> MigrationScript? {
             scripts.first { $0.migration.fileName == migration.fileName }
         }
@@ -103,12 +108,22 @@ extension Migrator {
             reading = try sqlite { try ledger.read(on: connection, migrations: source.set.migrations) }
         }
         var planOptions = LedgerPlan.Options()
-        planOptions.target = options.targetVersion
+        planOptions.target = try resolved(options.targetVersion, in: source)
         planOptions.allowChanged = options.allowChanged
         planOptions.allowOutOfOrder = options.allowOutOfOrder
-        planOptions.baseline = options.baseline
+        planOptions.baseline = try resolved(options.baseline, in: source)
         let plan = try LedgerPlan(set: source.set, reading: reading, userVersion: current, options: planOptions)
         return (plan, reading != nil, reading?.rows ?? 0)
+    }
+
+    /// The version of the set a `--to` or `--baseline` names, as the runner shows it or as
+    /// a version; a tag no migration has is refused.
+    func resolved(_ requested: RequestedVersion?, in source: Source) throws -> VersionKey? {
+        guard let requested else { return nil }
+        guard let key = requested.resolve(in: source.set.migrations) else {
+            throw StewardError(.badInput, "no migration in \(source.set.directory) has version \(requested.text)")
+        }
+        return key
     }
 
     /// Notes for the report about what the plan accepted.
