@@ -29,6 +29,7 @@ RSS_COUNTS=${RSS_COUNTS:-"100 10000"}
 work=bench/work/fleet
 rm -rf "$work"
 mkdir -p "$work/set"
+echo steward > "$work/set/.steward-dialect"  # sqlx reads these names too: declared Steward's own
 cat migrations/0001_create_ticket.sql migrations/0002_ticket_search.sql > "$work/set/0001_ticket_and_search.sql"
 cat > "$work/set/0002_search_status.sql" <<'SQL'
 -- Search v2: the status becomes searchable. An FTS5 table cannot gain a column, so the

@@ -18,7 +18,7 @@ fi
 rm -f "$db" "$db"-*
 echo "generating a ~${TARGET_MIB} MiB database in $db ..." >&2
 mkdir -p "$work/set"
-cp migrations/0001_create_ticket.sql migrations/0002_ticket_search.sql "$work/set/"
+cp migrations/0001_create_ticket.sql migrations/0002_ticket_search.sql migrations/.steward-dialect "$work/set/"
 "$steward" migrate --create --quiet --db "$db" --migrations "$work/set" --to 1 > /dev/null
 # Bodies are cut from varied English text at random offsets, with an identifier in
 # each, so that the FTS5 index and zstd see something like real tickets.

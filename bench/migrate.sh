@@ -16,6 +16,7 @@ ROWS=${ROWS:-1000000}
 work=bench/work/migrate
 rm -rf "$work"
 mkdir -p "$work/set"
+echo steward > "$work/set/.steward-dialect"  # sqlx reads these names too: declared Steward's own
 
 
 # --- 1. 200 generated migrations --------------------------------------------------
@@ -55,6 +56,7 @@ echo "200 migrations:   sqlite3 ${peer}s   steward ${mine}s   ratio $(ratio "$mi
 
 # --- 2. FTS5 over 1,000,000 existing rows -------------------------------------------
 mkdir -p "$work/fts"
+echo steward > "$work/fts/.steward-dialect"  # sqlx reads these names too: declared Steward's own
 cp migrations/0001_create_ticket.sql migrations/0002_ticket_search.sql "$work/fts/"
 rm -f "$work/base.db"
 "$steward" migrate --create --quiet --db "$work/base.db" --migrations "$work/fts" --to 1 > /dev/null

@@ -20,6 +20,7 @@ N=${N:-100}
 work=bench/work/startup
 rm -rf "$work"
 mkdir -p "$work/set"
+echo steward > "$work/set/.steward-dialect"  # sqlx reads these names too: declared Steward's own
 cp migrations/0001_create_ticket.sql migrations/0002_ticket_search.sql "$work/set/"
 "$steward" migrate --create --quiet --db "$work/current.db" --migrations "$work/set" > /dev/null
 swift build -c release --static-swift-stdlib --disable-local-rpath --product steward --scratch-path .build/bench-shipped \

@@ -34,11 +34,12 @@ extension MigrateCommand {
     static func fleetDetail(_ result: FleetMigration.Result) -> String {
         let report = result.report
         var text: String
+        let from = shownVersion(report.fromVersionText, report)
         switch result.outcome {
-        case "current": text = "version \(report.fromVersion)"
-        case "pending" where report.pending.isEmpty: text = "version \(report.fromVersion), \(MigrateWording.recordsPending)"
-        case "pending": text = "version \(report.fromVersion), \(report.pending.count) pending"
-        default: text = "\(report.fromVersion) → \(report.toVersion) in \(ReportOutput.seconds(report.totalSeconds))"
+        case "current": text = "version \(from)"
+        case "pending" where report.pending.isEmpty: text = "version \(from), \(MigrateWording.recordsPending)"
+        case "pending": text = "version \(from), \(report.pending.count) pending"
+        default: text = "\(from) → \(shownVersion(report.toVersionText, report)) in \(ReportOutput.seconds(report.totalSeconds))"
         }
         if let bundle = result.bundle {
             text += ", backup \(bundle.path)"

@@ -46,9 +46,11 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         static let backupDir = Option<String>("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated. Foreign-key violations already there are recorded in the bundle, not refused; the report prints the command that rolls each database back (restore --replace).")
         static let allowDrift = Flag("allow-drift", help: "Migrate a database whose schema differs from what its applied migrations make (checked before every migration, in every layout, except with --baseline), and report the difference.")
 
-        static func version(_ name: String, help: String) -> Option<VersionKey> {
-            Option(name, value: "version", help: help, expected: "a version such as 3, 20240101120000 or 1.1",
-                   convert: { VersionKey($0, dotted: true) })
+        /// The version as `--status` shows it: the runner's (a timestamp, Flyway's `1.1`,
+        /// drizzle's tag).
+        static func version(_ name: String, help: String) -> Option<RequestedVersion> {
+            Option(name, value: "version", help: help, expected: "a version such as 3, 20240101120000, 1.1 or 0003_name",
+                   convert: { RequestedVersion($0) })
         }
     }
 
@@ -176,12 +178,23 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     }
 
 
+    /// A version as the set's runner shows it; "0" in Steward's own layout when nothing is
+    /// applied (its `user_version`), "none" in the others.
+    static func shownVersion(_ text: String?, _ report: MigrateReport) -> String {
+        text.map(ReportOutput.escaped) ?? (report.dialect == Dialect.steward.rawValue ? "0" : "none")
+    }
+
+    /// `(2 of 3 migrations applied; newest migration: 20240212141500)`.
+    static func counts(_ report: MigrateReport, _ applied: Int) -> String {
+        "(\(applied) of \(report.migrationCount) migration\(report.migrationCount == 1 ? "" : "s") applied; newest migration: \(ReportOutput.escaped(report.newestVersionText)))"
+    }
+
     static func render(_ report: MigrateReport) -> String {
         var lines: [String] = []
         switch report.mode {
         case .status:
             lines.append("Database    \(ReportOutput.escaped(report.database.path))")
-            lines.append("Version     \(report.fromVersion) (newest migration: \(report.newestVersion))")
+            lines.append("Version     \(shownVersion(report.fromVersionText, report)) \(counts(report, report.appliedCountBefore))")
             if let match = report.schemaMatches {
                 lines.append("Schema      matches version \(match) of the set (adopt it with --baseline \(match))")
             }
@@ -198,17 +211,18 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             lines.append("Database    \(ReportOutput.escaped(report.database.path))\(report.created ? " (created)" : "")")
             if report.applied.isEmpty, report.outcome == "migrated" || report.outcome == "would-migrate" {
                 // Nothing applied, but the ledger or user_version written: not "nothing to do".
-                let versions = report.fromVersion == report.toVersion ? "\(report.fromVersion)" : "\(report.fromVersion) → \(report.toVersion)"
+                let from = shownVersion(report.fromVersionText, report), to = shownVersion(report.toVersionText, report)
+                let versions = from == to ? from : "\(from) → \(to)"
                 let dry = report.mode == .dryRun
                 // Only the ledger's table made (nothing applied yet to record in it).
-                let what = report.fromVersion == report.toVersion && report.ledger.map { !$0.existed && $0.recorded == 0 } == true
+                let what = from == to && report.ledger.map { !$0.existed && $0.recorded == 0 } == true
                     ? "the ledger table \(report.ledger?.table ?? "") \(dry ? "would be created" : "is now created")"
                     : "what was applied \(dry ? "would be recorded" : "is now recorded")"
-                lines.append("Version     \(versions): no migration to apply; \(what) (newest migration: \(report.newestVersion))")
+                lines.append("Version     \(versions): no migration to apply; \(what) \(counts(report, report.appliedCountAfter))")
             } else if report.applied.isEmpty {
-                lines.append("Version     \(report.fromVersion): nothing to do (newest migration: \(report.newestVersion))")
+                lines.append("Version     \(shownVersion(report.fromVersionText, report)): nothing to do \(counts(report, report.appliedCountAfter))")
             } else {
-                lines.append("Version     \(verb) from \(report.fromVersion) to \(report.toVersion) (newest migration: \(report.newestVersion))")
+                lines.append("Version     \(verb) from \(shownVersion(report.fromVersionText, report)) to \(shownVersion(report.toVersionText, report)) \(counts(report, report.appliedCountAfter))")
                 lines.append("Applied     \(report.applied.count) migration\(report.applied.count == 1 ? "" : "s")")
                 lines.append(ReportOutput.table(report.applied.map {
                     [$0.versionText, $0.file, "\($0.statements) statements", ReportOutput.seconds($0.durationSeconds)]

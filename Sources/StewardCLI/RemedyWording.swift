@@ -22,6 +22,10 @@ enum RemedyWording {
             return "; give --identity FILE, or --passphrase-file/--passphrase-env for a passphrase"
         case .chooseDialect:
             return "; use --dialect for another runner's 64-bit versions"
+        case .nameDialect(let candidates):
+            let options = candidates.map { "--dialect \($0.rawValue)" }
+            let listed = options.count == 1 ? options[0] : options.dropLast().joined(separator: ", ") + " or " + (options.last ?? "")
+            return ", or pass \(listed)"
         case .allowDrift:
             return " (--allow-drift migrates anyway)"
         case .loadExtension:

@@ -20,6 +20,9 @@ extension StewardError {
         case giveKey
         /// A version Steward's own layout cannot hold: another runner's layout may.
         case chooseDialect
+        /// A set these layouts read alike, on a database with no record of any: the run
+        /// may name the one the application's runner uses.
+        case nameDialect([Dialect])
         /// The schema differs from what the set makes: the run may migrate anyway.
         case allowDrift
         /// A virtual table's module is an extension's: the run may load that extension.

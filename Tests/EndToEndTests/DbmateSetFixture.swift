@@ -26,4 +26,14 @@ struct DbmateSetFixture {
         try Connection(path: path).setUserVersion(0)
         return path
     }
+
+    /// A database Steward migrated before the set had dbmate's ledger: `user_version` 2 and
+    /// no `schema_migrations`, so a run's only write is the ledger's rows (a backfill).
+    func recordedByUserVersionOnly(_ name: String) throws -> String {
+        let path = try migratedByTheRunner(name)
+        let connection = try Connection(path: path)
+        try connection.execute(sql: "DROP TABLE schema_migrations")
+        try connection.setUserVersion(2)
+        return path
+    }
 }

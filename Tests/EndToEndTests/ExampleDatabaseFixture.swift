@@ -12,7 +12,7 @@ struct ExampleDatabaseFixture {
     init() throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        for name in ["0001_create_ticket.sql", "0002_ticket_search.sql"] {
+        for name in ["0001_create_ticket.sql", "0002_ticket_search.sql", ".steward-dialect"] {
             try FileManager.default.copyItem(
                 atPath: Fixtures.exampleMigrations.appendingPathComponent(name).path,
                 toPath: (migrations as NSString).appendingPathComponent(name))

@@ -12,6 +12,7 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        try directory.declareLayout()
     }
 
     @Test(.enabled(if: MigrateDialectCommandTests.vectorExtension != nil,

@@ -81,6 +81,8 @@ import TestSupport
     }
 
     @Test func sqlxLedgerWithoutLibcryptoSaysSo() throws {
+        // The example set declares Steward's own layout; read as sqlx here, without it.
+        try FileManager.default.removeItem(atPath: migrations + "/.steward-dialect")
         let run = try StewardProcess.run(
             ["migrate", "--create", "--dialect", "sqlx", "--db", directory.file("sqlx.db"), "--migrations", migrations],
             environment: ["STEWARD_TEST_HOOK_LIBCRYPTO_SONAME": "libcrypto.so.99"])

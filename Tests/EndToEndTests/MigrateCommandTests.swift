@@ -16,7 +16,7 @@ import TestSupport
 
     /// Copies the example set into the test's own migration directory.
     func copyExampleSet() throws {
-        for name in ["0001_create_ticket.sql", "0002_ticket_search.sql"] {
+        for name in ["0001_create_ticket.sql", "0002_ticket_search.sql", ".steward-dialect"] {
             try FileManager.default.copyItem(
                 atPath: Fixtures.exampleMigrations.appendingPathComponent(name).path,
                 toPath: (migrations as NSString).appendingPathComponent(name))
@@ -212,6 +212,7 @@ import TestSupport
     }
 
     @Test func golangMigrateNamesAndIgnoredFiles() throws {
+        try directory.declareLayout()
         try write("1_create.up.sql", "CREATE TABLE a(x);\n")
         try write("1_create.down.sql", "DROP TABLE a;\n")
         try write("2_more.up.sql", "CREATE TABLE b(x);\n")

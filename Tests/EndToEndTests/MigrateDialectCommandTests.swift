@@ -67,6 +67,7 @@ import TestSupport
     }
 
     @Test func baselineThroughTheBinary() throws {
+        try directory.declareLayout()
         try write("0001_a.sql", "CREATE TABLE a(id INTEGER PRIMARY KEY, name TEXT);\n")
         try write("0002_b.sql", "CREATE INDEX a_name ON a(name);\n")
         try write("0003_c.sql", "ALTER TABLE a ADD c TEXT;\n")
@@ -109,6 +110,7 @@ import TestSupport
     @Test(.enabled(if: vectorExtension != nil, "sqlite-vec is not installed (scripts/install-deps.sh installs it with pip)"))
     func aSetThatNeedsAnExtensionRunsWithLoadExtension() throws {
         let library = try #require(Self.vectorExtension)
+        try directory.declareLayout()
         try write("0001_items.sql", """
             CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
             CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);

@@ -4,10 +4,12 @@ import Testing
 import TestSupport
 
 /// Regression (review, session 4): `--status` said "Pending none: the database is up to
-/// date" and outcome `current` for a database whose only write in a run is its records
-/// (`user_version` behind the runner's ledger, a ledger to backfill), so a fleet `--status`
-/// called it current while a run wrote it. It now asks the run's own question
-/// (`Migrator.writes`): outcome `pending`, `recordsPending: true`.
+/// date" and outcome `current` for a database whose only write in a run is its records (a
+/// ledger to backfill), so a fleet `--status` called it current while a run wrote it. It
+/// now asks the run's own question (`Migrator.writes`): outcome `pending`,
+/// `recordsPending: true`. Issue 26: a database the runner migrated itself (its ledger
+/// complete, `user_version` left at 0) is current in both, since the ledger is the record
+/// and `user_version` only Steward's mirror of it, rewritten by the next run that writes.
 @Suite struct MigrateStatusRecordsTests {
     let fixture: DbmateSetFixture
     var directory: TemporaryDirectory { fixture.directory }
@@ -31,32 +33,31 @@ import TestSupport
 
     func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
-    @Test func statusOfADatabaseWhoseOnlyWriteIsUserVersionIsPending() throws {
+    @Test func aDatabaseTheRunnerMigratedIsCurrentInStatusAndInARun() throws {
         let path = try migratedByTheRunner("app.db")
         let before = try bytes(path)
         let text = try StewardProcess.run(["migrate", "--status", "--migrations", set, "--db", path])
         #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.stdout.contains("Pending     no migration to apply; a run records what is applied"), "\(text.stdout)")
-        #expect(!text.stdout.contains("up to date"), "\(text.stdout)")
+        #expect(text.stdout.contains("Version     20240212141500 (2 of 2 migrations applied; newest migration: 20240212141500)"), "\(text.stdout)")
+        #expect(text.stdout.contains("Pending     none: the database is up to date"), "\(text.stdout)")
+        #expect(text.stdout.contains("Note        user_version is 0, behind schema_migrations, which records 2 applied migrations"), "\(text.stdout)")
 
         let json = try StewardProcess.run(["migrate", "--status", "--json", "--migrations", set, "--db", path])
         #expect(json.status == 0, "\(json.stderr)")
         let report = try json.json()
-        #expect(report["outcome"] as? String == "pending", "\(report)")
-        #expect(report["recordsPending"] as? Bool == true)
-        #expect((report["pending"] as? [Any])?.isEmpty == true)
-        #expect(try bytes(path) == before)
+        #expect(report["outcome"] as? String == "current", "\(report)")
+        #expect(report["recordsPending"] as? Bool == false)
+        #expect(report["fromVersionText"] as? String == "20240212141500")
+        #expect(report["appliedCountBefore"] as? Int == 2 && report["migrationCount"] as? Int == 2)
 
-        // What --status announced is what a run does.
+        // What --status announced is what a run does: nothing.
         let run = try StewardProcess.run(["migrate", "--json", "--migrations", set, "--db", path])
-        #expect(try run.json()["outcome"] as? String == "migrated")
+        #expect(try run.json()["outcome"] as? String == "current")
+        #expect(try bytes(path) == before)
     }
 
     @Test func statusOfADatabaseWhoseLedgerIsToBeBackfilledIsPending() throws {
-        let path = try migratedByTheRunner("old.db")
-        let connection = try Connection(path: path)
-        try connection.execute(sql: "DROP TABLE schema_migrations")
-        try connection.setUserVersion(2)
+        let path = try fixture.recordedByUserVersionOnly("old.db")
         let run = try StewardProcess.run(["migrate", "--status", "--json", "--migrations", set, "--db", path])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try run.json()
@@ -80,7 +81,7 @@ import TestSupport
     }
 
     @Test func aFleetStatusDoesNotCallSuchADatabaseCurrent() throws {
-        let behind = try migratedByTheRunner("behind.db")
+        let behind = try fixture.recordedByUserVersionOnly("behind.db")
         let upToDate = try current("current.db")
         let json = try StewardProcess.run(["migrate", "--status", "--json", "--migrations", set, "--db", behind, "--db", upToDate])
         #expect(json.status == 0, "\(json.stdout)\(json.stderr)")
@@ -100,19 +101,20 @@ import TestSupport
     /// The same false "current" in `--dry-run`: its copy got the records, yet the outcome
     /// was `current` and the text "nothing to do".
     @Test func aDryRunThatOnlyRecordsWouldMigrate() throws {
-        let path = try migratedByTheRunner("dry.db")
+        let path = try fixture.recordedByUserVersionOnly("dry.db")
         let before = try bytes(path)
         let text = try StewardProcess.run(["migrate", "--dry-run", "--migrations", set, "--db", path])
         #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.stdout.contains("Version     0 → 2: no migration to apply; what was applied would be recorded"), "\(text.stdout)")
+        #expect(text.stdout.contains("Version     20240212141500: no migration to apply; what was applied would be recorded (2 of 2 migrations applied"), "\(text.stdout)")
         #expect(!text.stdout.contains("nothing to do"), "\(text.stdout)")
         let report = try StewardProcess.run(["migrate", "--dry-run", "--json", "--migrations", set, "--db", path]).json()
         #expect(report["outcome"] as? String == "would-migrate", "\(report)")
         #expect(try bytes(path) == before)
 
-        let current = try current("current.db")
-        let again = try StewardProcess.run(["migrate", "--dry-run", "--json", "--migrations", set, "--db", current]).json()
-        #expect(again["outcome"] as? String == "current", "\(again)")
+        for current in [try current("current.db"), try migratedByTheRunner("runner.db")] {
+            let again = try StewardProcess.run(["migrate", "--dry-run", "--json", "--migrations", set, "--db", current]).json()
+            #expect(again["outcome"] as? String == "current", "\(again)")
+        }
     }
 
     /// No change for a database a run leaves as it is.

@@ -64,7 +64,7 @@ import TestSupport
         try #require(mkdir(FileName.cString(migrations), 0o755) == 0)
         try RawFiles.copy(Fixtures.exampleMigrations.appendingPathComponent("0001_create_ticket.sql").path,
                           to: migrations + "/0001_create" + FileName.decode([0xFF]) + ".sql")
-        let migrate = try StewardProcess.run(rawArguments: ["migrate", "--create", "--db", database, "--migrations", migrations])
+        let migrate = try StewardProcess.run(rawArguments: ["migrate", "--create", "--dialect", "steward", "--db", database, "--migrations", migrations])
         #expect(migrate.status == 0, "\(migrate.allOutput)")
         #expect(migrate.stdout.contains("0001_create\\xFF.sql"), "\(migrate.stdout)")
 

@@ -13,6 +13,7 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        try directory.declareLayout()
         try "CREATE TABLE ticket (id INTEGER PRIMARY KEY);\n"
             .write(toFile: migrations + "/0001_ticket.sql", atomically: true, encoding: .utf8)
     }

@@ -115,9 +115,11 @@ import TestSupport
     }
 
     func writeMigrations(_ files: [(String, String)]) throws -> String {
-        let set = directory.file("migrations-\(UUID().uuidString)")
+        let name = "migrations-\(UUID().uuidString)"
+        let set = directory.file(name)
         try FileManager.default.createDirectory(atPath: set, withIntermediateDirectories: true)
         for (name, sql) in files { try sql.write(toFile: set + "/" + name, atomically: true, encoding: .utf8) }
+        try directory.declareLayout(of: name)
         return set
     }
 

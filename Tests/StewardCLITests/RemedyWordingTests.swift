@@ -12,6 +12,7 @@ import Testing
         (.nulSeparatedList, "--null"),
         (.giveKey, "--identity"),
         (.chooseDialect, "--dialect"),
+        (.nameDialect([.steward, .sqlx]), "--dialect sqlx"),
         (.allowDrift, "--allow-drift"),
         (.loadExtension, "--load-extension"),
         (.directoryApart, "--out"),

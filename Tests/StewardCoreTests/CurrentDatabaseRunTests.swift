@@ -16,6 +16,7 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        try directory.declareLayout()
         try write("0001_ticket.sql", """
             CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT);
             INSERT INTO ticket(title) VALUES ('printer jammed'), (NULL);

@@ -204,7 +204,7 @@ import TestSupport
         try write("V1__init.sql", "CREATE TABLE a(id INTEGER PRIMARY KEY);\n")
         try write("V1_1__second.sql", "CREATE TABLE b(id INTEGER PRIMARY KEY);\n")
         try write("V1.10__tenth.sql", "CREATE TABLE c(id INTEGER PRIMARY KEY);\n")
-        let report = try migrate { $0.create = true; $0.targetVersion = VersionKey("1.1", dotted: true) }
+        let report = try migrate { $0.create = true; $0.targetVersion = RequestedVersion("1.1") }
         #expect(report.dialect == "flyway")
         #expect(report.applied.map(\.versionText) == ["1", "1.1"])
         #expect(report.applied.last?.version == nil)
@@ -260,7 +260,7 @@ import TestSupport
             CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
             CREATE TABLE book(id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES author(id), title TEXT);
             """)
-        _ = try migrate { $0.create = true }
+        _ = try migrate { $0.create = true; $0.dialect = .steward }
         try Connection(path: database).execute(sql: """
             INSERT INTO author VALUES (1, 'A'), (2, 'B');
             INSERT INTO book VALUES (1, 1, 'x'), (2, 2, 'y');
@@ -309,6 +309,7 @@ import TestSupport
     // MARK: - Baselines
 
     func baselineSet() throws {
+        try directory.declareLayout()
         try write("0001_ticket.sql", """
             CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL, status TEXT);
             CREATE INDEX ticket_status ON ticket(status);
@@ -421,7 +422,7 @@ import TestSupport
     @Test func userVersionAppliedByStewardIsBackfilledIntoANewLedger() throws {
         try write("1_a.sql", "CREATE TABLE a(x);\n")
         try write("2_b.sql", "CREATE TABLE b(x);\n")
-        _ = try migrate { $0.create = true; $0.targetVersion = 1 }
+        _ = try migrate { $0.create = true; $0.targetVersion = 1; $0.dialect = .steward }
         let report = try migrate { $0.dialect = .sqlx }
         #expect(report.ledger?.backfilled == ["1_a.sql"])
         #expect(report.applied.map(\.file) == ["2_b.sql"])
@@ -442,23 +443,27 @@ import TestSupport
         let report = try Verifier(options: options).run()
         let version = try #require(report.checks.first { $0.name.rawValue == "version" })
         #expect(version.status == .pass, "\(version)")
+        #expect(version.summary.contains("records version 20240101000002, the newest of the set (2 of 2"), "\(version.summary)")
         let ledger = try #require(report.checks.first { $0.name.rawValue == "ledger" })
         #expect(ledger.status == .pass, "\(ledger)")
         #expect(report.passed)
 
-        // A file changed since it was applied fails the ledger check.
-        try write("20240101000001_a.sql", "-- +goose Up\nCREATE TABLE a(x, y);\n-- +goose Down\nDROP TABLE a;\n")
+        // goose took the newest back: its ledger is the record (issue 26). The ledger agrees
+        // with the files, user_version is the mirror out of line, and the version is behind.
         try Connection(path: database).execute(sql: "DELETE FROM goose_db_version WHERE version_id = 20240101000002")
         let behind = try Verifier(options: options).run()
-        let failed = try #require(behind.checks.first { $0.name.rawValue == "ledger" })
-        #expect(failed.status == .fail)
-        #expect(failed.summary.contains("user_version"), "\(failed.summary)")
+        let consistent = try #require(behind.checks.first { $0.name.rawValue == "ledger" })
+        #expect(consistent.status == .pass, "\(consistent)")
+        #expect(consistent.summary.contains("user_version 2 is Steward's mirror of it, out of line (1)"), "\(consistent.summary)")
+        let at = try #require(behind.checks.first { $0.name.rawValue == "version" })
+        #expect(at.status == .fail)
+        #expect(at.summary == "goose_db_version records version 20240101000001, expected 20240101000002, the newest of the set (1 of 2 migrations applied)", "\(at.summary)")
         #expect(!behind.passed)
     }
 
     @Test func verifySkipsTheLedgerCheckForStewardsOwnLayout() throws {
         try write("0001_a.sql", "CREATE TABLE a(x);\n")
-        _ = try migrate { $0.create = true }
+        _ = try migrate { $0.create = true; $0.dialect = .steward }
         var options = Verifier.Options(databasePath: database)
         options.migrationsDirectory = migrations
         let report = try Verifier(options: options).run()

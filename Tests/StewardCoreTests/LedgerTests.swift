@@ -264,19 +264,27 @@ import TestSupport
         #expect(try makePlan(set, connection, options: options).outOfOrder.map(\.fileName) == ["2_m.sql"])
     }
 
-    @Test func ledgerRowsWithoutFilesAndUserVersionDisagreementsAreRefused() throws {
+    @Test func ledgerRowsWithoutFilesAreRefusedAndUserVersionFollowsTheLedger() throws {
         try write("1_m.sql", "-- migrate:up\nCREATE TABLE t(x);\n-- migrate:down\n")
+        try write("2_n.sql", "-- migrate:up\nCREATE TABLE u(x);\n-- migrate:down\n")
         let set = try DialectSet(directory: migrations, dialect: .dbmate)
         let connection = try Connection.inMemory()
         try DbmateLedger().create(on: connection)
         try connection.execute(sql: "insert into schema_migrations (version) values ('1')")
+        // Ahead of the ledger is what the runner leaves when it rolled back since (issue 26):
+        // the ledger is the record, user_version only Steward's mirror of it.
         try connection.setUserVersion(7)
-        #expect(try #require(throws: StewardError.self) { try makePlan(set, connection) }.message.contains("user_version is 7"))
+        let ahead = try makePlan(set, connection)
+        #expect(ahead.applied.map(\.fileName) == ["1_m.sql"])
+        #expect(ahead.pending.map(\.fileName) == ["2_n.sql"])
+        #expect(ahead.mirrorOutOfLine && ahead.recordedUserVersion == 1)
         try connection.setUserVersion(1)
-        #expect(try makePlan(set, connection).pending.isEmpty)
+        #expect(try makePlan(set, connection).mirrorOutOfLine == false)
         // Behind the ledger is what the runner leaves when it applied migrations since.
         try connection.setUserVersion(0)
-        #expect(try makePlan(set, connection).pending.isEmpty)
+        let behind = try makePlan(set, connection)
+        #expect(behind.pending.map(\.fileName) == ["2_n.sql"])
+        #expect(behind.mirrorOutOfLine)
         try connection.execute(sql: "insert into schema_migrations (version) values ('9')")
         #expect(try #require(throws: StewardError.self) { try makePlan(set, connection) }.message.contains("no file"))
     }

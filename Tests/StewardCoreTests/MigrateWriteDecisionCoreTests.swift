@@ -15,6 +15,7 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        try directory.declareLayout()
         try Data("CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT);".utf8)
             .write(to: URL(fileURLWithPath: migrations + "/0001_ticket.sql"))
         try Data("CREATE INDEX ticket_title ON ticket(title);".utf8).write(to: URL(fileURLWithPath: migrations + "/0002_index.sql"))

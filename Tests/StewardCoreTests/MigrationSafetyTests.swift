@@ -14,6 +14,7 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        try directory.declareLayout()
     }
 
     func write(_ name: String, _ text: String = "SELECT 1;\n") throws {

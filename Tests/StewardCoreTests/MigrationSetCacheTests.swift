@@ -13,6 +13,7 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        try directory.declareLayout()
         try write("0001_ticket.sql", "CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL);")
         try write("0002_search.sql", "CREATE VIRTUAL TABLE ticket_fts USING fts5(title, content='ticket', content_rowid='id');")
     }

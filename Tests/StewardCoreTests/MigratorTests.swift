@@ -14,6 +14,7 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.file("migrations"), withIntermediateDirectories: true)
+        try directory.declareLayout()
     }
 
     static let ticketSQL = """
@@ -270,7 +271,7 @@ import TestSupport
         try write("0003_b.sql", "CREATE TABLE b(x);\n")
         _ = try migrate { $0.create = true; $0.targetVersion = 1 }
         let before = try fileBytes()
-        let error = try refusal { $0.targetVersion = VersionKey(Int64(target)) }
+        let error = try refusal { $0.targetVersion = RequestedVersion(VersionKey(Int64(target))) }
         #expect(error == StewardError(.badInput, "no migration in \(migrations) has version \(target)"))
         #expect(try fileBytes() == before)
     }

@@ -57,6 +57,8 @@ public enum HostileNames {
     public static func writeMigrations(into directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try migrationSQL.write(toFile: directory + "/" + migrationFileName, atomically: true, encoding: .utf8)
+        // Steward's own layout, declared: sqlx reads these names too.
+        try Data("steward\n".utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(".steward-dialect"))
     }
 
     /// Makes the database directly (without Steward) at `path`, at user_version 1.

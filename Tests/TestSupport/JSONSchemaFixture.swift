@@ -50,6 +50,8 @@ public enum JSONSchemaFixture {
         for migration in migrations {
             try Data(migration.sql.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(migration.name))
         }
+        // Steward's own layout, declared: sqlx reads these names too.
+        try Data("steward\n".utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(".steward-dialect"))
     }
 
     /// Creates the database at `path`: the migrations, the documents, one update (so the

@@ -32,6 +32,9 @@ public struct BackupMaker {
         /// Put between the stem and the version of the default name (fleet runs: the
         /// database's `PathTag`, since many databases share a file name).
         public var nameTag: String?
+        /// The version the default name carries instead of `user_version`: `migrate
+        /// --backup-dir` names the newest applied migration as its runner writes it.
+        public var nameVersion: String?
         public var compressionLevel = BackupMaker.defaultCompressionLevel
         /// How long, in all, to wait for other connections' locks.
         public var timeout: Double = 30
@@ -165,7 +168,8 @@ public struct BackupMaker {
                 if options.bundleName == nil {
                     // The name carries the user_version of the snapshot itself.
                     bundleName = BackupNaming.defaultBundleName(
-                        database: options.databasePath, tag: options.nameTag, userVersion: source.userVersion, at: pinnedAt,
+                        database: options.databasePath, tag: options.nameTag, userVersion: source.userVersion,
+                        version: options.nameVersion, at: pinnedAt,
                         encrypted: recipients != nil, asIs: options.asIs == .integrityAndForeignKeys)
                     if !streams { try Self.refuseExisting(directory.file(bundleName)) }
                 }

@@ -23,12 +23,15 @@ enum BackupNaming {
 
     /// `<stem>-v<user_version>-<UTC time>.tar.zst`, such as `tickets-v2-20261130T041500Z.tar.zst`;
     /// with a tag, `<stem>-<tag>-v<user_version>-<UTC time>.tar.zst`; `-as-is` before the extension
-    /// for a bundle made with --as-is; `.tar.zst.age` when encrypted.
+    /// for a bundle made with --as-is; `.tar.zst.age` when encrypted. `version`, when given,
+    /// replaces the user_version (made into a valid entry name).
     static func defaultBundleName(
-        database: String, tag: String? = nil, userVersion: Int32, at seconds: Int64, encrypted: Bool = false, asIs: Bool = false
+        database: String, tag: String? = nil, userVersion: Int32, version: String? = nil, at seconds: Int64,
+        encrypted: Bool = false, asIs: Bool = false
     ) -> String {
         let tagged = tag.map { "-\(ArchiveEntryName.component(from: $0))" } ?? ""
-        return "\(stem(of: database))\(tagged)-v\(userVersion)-\(compactTimestamp(seconds))\(asIs ? asIsMarker : "")\(encrypted ? encryptedBundleExtension : bundleExtension)"
+        let shown = version.map { ArchiveEntryName.component(from: $0, fallback: "0") } ?? String(userVersion)
+        return "\(stem(of: database))\(tagged)-v\(shown)-\(compactTimestamp(seconds))\(asIs ? asIsMarker : "")\(encrypted ? encryptedBundleExtension : bundleExtension)"
     }
 
     /// Why `name` cannot be a bundle name, or nil when it can: one file name, not hidden

@@ -84,7 +84,8 @@ public struct FleetMigration {
             guard !write.created else { return }
             schema = try refuseDrift(write)
             if let backupDirectory {
-                bundle = try backUp(into: backupDirectory, holding: held)
+                // Named by the runner's version of the newest applied migration.
+                bundle = try backUp(into: backupDirectory, holding: held, version: write.plan.applied.last?.ledgerVersion ?? "0")
             }
         })
         return Result(outcome: report.outcome, report: report, bundle: bundle, schema: schema)
@@ -121,8 +122,9 @@ public struct FleetMigration {
         (try? OutputDirectory(path: directory))?.removeStaleTemporaries() ?? []
     }
 
-    private func backUp(into directory: String, holding held: HeldDescriptors) throws -> Bundle {
+    private func backUp(into directory: String, holding held: HeldDescriptors, version: String) throws -> Bundle {
         var backup = BackupMaker.Options(databasePath: options.databasePath, outputDirectory: directory)
+        backup.nameVersion = version
         backup.heldDescriptors = held
         backup.removesStaleTemporaries = !backupDirectorySwept
         backup.nameTag = try PathTag.of(options.databasePath)

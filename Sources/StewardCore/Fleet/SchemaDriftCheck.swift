@@ -26,8 +26,9 @@ public final class SchemaDriftCheck: Sendable {
             Comparison(status: "skipped", version: version, newestApplied: nil, differences: [], reason: reason)
         }
 
-        /// The version the expected schema was built to, as the set's runner writes it.
-        public var builtTo: String { newestApplied ?? String(version) }
+        /// The version the expected schema was built to, as the set's runner writes it; 0
+        /// when nothing is applied (not `user_version`, which may be a mirror out of line).
+        public var builtTo: String { newestApplied ?? "0" }
     }
 
     private let extensions: [String]

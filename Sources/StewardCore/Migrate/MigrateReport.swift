@@ -92,9 +92,22 @@ public struct MigrateReport: Codable, Sendable {
     public let userVersionRule: String
     public let ledger: Ledger?
     /// `user_version` before and after the run, and once every migration is applied.
+    /// In another runner's layout it is Steward's mirror of the ledger: the runner's own
+    /// versions are the `…VersionText` fields.
     public let fromVersion: Int32
     public let toVersion: Int32
     public let newestVersion: Int32
+    /// The newest applied migration before and after the run, as its runner writes its
+    /// version (`20240101120000`, `1.1`, drizzle's tag); nil (absent) when none is applied.
+    public let fromVersionText: String?
+    public let toVersionText: String?
+    /// The set's newest migration, as its runner writes its version.
+    public let newestVersionText: String
+    /// How many of the set's migrations were applied before and after the run (would be,
+    /// for a dry run), and how many the set has.
+    public let appliedCountBefore: Int
+    public let appliedCountAfter: Int
+    public let migrationCount: Int
     public let applied: [AppliedMigration]
     public let pending: [PendingMigration]
     public let ignoredFiles: [String]

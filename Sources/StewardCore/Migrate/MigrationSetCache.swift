@@ -35,13 +35,14 @@ public final class MigrationSetCache: Sendable {
     /// How many times a set was checked on an empty database (for tests).
     public var setChecks: Int { validationCount.load(ordering: .relaxed) }
 
-    func detection(directory: String) -> FileDetection {
-        detections.withLock { known in
+    /// - Throws: a declaration (`DialectSet.declarationFile`) that names no layout.
+    func detection(directory: String) throws -> FileDetection {
+        try detections.withLock { known in
             if let found = known[directory] { return found }
             let found: FileDetection
             do {
-                found = .decided(try DialectSet.detect(directory: directory, ledgers: { throw NeedsLedgers() }))
-            } catch {
+                found = .decided(try DialectSet.detect(directory: directory, records: { throw NeedsLedgers() }))
+            } catch is NeedsLedgers {
                 found = .needsLedgers
             }
             known[directory] = found

@@ -35,7 +35,7 @@ extension Migrator {
             // then finds nothing to do.
             let current = try sqlite { try connection.userVersion() }
             let (plan, ledgerExisted, rowsBefore) = try self.plan(for: source, on: connection)
-            if let baseline = options.baseline {
+            if let baseline = try resolved(options.baseline, in: source) {
                 try checkBaseline(baseline, source: source, build: build, on: connection)
             }
             if let validation = build.failure {
@@ -44,14 +44,15 @@ extension Migrator {
                 guard !plan.applied.isEmpty else { throw validation }
                 try validate(plan.pending.compactMap(source.script(for:)), onSchemaOf: connection)
             }
-            if Self.writes(plan: plan, source: source, ledgerExisted: ledgerExisted, userVersion: current) {
+            let writes = Self.writes(plan: plan, source: source, ledgerExisted: ledgerExisted, userVersion: current)
+            if writes {
                 try beforeMigrating(PendingWrite(connection: connection, source: source, build: build, plan: plan,
                                                  userVersion: current, created: created))
             }
             let pending = plan.pending.compactMap(source.script(for:))
             var notes = Self.notes(for: plan)
-            if let baseline = options.baseline {
-                notes.append("adopted at baseline \(baseline): the schema matches the set up to that version, \(plan.applied.count) migration\(plan.applied.count == 1 ? "" : "s") recorded as applied")
+            if let baseline = try resolved(options.baseline, in: source) {
+                notes.append("adopted at baseline \(source.shown(baseline)): the schema matches the set up to that version, \(plan.applied.count) migration\(plan.applied.count == 1 ? "" : "s") recorded as applied")
             }
             let violationsBefore = try sqlite { try ForeignKeySnapshot(of: connection) }
             let ftsBefore = try sqlite { try Self.fts5Tables(on: connection) }
@@ -70,7 +71,7 @@ extension Migrator {
             var appliedSoFar = plan.applied
             for migration in plan.pending {
                 guard let script = source.script(for: migration) else { continue }
-                let version = migration.version.description
+                let version = migration.ledgerVersion
                 progress(.applying(file: migration.fileName, version: version))
                 let watch = Stopwatch()
                 let count = try script.apply(
@@ -91,11 +92,15 @@ extension Migrator {
             if let ledger = source.ledger {
                 try sqlite { try ledger.finish(newest: appliedSoFar.max { $0.version < $1.version }, on: connection) }
             }
-            // A database that had applied migrations but no user_version gets it now, so
-            // that user_version and the ledger agree.
-            let recordedVersion = LedgerPlan.userVersion(for: appliedSoFar, rule: plan.rule)
-            if try sqlite({ try connection.userVersion() }) != recordedVersion {
+            // A run that writes leaves user_version in line with what is applied (a database
+            // that had applied migrations but no user_version gets it now); one that writes
+            // nothing else leaves a mirror of the runner's ledger as it is.
+            let recordedVersion = writes ? LedgerPlan.userVersion(for: appliedSoFar, rule: plan.rule) : current
+            if writes, try sqlite({ try connection.userVersion() }) != recordedVersion {
                 try sqlite { try connection.setUserVersion(recordedVersion) }
+            }
+            if let mirror = Self.mirrorNote(plan, ledger: source.ledger, rewrittenTo: writes ? recordedVersion : nil) {
+                notes.append(mirror)
             }
             // The FTS lookup below uses LIKE; a migration may have made it case-sensitive.
             try sqlite { try connection.execute(sql: "PRAGMA case_sensitive_like = OFF") }
@@ -134,6 +139,7 @@ extension Migrator {
                 notes.append(Self.appliedCountNote(recordedVersion, ledger: source.ledger))
             }
             return report(source: source, mode: mode, created: created, from: current, to: recordedVersion,
+                          appliedBefore: plan.applied, appliedAfter: Self.inSetOrder(appliedSoFar, of: source),
                           applied: applied, pending: [], ledger: ledger, fts: fts, foreignKeys: foreignKeys,
                           notes: notes, stopwatch: stopwatch)
         } catch {

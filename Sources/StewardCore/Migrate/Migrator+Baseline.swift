@@ -18,10 +18,10 @@ extension Migrator {
 
     /// `--baseline VERSION`: the database must hold exactly the schema the set builds up to
     /// VERSION; otherwise the run is refused naming each difference (objects, never rows).
-    func checkBaseline(_ given: VersionKey, source: Source, build: SetBuild, on connection: Connection) throws {
-        let version = source.set.ownKey(for: given)
+    func checkBaseline(_ version: VersionKey, source: Source, build: SetBuild, on connection: Connection) throws {
+        let shown = source.shown(version)
         guard source.set.migrations.contains(where: { $0.version == version }) else {
-            throw StewardError(.badInput, "baseline version \(version): no migration in \(source.set.directory) has that version")
+            throw StewardError(.badInput, "baseline version \(shown): no migration in \(source.set.directory) has that version")
         }
         let expected: SchemaFingerprint
         let through = source.set.migrations.filter { $0.version <= version }
@@ -29,25 +29,25 @@ extension Migrator {
             expected = built
         } else if build.fails(building: through), let failure = build.failure {
             throw StewardError(
-                .badInput, "baseline version \(version): the set does not build from an empty database up to that version (\(failure.message))")
+                .badInput, "baseline version \(shown): the set does not build from an empty database up to that version (\(failure.message))")
         } else {
             do {
                 guard let last = try expectedSchema(of: source, through: version).last else {
-                    throw StewardError(.badInput, "baseline version \(version): the set builds nothing up to that version")
+                    throw StewardError(.badInput, "baseline version \(shown): the set builds nothing up to that version")
                 }
                 expected = last.1
             } catch let error as StewardError where error.kind == .badInput {
                 throw StewardError(
-                    .badInput, "baseline version \(version): the set does not build from an empty database up to that version (\(error.message))")
+                    .badInput, "baseline version \(shown): the set does not build from an empty database up to that version (\(error.message))")
             }
         }
         let actual = try sqlite { try SchemaFingerprint(reading: connection) }
         let differences = actual.differences(from: expected)
         guard differences.isEmpty else {
-            let shown = differences.prefix(8).joined(separator: "; ") + (differences.count > 8 ? "; and \(differences.count - 8) more" : "")
+            let listed = differences.prefix(8).joined(separator: "; ") + (differences.count > 8 ? "; and \(differences.count - 8) more" : "")
             throw StewardError(
                 .badInput,
-                "the schema of \(options.databasePath) does not match version \(version) of the set (\(shown)); nothing was recorded")
+                "the schema of \(options.databasePath) does not match version \(shown) of the set (\(listed)); nothing was recorded")
         }
     }
 

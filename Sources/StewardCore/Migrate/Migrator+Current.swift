@@ -33,13 +33,15 @@ extension Migrator {
                 throw StewardError.interrupted(by: cancellation, "; nothing changed")
             }
             var notes = Self.notes(for: plan)
+            if let mirror = Self.mirrorNote(plan, ledger: source.ledger, rewrittenTo: nil) { notes.append(mirror) }
             if plan.rule == .appliedCount {
                 notes.append(Self.appliedCountNote(current, ledger: source.ledger))
             }
             let ledger = source.ledger.map {
                 MigrateReport.Ledger(table: $0.table, existed: true, rowsBefore: rowsBefore, recorded: 0, backfilled: [])
             }
-            return report(source: source, mode: .apply, created: false, from: current, to: current, applied: [],
+            return report(source: source, mode: .apply, created: false, from: current, to: current,
+                          appliedBefore: plan.applied, appliedAfter: plan.applied, applied: [],
                           pending: [], ledger: ledger, fts: [], foreignKeys: foreignKeys, notes: notes,
                           stopwatch: stopwatch)
         } catch let error as SQLiteError {
@@ -48,12 +50,16 @@ extension Migrator {
     }
 
     /// Whether a run with `plan` writes anything besides golang-migrate's rewrite of its
-    /// one row: a migration, a ledger row to backfill, the ledger table, `user_version`,
-    /// a baseline. The one answer to "is there work" for the current-database report and
-    /// for what runs before the first write (the drift check, the rollback backup).
+    /// one row: a migration, a ledger row to backfill, the ledger table, `user_version`
+    /// where it is the record (no runner's ledger), a baseline. The one answer to "is there
+    /// work" for the current-database report and for what runs before the first write (the
+    /// drift check, the rollback backup). Where the runner's ledger is the record,
+    /// `user_version` is only Steward's mirror of it: out of line, it is rewritten by the
+    /// next run that writes, and is no work by itself (a database the runner migrated is
+    /// current).
     static func writes(plan: LedgerPlan, source: Source, ledgerExisted: Bool, userVersion: Int32) -> Bool {
         !plan.pending.isEmpty || !plan.unrecorded.isEmpty || (source.ledger != nil && !ledgerExisted)
-            || LedgerPlan.userVersion(for: plan.applied, rule: plan.rule) != userVersion
+            || (!plan.followsLedger && plan.recordedUserVersion != userVersion)
     }
 
     /// `body` inside one read transaction on `connection`, ended (nothing was written)
@@ -66,6 +72,21 @@ extension Migrator {
         }
         defer { connection.rollbackIfNeeded() }
         return try body()
+    }
+
+    /// The note of a run on a database whose `user_version` disagrees with the runner's
+    /// ledger (`LedgerPlan.mirrorOutOfLine`): the ledger was followed, and `user_version`
+    /// was rewritten to `rewrittenTo` by this run, or is left to the next run that writes.
+    static func mirrorNote(_ plan: LedgerPlan, ledger: (any MigrationLedger)?, rewrittenTo: Int32?) -> String? {
+        guard plan.mirrorOutOfLine else { return nil }
+        let table = ledger?.table ?? "the ledger"
+        let count = plan.applied.count
+        let direction = plan.userVersion > plan.recordedUserVersion
+            ? "ahead of \(table), which records \(count) applied migration\(count == 1 ? "" : "s") (its runner took migrations back since)"
+            : "behind \(table), which records \(count) applied migration\(count == 1 ? "" : "s") (its runner applied migrations since)"
+        let action = rewrittenTo.map { "this run rewrote it: it is now \($0), in line with \(table)" }
+            ?? "the next run that writes rewrites it"
+        return "user_version is \(plan.userVersion), \(direction): \(table) is the record and Steward follows it; user_version is Steward's mirror of it, and \(action)"
     }
 
     /// The note of a run whose `user_version` counts applied migrations.

@@ -11,6 +11,11 @@ extension Migrator {
         let scripts: [MigrationScript]
         let ledger: (any MigrationLedger)?
 
+        /// `version` as the runner shows it: the ledger's text of the set's migration.
+        func shown(_ version: VersionKey) -> String {
+            set.migrations.first { $0.version == version }?.ledgerVersion ?? version.description
+        }
+
         func script(for migration: DialectMigration) -> MigrationScript? {
             scripts.first { $0.migration.fileName == migration.fileName }
         }
@@ -30,14 +35,21 @@ extension Migrator {
         let directory = options.migrationsDirectory
         let detection: DialectSet.Detection
         if let dialect = options.dialect {
+            if let declared = try DialectSet.declaration(in: directory), declared.dialect != dialect {
+                throw StewardError(
+                    .badInput,
+                    "\(Paths.join(directory, DialectSet.declarationFile)) declares the set's layout \(declared.dialect.rawValue), and the run asks for \(dialect.rawValue); read in another layout, the set would get a ledger its application's runner never reads")
+            }
             detection = .init(dialect: dialect, reason: .chosen)
         } else if let cache = options.setCache {
-            switch cache.detection(directory: directory) {
+            switch try cache.detection(directory: directory) {
             case .decided(let found): detection = found
-            case .needsLedgers: detection = DialectSet.detection(ledgers: try ledgersOfExistingDatabase(connection))
+            case .needsLedgers:
+                detection = try DialectSet.detection(
+                    directory: directory, records: try recordsOfExistingDatabase(connection), whenAmbiguous: .refuse)
             }
         } else {
-            detection = try DialectSet.detect(directory: directory, ledgers: { try ledgersOfExistingDatabase(connection) })
+            detection = try DialectSet.detect(directory: directory, records: { try recordsOfExistingDatabase(connection) })
         }
         let source = try options.setCache.map { cache in
             try cache.source(directory: directory, dialect: detection.dialect) { try readSource(detection) }
@@ -52,13 +64,14 @@ extension Migrator {
 
     private func readSource(_ detection: DialectSet.Detection) throws -> Source {
         let directory = options.migrationsDirectory
-        let set: DialectSet
+        var set: DialectSet
         if detection.dialect == .steward {
             let steward = try MigrationSet(directory: directory)
             set = DialectSet(steward: steward)
         } else {
             set = try DialectSet(directory: directory, dialect: detection.dialect, placeholders: FlywayPlaceholders(options.placeholders))
         }
+        set = set.withoutDeclaration
         let scripts = try set.migrations.map { migration in
             try MigrationScript(Migration(
                 version: Int32(clamping: migration.version.integer ?? 0), fileName: migration.fileName,
@@ -67,20 +80,20 @@ extension Migrator {
         return Source(detection: detection, set: set, scripts: scripts, ledger: Ledgers.ledger(for: set.dialect))
     }
 
-    /// The ledger tables of the database, when it exists, for detection.
-    private func ledgersOfExistingDatabase(_ open: Connection?) throws -> Set<Dialect> {
+    /// The ledger tables and `user_version` of the database, when it exists, for detection.
+    private func recordsOfExistingDatabase(_ open: Connection?) throws -> DialectSet.DatabaseRecords {
         // A connection the run opened is on the existing, non-empty file: not looked at again.
         let connection: Connection
         if let open {
             connection = open
         } else {
             guard DatabaseFile.exists(options.databasePath), (try? DatabaseFile(path: options.databasePath))?.size ?? 0 > 0 else {
-                return []
+                return DialectSet.DatabaseRecords()
             }
             connection = try openExisting(readOnly: true)
         }
         do {
-            return try Ledgers.present(on: connection)
+            return DialectSet.DatabaseRecords(ledgers: try Ledgers.present(on: connection), userVersion: try connection.userVersion())
         } catch let error as SQLiteError {
             throw readFailure(error)
         }
@@ -95,12 +108,22 @@ extension Migrator {
             reading = try sqlite { try ledger.read(on: connection, migrations: source.set.migrations) }
         }
         var planOptions = LedgerPlan.Options()
-        planOptions.target = options.targetVersion.map(source.set.ownKey(for:))
+        planOptions.target = try resolved(options.targetVersion, in: source)
         planOptions.allowChanged = options.allowChanged
         planOptions.allowOutOfOrder = options.allowOutOfOrder
-        planOptions.baseline = options.baseline.map(source.set.ownKey(for:))
+        planOptions.baseline = try resolved(options.baseline, in: source)
         let plan = try LedgerPlan(set: source.set, reading: reading, userVersion: current, options: planOptions)
         return (plan, reading != nil, reading?.rows ?? 0)
+    }
+
+    /// The version of the set a `--to` or `--baseline` names, as the runner shows it or as
+    /// a version; a tag no migration has is refused.
+    func resolved(_ requested: RequestedVersion?, in source: Source) throws -> VersionKey? {
+        guard let requested else { return nil }
+        guard let key = requested.resolve(in: source.set.migrations) else {
+            throw StewardError(.badInput, "no migration in \(source.set.directory) has version \(requested.text)")
+        }
+        return key
     }
 
     /// Notes for the report about what the plan accepted.

@@ -20,8 +20,11 @@ extension Migrator {
         } catch let error as SQLiteError {
             throw readFailure(error)
         }
-        var report = report(source: source, mode: .status, created: false, from: current, to: current, applied: [],
-                            pending: plan.pending, ledger: ledger, fts: [], foreignKeys: nil, notes: Self.notes(for: plan),
+        var notes = Self.notes(for: plan)
+        if let mirror = Self.mirrorNote(plan, ledger: source.ledger, rewrittenTo: nil) { notes.append(mirror) }
+        var report = report(source: source, mode: .status, created: false, from: current, to: current,
+                            appliedBefore: plan.applied, appliedAfter: plan.applied, applied: [],
+                            pending: plan.pending, ledger: ledger, fts: [], foreignKeys: nil, notes: notes,
                             stopwatch: stopwatch)
         report.recordsPending = plan.pending.isEmpty && writes
         if current == 0, plan.applied.isEmpty {

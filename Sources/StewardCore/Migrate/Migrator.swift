@@ -13,7 +13,7 @@ public struct Migrator {
         public var databasePath: String
         public var migrationsDirectory: String
         /// Stop at this version instead of the newest.
-        public var targetVersion: VersionKey?
+        public var targetVersion: RequestedVersion?
         /// The runner whose layout and ledger the set follows; detected when nil.
         public var dialect: Dialect?
         /// Accept applied migrations whose file changed since (the ledger's checksum differs).
@@ -21,7 +21,7 @@ public struct Migrator {
         /// Apply migrations older than the newest applied one.
         public var allowOutOfOrder = false
         /// Adopt a database that has the schema of this version but no record of it.
-        public var baseline: VersionKey?
+        public var baseline: RequestedVersion?
         /// SQLite extensions loaded into every connection the run opens, for sets whose
         /// schema calls their functions or modules.
         public var extensions: [String] = []

@@ -12,7 +12,11 @@ struct MigrationExpectation: Sendable {
     let dialectSet: DialectSet?
 
     init(directory: String, databasePath: String?) throws {
-        let detection = try DialectSet.detect(directory: directory) { Self.ledgers(of: databasePath) }
+        // verify writes nothing: a set several runners read alike is read in Steward's own
+        // layout, as it always was (only a run that writes must not guess).
+        let detection = try DialectSet.detect(
+            directory: directory, records: { DialectSet.DatabaseRecords(ledgers: Self.ledgers(of: databasePath)) },
+            whenAmbiguous: .stewardsOwn)
         dialect = detection.dialect
         if dialect == .steward {
             let set = try MigrationSet(directory: directory)
@@ -28,9 +32,11 @@ struct MigrationExpectation: Sendable {
         }
     }
 
-    /// The `ledger` check: the files, the runner's ledger and `user_version` agree, and the
-    /// applied files are the ones the ledger recorded (checksums), as `migrate` requires
-    /// before it runs. Nil when the set has no ledger (Steward's own layout).
+    /// The `ledger` check: the files and the runner's ledger agree, and the applied files are
+    /// the ones the ledger recorded (checksums), as `migrate` requires before it runs. The
+    /// ledger is the record: a `user_version` out of line with it is Steward's mirror,
+    /// which the next `migrate` that writes rewrites, and is said, not failed. Nil when the
+    /// set has no ledger (Steward's own layout).
     func checkLedger(on connection: Connection) throws -> (Bool, String, [String])? {
         guard let set = dialectSet, let ledger = Ledgers.ledger(for: set.dialect) else { return nil }
         guard try ledger.exists(on: connection) else {
@@ -44,11 +50,32 @@ struct MigrationExpectation: Sendable {
         } catch let error as StewardError {
             return (false, error.message, [])
         }
-        let expected = LedgerPlan.userVersion(for: plan.applied, rule: plan.rule)
-        if userVersion != expected {
-            return (false, "user_version is \(userVersion), but \(ledger.table) records \(plan.applied.count) applied migrations, which means \(expected)", [])
+        let mirror = plan.mirrorOutOfLine
+            ? "; user_version \(userVersion) is Steward's mirror of it, out of line (\(plan.recordedUserVersion)) until the next migrate that writes"
+            : " and user_version"
+        return (true, "\(ledger.table) agrees with the files\(mirror): \(plan.applied.count) applied, \(plan.pending.count) pending", [])
+    }
+
+    /// The `version` check where the runner's ledger is the record (the set has one and the
+    /// database keeps it): every migration of the set applied. Nil otherwise, when
+    /// `user_version` is the record.
+    func checkVersionFromLedger(on connection: Connection) throws -> (Bool, String, [String])? {
+        guard let set = dialectSet, let ledger = Ledgers.ledger(for: set.dialect), try ledger.exists(on: connection) else {
+            return nil
         }
-        return (true, "\(ledger.table) agrees with the files and user_version: \(plan.applied.count) applied, \(plan.pending.count) pending", [])
+        let reading = try ledger.read(on: connection, migrations: set.migrations)
+        let plan: LedgerPlan
+        do {
+            plan = try LedgerPlan(set: set, reading: reading, userVersion: try connection.userVersion(), options: .init())
+        } catch let error as StewardError {
+            return (false, error.message, [])
+        }
+        let newest = set.migrations.last?.ledgerVersion ?? ""
+        let at = plan.applied.last.map { "version \($0.ledgerVersion)" } ?? "no migration applied"
+        let counts = "\(plan.applied.count) of \(set.migrations.count) migrations applied"
+        return plan.pending.isEmpty
+            ? (true, "\(ledger.table) records version \(newest), the newest of the set (\(counts))", [])
+            : (false, "\(ledger.table) records \(at), expected \(newest), the newest of the set (\(counts))", [])
     }
 
     /// The ledger tables of the database, read-only; none when it cannot be read (the

@@ -13,3 +13,12 @@ extension DialectSet {
             ignoredFiles: set.ignoredFiles)
     }
 }
+
+extension DialectSet {
+    /// The set without its `declarationFile` among the ignored files: it names the layout,
+    /// it is not a stray file.
+    var withoutDeclaration: DialectSet {
+        DialectSet(directory: directory, dialect: dialect, migrations: migrations,
+                   ignoredFiles: ignoredFiles.filter { $0 != Self.declarationFile })
+    }
+}

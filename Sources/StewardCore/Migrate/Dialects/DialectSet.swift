@@ -19,17 +19,79 @@ public struct DialectSet: Sendable {
 
     // MARK: - Detection
 
-    /// Picks the layout of `directory`, in the order the issue fixes: a drizzle journal,
-    /// diesel folders, Flyway names, goose markers, dbmate markers, then the ledger table the
-    /// database already has (sqlx, golang-migrate), otherwise Steward's own.
-    public static func detect(directory: String, ledgers: Set<Dialect>) -> Detection {
-        // Only the last steps need the database; `ledgers` is what it has.
-        (try? detect(directory: directory, ledgers: { ledgers })) ?? Detection(dialect: .steward, reason: .found(""))
+    /// The file beside the migrations that names the set's layout, one line such as
+    /// `sqlx`: the files alone cannot always say which runner a new database belongs to.
+    public static let declarationFile = ".steward-dialect"
+
+    /// What a database says about the layout its set was applied in, for detection.
+    public struct DatabaseRecords: Sendable, Equatable {
+        /// The runners whose ledger table the database has.
+        public var ledgers: Set<Dialect>
+        /// `user_version`, 0 for a database that does not exist yet.
+        public var userVersion: Int32
+
+        public init(ledgers: Set<Dialect> = [], userVersion: Int32 = 0) {
+            self.ledgers = ledgers
+            self.userVersion = userVersion
+        }
     }
 
-    /// As `detect(directory:ledgers:)`, reading the database's ledger tables only when the
-    /// files decide nothing.
-    public static func detect(directory: String, ledgers: () throws -> Set<Dialect>) throws -> Detection {
+    /// What detection does with a set that several runners read alike on a database that
+    /// does not say which (no ledger, `user_version` 0).
+    public enum Ambiguity: Sendable {
+        /// Refuse (65), naming the layouts: a database made in the wrong one gets no ledger,
+        /// or one its application's runner never reads.
+        case refuse
+        /// Read it in Steward's own layout: for readers that write nothing (verify).
+        case stewardsOwn
+    }
+
+    /// Picks the layout of `directory`, in the order the issue fixes: a drizzle journal,
+    /// diesel folders, Flyway names, goose markers, dbmate markers, then the ledger table the
+    /// database already has (sqlx, golang-migrate), otherwise Steward's own. For tests and
+    /// callers that only know the ledgers: an ambiguous set reads as Steward's own.
+    public static func detect(directory: String, ledgers: Set<Dialect>) -> Detection {
+        // Only the last steps need the database; `ledgers` is what it has.
+        (try? detect(directory: directory, records: { DatabaseRecords(ledgers: ledgers) }, whenAmbiguous: .stewardsOwn))
+            ?? Detection(dialect: .steward, reason: .found(""))
+    }
+
+    /// As `detect(directory:ledgers:)`: a layout the set declares (`declarationFile`) comes
+    /// first; the database's records are read only when the files decide nothing.
+    ///
+    /// - Throws: `.badInput` for a declaration that names no layout, and, with `.refuse`,
+    ///   for a set that more than one runner reads on a database that has no record of any
+    ///   (remedy `.nameDialect`).
+    public static func detect(
+        directory: String, records: () throws -> DatabaseRecords, whenAmbiguous: Ambiguity = .refuse
+    ) throws -> Detection {
+        if let declared = try declaration(in: directory) {
+            return declared
+        }
+        if let found = detectFromFiles(directory: directory) {
+            return found
+        }
+        return try detection(directory: directory, records: try records(), whenAmbiguous: whenAmbiguous)
+    }
+
+    /// The layout the set names in its `declarationFile`, or nil when it has none.
+    static func declaration(in directory: String) throws -> Detection? {
+        let path = Paths.join(directory, declarationFile)
+        guard let data = Paths.contents(of: path) else { return nil }
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingWhitespace() }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard lines.count == 1, let dialect = Dialect(rawValue: String(lines[0])) else {
+            let found = lines.isEmpty ? "nothing" : "'\(lines.prefix(2).joined(separator: " "))'"
+            throw StewardError(
+                .badInput,
+                "\(path) must name one layout (one of \(Dialect.names.joined(separator: ", "))), and it holds \(found)")
+        }
+        return Detection(dialect: dialect, reason: .found("declared in \(declarationFile)"))
+    }
+
+    /// What the files alone decide: a journal, folders, names or markers; nil otherwise.
+    static func detectFromFiles(directory: String) -> Detection? {
         if Paths.exists(Paths.join(Paths.join(directory, "meta"), "_journal.json")) {
             return Detection(dialect: .drizzle, reason: .found("meta/_journal.json"))
         }
@@ -56,15 +118,53 @@ public struct DialectSet: Sendable {
         if let dbmateFile {
             return Detection(dialect: .dbmate, reason: .found("dbmate directives in \(dbmateFile)"))
         }
-        return detection(ledgers: try ledgers())
+        return nil
     }
 
-    /// The last step of detection, when the files decide nothing: the database's ledgers.
-    static func detection(ledgers present: Set<Dialect>) -> Detection {
-        for dialect in [Dialect.sqlx, .golangMigrate] where present.contains(dialect) {
+    /// The last step of detection, when the files decide nothing: the database's ledger,
+    /// else its `user_version` (only Steward's own layout keeps one without a ledger), else,
+    /// for a database with no record at all (a new one), the one layout that reads the set;
+    /// a set that several read alike is refused with `.refuse`.
+    static func detection(directory: String, records: DatabaseRecords, whenAmbiguous: Ambiguity) throws -> Detection {
+        for dialect in [Dialect.sqlx, .golangMigrate] where records.ledgers.contains(dialect) {
             return Detection(dialect: dialect, reason: .found("the database has \(dialect.rawValue)'s ledger table \(dialect.ledgerTable ?? "")"))
         }
-        return Detection(dialect: .steward, reason: .found("no other runner's layout or ledger"))
+        if records.userVersion > 0 {
+            return Detection(
+                dialect: .steward,
+                reason: .found("user_version \(records.userVersion) and no other runner's ledger: migrated in Steward's own layout"))
+        }
+        let fallback = Detection(dialect: .steward, reason: .found("no other runner's layout or ledger"))
+        guard whenAmbiguous == .refuse else { return fallback }
+        let candidates = readingLayouts(of: directory)
+        // A set no layout reads is left to Steward's own reader, which says why.
+        guard !candidates.isEmpty else { return fallback }
+        throw ambiguity(directory: directory, candidates: candidates)
+    }
+
+    /// The layouts among those that name files by version alone whose reader accepts the
+    /// set: Steward's own, sqlx, golang-migrate.
+    static func readingLayouts(of directory: String) -> [Dialect] {
+        var found: [Dialect] = []
+        if (try? MigrationSet(directory: directory)) != nil { found.append(.steward) }
+        for dialect in [Dialect.sqlx, .golangMigrate] where (try? DialectSet(directory: directory, dialect: dialect)) != nil {
+            found.append(dialect)
+        }
+        return found
+    }
+
+    /// The refusal of a set that the database cannot attribute to one runner.
+    static func ambiguity(directory: String, candidates: [Dialect]) -> StewardError {
+        let named = candidates.map { $0 == .steward ? "Steward's own layout (steward)" : $0.rawValue }
+        let readers = candidates.count == 1
+            ? "only \(named[0]) reads these files"
+            : "these files read alike as " + named.dropLast().joined(separator: ", ") + " or " + (named.last ?? "")
+        return StewardError(
+            .badInput,
+            "\(directory): \(readers), and the database has no ledger or user_version to say which runner it belongs to; "
+                + "a database made in the wrong layout gets no ledger, or one the application's runner never reads, so Steward does not pick one. "
+                + "Name the layout in \(Paths.join(directory, declarationFile)) (one line, such as \(candidates[0].rawValue))",
+            remedy: .nameDialect(candidates))
     }
 
     // MARK: - Reading
@@ -133,12 +233,6 @@ public struct DialectSet: Sendable {
             throw StewardError(.badInput, "no migrations found in \(directory) for the \(dialect.rawValue) layout (\(found))")
         }
         self.init(directory: directory, dialect: dialect, migrations: reader.migrations, ignoredFiles: reader.ignored)
-    }
-
-    /// The set's own key for a version given from outside: the command line reads numbers,
-    /// and a text version (diesel's, dbmate's) compares as text only with its own kind.
-    public func ownKey(for given: VersionKey) -> VersionKey {
-        migrations.first { $0.version == given }?.version ?? given
     }
 
     /// The kind and version text of a Flyway file name: `V1_1__x.sql` → ("V", "1_1").

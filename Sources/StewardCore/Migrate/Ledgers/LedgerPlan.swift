@@ -30,6 +30,18 @@ public struct LedgerPlan: Sendable {
     public let outOfOrder: [DialectMigration]
     /// Applied files that changed since, allowed by `--allow-changed`.
     public let changed: [LedgerReading.Change]
+    /// The database's `user_version` when the plan was read.
+    public let userVersion: Int32
+    /// The database has the runner's ledger, which says what is applied: `user_version` is
+    /// then only Steward's mirror of it (the runner neither reads nor writes it), and a
+    /// mirror out of line is not work by itself; the next run that writes rewrites it.
+    public let followsLedger: Bool
+
+    /// The `user_version` that records what the plan says is applied.
+    public var recordedUserVersion: Int32 { Self.userVersion(for: applied, rule: rule) }
+
+    /// `user_version` disagrees with the ledger that the plan follows.
+    public var mirrorOutOfLine: Bool { followsLedger && userVersion != recordedUserVersion }
 
     public static func rule(for migrations: [DialectMigration]) -> UserVersionRule {
         migrations.allSatisfy { migration in
@@ -57,6 +69,8 @@ public struct LedgerPlan: Sendable {
         let migrations = set.migrations
         let rule = Self.rule(for: migrations)
         self.rule = rule
+        self.userVersion = userVersion
+        self.followsLedger = reading != nil
         let ledgerName = set.dialect.ledgerTable ?? "the ledger"
 
         var appliedKeys = Set<VersionKey>()
@@ -76,15 +90,10 @@ public struct LedgerPlan: Sendable {
                     .badInput,
                     "\(ledgerName) records \(reading.unknown.count == 1 ? "a migration" : "migrations") that no file in \(set.directory) has (\(reading.unknown.prefix(5).joined(separator: ", "))); the files and the ledger disagree: was a file removed or renamed, or is this the wrong directory?")
             }
+            // The ledger is the record: behind it, user_version is what the runner leaves
+            // when it applied migrations itself; ahead of it, what it leaves when it rolled
+            // some back (it knows nothing of user_version). Either way the ledger is followed.
             appliedKeys = reading.applied
-            let expected = Self.userVersion(for: migrations.filter { appliedKeys.contains($0.version) }, rule: rule)
-            // Behind is what the runner leaves when it applied migrations since Steward
-            // last ran (it does not know user_version); ahead means they disagree.
-            if userVersion > expected {
-                throw StewardError(
-                    .badInput,
-                    "user_version is \(userVersion) but \(ledgerName) records \(appliedKeys.count) applied migration\(appliedKeys.count == 1 ? "" : "s"), which means user_version \(expected) (\(rule == .newestVersion ? "the newest applied version" : "the number applied")); user_version is ahead of the ledger, so Steward cannot tell what is applied")
-            }
             if !reading.changed.isEmpty, !options.allowChanged {
                 let names = reading.changed.map { $0.lineEndingsOnly ? "\($0.file) (line endings only)" : $0.file }
                 throw StewardError(
@@ -125,6 +134,7 @@ public struct LedgerPlan: Sendable {
         self.changed = reading?.changed ?? []
         self.unrecorded = set.dialect.ledgerTable == nil ? [] : unrecorded
 
+        let shown = { (version: VersionKey) in migrations.first { $0.version == version }?.ledgerVersion ?? version.description }
         let applied = migrations.filter { appliedKeys.contains($0.version) }
         self.applied = applied
         let newestApplied = applied.map(\.version).max()
@@ -140,7 +150,7 @@ public struct LedgerPlan: Sendable {
             }
             if let newestApplied, target < newestApplied {
                 throw StewardError(
-                    .badInput, "the newest applied migration (version \(newestApplied)) is newer than the target version \(target); refusing to downgrade")
+                    .badInput, "the newest applied migration (version \(shown(newestApplied))) is newer than the target version \(shown(target)); refusing to downgrade")
             }
             pending = pending.filter { $0.version <= target }
         }
@@ -148,7 +158,7 @@ public struct LedgerPlan: Sendable {
         if !outOfOrder.isEmpty, !options.allowOutOfOrder {
             throw StewardError(
                 .badInput,
-                "\(outOfOrder.map(\.fileName).prefix(5).joined(separator: ", ")) \(outOfOrder.count == 1 ? "is" : "are") older than the newest applied migration (version \(newestApplied.map(String.init(describing:)) ?? "")) but not applied (branches merged?)",
+                "\(outOfOrder.map(\.fileName).prefix(5).joined(separator: ", ")) \(outOfOrder.count == 1 ? "is" : "are") older than the newest applied migration (version \(newestApplied.map(shown) ?? "")) but not applied (branches merged?)",
                 remedy: .allowOutOfOrder(count: outOfOrder.count))
         }
         self.outOfOrder = outOfOrder
