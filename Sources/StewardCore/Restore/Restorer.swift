@@ -140,6 +140,7 @@ public struct Restorer: Sendable {
             for: path, keepDirectory: options.keepReplacedDirectory, discard: options.discardsReplaced,
             at: Int64(Date().timeIntervalSince1970))
         try DatabaseReplacement.checkTarget(path, keptPath: kept)
+        try DatabaseReplacement.checkOwnership(of: path)
         // The restore is staged beside PATH, on its file system, so that the swap is one
         // rename; a killed run's workspace is removed by the next run in that directory.
         let parent = Paths.directoryOrCurrent(of: path)
