@@ -39,10 +39,10 @@ public struct BackupMaker {
         /// Whether FTS5's integrity-check (rank 1) runs on the snapshot; the manifest
         /// records it in `checks.checksRun`.
         public var checksFTS = false
-        /// SQLite extensions loaded into the connections that check and digest the
-        /// snapshot, for schemas that use them; those connections trust only innocuous
-        /// functions then. The digests skip the shadow tables a loaded module declares, so
-        /// a bundle is restored with the same extensions.
+        /// SQLite extensions loaded into every connection to the source and its snapshot
+        /// (the copy, the checks, the digests), for schemas that use them; those
+        /// connections trust only innocuous functions then. A bundle is restored with the
+        /// same extensions.
         public var extensions: [String] = []
         /// zstd worker threads; the bundle's bytes do not depend on it.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -161,6 +161,7 @@ public struct BackupMaker {
                 cancellation: cancellation, progress: progress)
             source.mark = mark
             source.holder = options.heldDescriptors
+            source.extensions = options.extensions
             snapshot = try source.take { source, pinnedAt in
                 if options.bundleName == nil {
                     // The name carries the user_version of the snapshot itself.

@@ -39,6 +39,9 @@ struct DatabaseReplacement {
     let keptPath: String?
     let timeout: Double
     let cancellation: Cancellation
+    /// `--load-extension`: loaded into the connection to PATH too, as into every
+    /// connection a command opens on the user's data.
+    var extensions: [String] = []
 
     /// Where the replaced database is kept: `<PATH>.replaced-<UTC time>` beside it, or the
     /// same name in `keepDirectory`; nil with `discard`.
@@ -159,7 +162,7 @@ struct DatabaseReplacement {
             interruptedDetail: "; nothing was replaced", context: "cannot open \(path) to replace it")
         let connection = try mapping.run {
             let connection = try DatabaseFile.open(path: path, .readWrite)
-            try connection.harden()
+            try connection.harden(loadingExtensions: extensions)
             return connection
         }
         mapping.context = "cannot lock \(path) to replace it"

@@ -160,8 +160,9 @@ public struct Restorer: Sendable {
         report.into = ""
         report.database = DatabaseReference(path: path, sha256: report.database.sha256)
         guard report.published else { return report }
-        let outcome = try DatabaseReplacement(path: path, keptPath: kept, timeout: self.options.timeout, cancellation: cancellation)
-            .run(newDatabase: restored)
+        var replacement = DatabaseReplacement(path: path, keptPath: kept, timeout: self.options.timeout, cancellation: cancellation)
+        replacement.extensions = self.options.extensions
+        let outcome = try replacement.run(newDatabase: restored)
         report.replacement = RestoreReport.Replacement(
             path: path, replacedKeptAs: kept, journalModeBefore: outcome.journalModeBefore,
             sideFilesResolved: outcome.resolved, lockWaitSeconds: outcome.lockWaitSeconds)
