@@ -10,13 +10,13 @@ public struct PausedSteward {
 
     /// Starts `steward` with `arguments` and waits until it reaches `point`; throws when
     /// it ends or 60 s pass first.
-    public init(_ arguments: [String], at point: String, marker: String, environment: [String: String] = [:],
-                standardInput: FileHandle? = nil) throws {
+    public init(_ arguments: [String], at point: String, marker: String, asUser uid: UInt32? = nil,
+                environment: [String: String] = [:], standardInput: FileHandle? = nil) throws {
         self.marker = marker
         var hooked = environment
         hooked["STEWARD_TEST_HOOK_PAUSE_AT"] = point
         hooked["STEWARD_TEST_HOOK_PAUSE_FILE"] = marker
-        running = try StewardProcess.launch(arguments, environment: hooked, standardInput: standardInput)
+        running = try StewardProcess.launch(arguments, asUser: uid, environment: hooked, standardInput: standardInput)
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: marker) {
             guard running.process.isRunning, Date() < deadline else {

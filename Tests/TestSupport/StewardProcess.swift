@@ -39,11 +39,17 @@ public enum StewardProcess {
 
     /// Starts `steward` without waiting for it; `RunningSteward.finish()` collects the result.
     public static func launch(
-        _ arguments: [String], currentDirectory: String? = nil, environment: [String: String] = [:], standardInput: FileHandle? = nil
+        _ arguments: [String], currentDirectory: String? = nil, asUser uid: UInt32? = nil, environment: [String: String] = [:],
+        standardInput: FileHandle? = nil
     ) throws -> RunningSteward {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let uid, getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         if let merged = Self.environment(adding: environment) { process.environment = merged }
         if let currentDirectory {
             process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)

@@ -81,14 +81,19 @@ public struct Restorer: Sendable {
 
     public func run() throws -> RestoreReport {
         try ExtensionLoading.requireLoadable(options.extensions)
+        // What killed drills and spools left under TMPDIR (a decrypted database, a
+        // spooled bundle): removed by the next restore, whatever it restores.
+        TemporaryWorkspace.removeStaleInTemporaryDirectory()
         guard options.bundlePath == Self.standardInput else { return try restoreOrReplace() }
         // A pipe cannot be read twice or looked into first: the stream is spooled into a
         // private workspace (0700) under TMPDIR, then restored like a file, with the same
         // checks, staging and publish. The spooled copy goes with the workspace.
-        let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: "steward-stdin-")
+        let workspace = try TemporaryWorkspace(
+            in: FileManager.default.temporaryDirectory.path, prefix: TemporaryWorkspace.standardInputPrefix)
         defer { workspace.remove() }
         let spooled = workspace.file("bundle")
         try Self.spool(STDIN_FILENO, to: spooled, cancellation: cancellation)
+        TestHooks.pause(at: .restoreSpooled)
         var options = self.options
         options.bundlePath = spooled
         do {
@@ -179,7 +184,7 @@ public struct Restorer: Sendable {
         defer { drillWorkspace?.remove() }
         let target: RestoreTarget
         if options.checkOnly && options.intoDirectory.isEmpty {
-            let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: "steward-check-")
+            let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: TemporaryWorkspace.checkOnlyPrefix)
             drillWorkspace = workspace
             target = try RestoreTarget(path: workspace.file("restored"))
         } else {
@@ -201,6 +206,7 @@ public struct Restorer: Sendable {
         try staging.writeFile(BundleManifest.manifestEntry, contents: outcome.manifestBytes)
         try staging.writeFile(BundleManifest.checksumEntry, contents: outcome.checksumListBytes)
         let extractSeconds = extractWatch.roundedSeconds
+        TestHooks.pause(at: .restoreChecks)
         try checkCancellation()
 
         // 2. Checks.
