@@ -40,6 +40,12 @@ public final class FileOverlay: @unchecked Sendable {
     private var pages: [Int64: [UInt8]] = [:]
     private var pageSize: Int64 = 0
     private var logicalSize: Int64
+    /// The last bytes read from the file, `readAhead` at a time: FTS5's check and SQLite's
+    /// b-tree walks read neighbouring pages, one pread(2) for many.
+    static let readAhead = 64 << 10
+    private let window = UnsafeMutableRawBufferPointer.allocate(byteCount: readAhead, alignment: 4096)
+    private var windowStart: Int64 = -1
+    private var windowLength = 0
     private let problem = Mutex<ReadProblem?>(nil)
 
     /// `size`: the file's bytes as the caller saw them (its pages, `page_size × page_count`).
@@ -48,6 +54,10 @@ public final class FileOverlay: @unchecked Sendable {
         self.size = size
         self.maximumWrittenBytes = maximumWrittenBytes
         self.logicalSize = size
+    }
+
+    deinit {
+        window.deallocate()
     }
 
     /// The first failed read, nil while every read returned what the file held.
@@ -66,7 +76,7 @@ public final class FileOverlay: @unchecked Sendable {
 
     // MARK: - The file's methods
 
-    fileprivate func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Int32 {
+    func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Int32 {
         var done = 0
         while done < count {
             let position = offset + Int64(done)
@@ -92,23 +102,45 @@ public final class FileOverlay: @unchecked Sendable {
                 target.initializeMemory(as: UInt8.self, repeating: 0, count: piece)
             } else {
                 piece = Int(min(Int64(piece), size - position))
-                var filled = 0
-                while filled < piece {
-                    let got = pread(descriptor, target + filled, piece - filled, off_t(position) + off_t(filled))
-                    if got < 0 {
-                        if errno == EINTR { continue }
-                        record(.failed(errno: errno))
-                        return ResultCode.ioErrorRead.rawValue
-                    }
-                    if got == 0 {
-                        record(.cutShort(at: position + Int64(filled)))
-                        return ResultCode.ioErrorRead.rawValue
-                    }
-                    filled += got
+                if !(windowStart <= position && position < windowStart + Int64(windowLength)) {
+                    let code = fillWindow(at: position)
+                    guard code == SQLITE_OK else { return code }
                 }
+                // A read across the window's end takes the rest from the next one.
+                piece = min(piece, Int(windowStart + Int64(windowLength) - position))
+                target.copyMemory(from: window.baseAddress! + Int(position - windowStart), byteCount: piece)
             }
             done += piece
         }
+        return SQLITE_OK
+    }
+
+    /// Reads the window of the file around `position` (`readAhead` bytes, aligned, cut at
+    /// `size`); a file that ends inside it has been cut short since the overlay was made.
+    private func fillWindow(at position: Int64) -> Int32 {
+        let start = position - position % Int64(Self.readAhead)
+        let length = Int(min(Int64(Self.readAhead), size - start))
+        // Empty until it is filled whole: a failed read leaves no window to serve from.
+        windowStart = -1
+        windowLength = 0
+        var filled = 0
+        while filled < length {
+            let got = pread(descriptor, window.baseAddress! + filled, length - filled, off_t(start) + off_t(filled))
+            if got < 0 {
+                if errno == EINTR { continue }
+                record(.failed(errno: errno))
+                return ResultCode.ioErrorRead.rawValue
+            }
+            if got == 0 { break }
+            filled += got
+        }
+        guard filled >= length else {
+            // The file ends before the pages it had when the overlay was made.
+            record(.cutShort(at: start + Int64(filled)))
+            return ResultCode.ioErrorRead.rawValue
+        }
+        windowStart = start
+        windowLength = filled
         return SQLITE_OK
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import SQLiteKit
+@testable import SQLiteKit
 import TestSupport
 
 #if canImport(Glibc)
@@ -87,5 +87,22 @@ import Glibc
         }
         #expect(overlay.writtenBytes <= 16 * 4096)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    /// Reads at any offset and length, across the read-ahead window's edges, give the
+    /// file's bytes, and written pages come back as written.
+    @Test func readsAcrossWindowsGiveTheFilesBytes() throws {
+        let (connection, overlay, descriptor) = try openOverlay()
+        defer { close(descriptor) }
+        _ = connection
+        let file = try Data(contentsOf: URL(fileURLWithPath: path))
+        let window = FileOverlay.readAhead
+        try #require(file.count > 2 * window + 200)
+        for (offset, count) in [(0, 100), (window - 10, 20), (window - 4096, 8192), (window + 7, window + 100), (file.count - 50, 50)] {
+            var bytes = [UInt8](repeating: 0xAA, count: count)
+            let code = bytes.withUnsafeMutableBytes { overlay.read(into: $0.baseAddress!, count: count, at: Int64(offset)) }
+            #expect(code == 0, "offset \(offset)")
+            #expect(Data(bytes) == file.subdata(in: offset..<offset + count), "offset \(offset)")
+        }
     }
 }
