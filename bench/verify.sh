@@ -65,8 +65,8 @@ for run in $(seq 1 "$RUNS"); do
     component fts5 "sqlite3 -bail '$db' \"BEGIN; INSERT INTO ticket_fts(ticket_fts, rank) VALUES ('integrity-check', 1); ROLLBACK;\""
     component together_checks "(sqlite3 -bail '$db' \"BEGIN; INSERT INTO ticket_fts(ticket_fts, rank) VALUES ('integrity-check', 1); ROLLBACK;\" > /dev/null) &
         (sqlite3 -bail '$db' 'PRAGMA integrity_check; PRAGMA foreign_key_check;' > /dev/null) & wait"
-    # FTS5's check is an INSERT: Steward runs it on a private copy-on-write mapping of a
-    # rollback-journal database (nothing is copied; a WAL database is still copied first),
+    # FTS5's check is an INSERT: Steward runs it on a rollback-journal database read in
+    # place, its writes kept in memory (nothing is copied; a WAL database is still copied first),
     # so the bench database's chain has no copy in it.
 done
 python3 -c "

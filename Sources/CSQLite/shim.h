@@ -19,4 +19,11 @@ static inline int steward_sqlite_config_memory_statistics(int on) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
 }
 
+// A file of SQLiteKit's overlay VFS (FileOverlay.swift): SQLite's file object, then the
+// overlay it reads through (not retained: the connection keeps it alive).
+typedef struct steward_overlay_file {
+    sqlite3_file base;
+    void *overlay;
+} steward_overlay_file;
+
 #endif

@@ -34,11 +34,4 @@ static inline int steward_sync_file_range(int fd, int64_t offset, int64_t count,
     return sync_file_range(fd, offset, count, flags);
 }
 
-// The file system type (statfs(2) `f_type`) of an open file; -1 when it cannot be read.
-#include <sys/vfs.h>
-static inline long long steward_file_system_type(int fd) {
-    struct statfs system;
-    return fstatfs(fd, &system) == 0 ? (long long)system.f_type : -1;
-}
-
 #endif

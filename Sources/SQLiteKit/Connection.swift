@@ -32,10 +32,10 @@ public final class Connection {
     public let sqliteConnection: OpaquePointer
     /// The path or URI the connection was opened with.
     public let path: String
-    /// The memory a deserialized `main` lives in (`deserializing(_:)`). A stored property
-    /// is released only after `deinit`'s body, so after `sqlite3_close_v2`: the image
+    /// The overlay an overlaid `main` reads through (`overlaying(_:)`). A stored property
+    /// is released only after `deinit`'s body, so after `sqlite3_close_v2`: the overlay
     /// outlives every use SQLite makes of it.
-    var image: (any DatabaseImage)?
+    var overlay: FileOverlay?
 
     /// Opens (and with `.create`, creates) a database.
     ///
@@ -44,12 +44,13 @@ public final class Connection {
     ///   - mode: `.readWrite` plus `.create` by default.
     /// - Throws: `SQLiteError` when SQLite cannot open the file (`.cantOpen` codes, for
     ///   example for a missing file without `.create`).
-    public init(path: String, mode: OpenMode = [.readWrite, .create]) throws {
+    ///   - vfs: the name of a registered VFS; SQLite's default when nil.
+    public init(path: String, mode: OpenMode = [.readWrite, .create], vfs: String? = nil) throws {
         var handle: OpaquePointer?
         // Extended result codes make errors precise (SQLITE_CORRUPT_VTAB and the like).
         let flags = mode.rawValue | SQLITE_OPEN_EXRESCODE
         // The path's own bytes, which need not be UTF-8 (FileNames).
-        let rc = sqlite3_open_v2(FileName.cString(path), &handle, flags, nil)
+        let rc = sqlite3_open_v2(FileName.cString(path), &handle, flags, vfs)
         guard rc == SQLITE_OK, let handle else {
             let error = SQLiteError.current(on: handle, code: rc)
             // > Whether or not an error occurs when it is opened, resources associated

@@ -46,7 +46,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
         static let pagesPerStep = Option<Int>("pages-per-step", value: "n", help: "Pages copied per step of the online backup (a WAL database).",
                                               default: Int(BackupMaker.defaultPagesPerStep), in: 1...1_000_000)
         static let asIs = Flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst.")
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into the connections that check and digest the snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database and its snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
         static let checkFTS = Flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot.")
     }
 

@@ -20,13 +20,14 @@ struct InspectCommand: OperationCommand {
             it; 77 when those given do not.
             """,
         arguments: [Arg.path.definition],
-        options: [Opt.digest] + KeyOptions.forDecryption + [CommonOptions.json])
+        options: [Opt.digest, Opt.loadExtension] + KeyOptions.forDecryption + [CommonOptions.json])
 
     enum Arg {
         static let path = Argument("path", help: "The database file or bundle to inspect.")
     }
 
     enum Opt {
+        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into the connection to the database, for schemas that use its modules or collations; the schema is then trusted only for innocuous functions (may be repeated; not used for a bundle).")
         static let digest = Flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle.")
     }
 
@@ -40,6 +41,7 @@ struct InspectCommand: OperationCommand {
         var options = Inspection.Options(path: path)
         options.keys = try KeyOptions.parse(values, encrypting: false)
         options.digest = values[Opt.digest]
+        options.extensions = values[Opt.loadExtension]
         self.options = options
         self.output = OutputOptions(values, quiet: false)
     }

@@ -27,7 +27,7 @@ import TestSupport
     func commandHelp(arguments: [String]) throws {
         let run = try StewardProcess.run(arguments)
         #expect(run.status == 0)
-        #expect(run.stdout.contains("USAGE: steward inspect [--digest] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"))
+        #expect(run.stdout.contains("USAGE: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"))
         #expect(run.stdout.contains("ARGUMENTS:"))
         #expect(run.stdout.contains("-h, --help"))
         #expect(run.stderr.isEmpty)
@@ -49,19 +49,19 @@ import TestSupport
     static let usageCases: [UsageCase] = [
         UsageCase(arguments: ["inspect", "--josn", "x.db"],
                   error: "Error: Unknown option '--josn'. Did you mean '--json'?",
-                  usage: "Usage: steward inspect [--digest] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
         UsageCase(arguments: ["inspect", "--frobnicate", "x.db"],
                   error: "Error: Unknown option '--frobnicate'",
-                  usage: "Usage: steward inspect [--digest] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
         UsageCase(arguments: ["inspect"],
                   error: "Error: Missing expected argument '<path>'",
-                  usage: "Usage: steward inspect [--digest] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
         UsageCase(arguments: ["inspect", "a.db", "b.db"],
                   error: "Error: Unexpected argument 'b.db'",
-                  usage: "Usage: steward inspect [--digest] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
         UsageCase(arguments: ["inspect", "--json=yes", "a.db"],
                   error: "Error: The flag '--json' does not take a value",
-                  usage: "Usage: steward inspect [--digest] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
         UsageCase(arguments: ["inpsect", "a.db"],
                   error: "Error: Unknown command 'inpsect'. Did you mean 'inspect'?",
                   usage: "Usage: steward <subcommand>"),

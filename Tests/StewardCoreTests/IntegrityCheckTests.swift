@@ -46,7 +46,7 @@ import TestSupport
             try connection.execute(sql: "PRAGMA ignore_check_constraints = ON; INSERT INTO ticket(title, status) VALUES ('x', 'bogus')")
         }
         let before = FileManager.default.contents(atPath: database)
-        let connection = try IntegrityCheck.open(path: database) { false }
+        let connection = try IntegrityCheck.open(path: database, loadingExtensions: []) { false }
         #expect(try connection.integrityCheck() == ["CHECK constraint failed in ticket"])
         #expect(throws: SQLiteError.self) { try connection.execute(sql: "DELETE FROM ticket") }
         #expect(FileManager.default.contents(atPath: database) == before)

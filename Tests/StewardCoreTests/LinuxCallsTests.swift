@@ -24,17 +24,6 @@ import Glibc
         FileManager.default.contents(atPath: directory.file(name)).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// What `stat -f` says: verify maps a database only on a local file system.
-    @Test func theFileSystemTypeIsStatfsOwn() throws {
-        let path = directory.file("typed")
-        #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
-        let descriptor = open(path, O_RDONLY)
-        defer { close(descriptor) }
-        let expected = try systemTool(["stat", "-f", "-c", "%t", path]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(LinuxCalls.fileSystemType(descriptor).map { String($0, radix: 16) } == expected)
-        #expect(LinuxCalls.fileSystemType(-1) == nil)
-    }
-
     @Test func renameNoReplaceRenamesButNeverReplaces() throws {
         try write("a", "first")
         try write("b", "second")

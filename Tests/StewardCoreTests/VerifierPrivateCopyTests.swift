@@ -33,11 +33,10 @@ import Glibc
         #expect(try copy.integer(sql: "SELECT count(*) FROM ticket") > 0)
     }
 
-    /// The mapping is hardened as the copy is, and what is written through it never
-    /// reaches the file. (`PRAGMA mmap_size` returns no row on it: memdb does not answer
-    /// SQLITE_FCNTL_MMAP_SIZE; harden's `mmap_size = 0` still sets the pager's limit, so
-    /// pages are read into the page cache, not fetched from the image.)
-    @Test func theMappingIsHardenedAndPrivate() throws {
+    /// The file read in place is hardened as the copy is, and what is written through it
+    /// never reaches the file. (`PRAGMA mmap_size` returns no row on it: the overlay VFS
+    /// does not answer SQLITE_FCNTL_MMAP_SIZE; pages are read into the page cache.)
+    @Test func theFileReadInPlaceIsHardenedAndPrivate() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("tickets.db")
         _ = try Fixtures.makeExampleDatabase(at: path)
@@ -49,7 +48,8 @@ import Glibc
         try source.execute(sql: "BEGIN")
         _ = try source.integer(sql: "SELECT count(*) FROM sqlite_schema")
         do {
-            let mapped = try #require(try verifier.openMapping(of: source, path: path, held: held))
+            let opened = try #require(try verifier.openInPlace(of: source, path: path, held: held))
+            let mapped = opened.connection
             #expect(try mapped.integer(sql: "PRAGMA cell_size_check") == 1)
             #expect(mapped.isDefensive)
             #expect(!mapped.isSerialized, "FTS5's check on it would enter a mutex for every page")
@@ -58,16 +58,18 @@ import Glibc
             try FTS5IntegrityCheck.check("ticket_fts", rank: 1, on: mapped)
             try mapped.execute(sql: "PRAGMA user_version = 4242")
             #expect(try mapped.userVersion() == 4242)
+            #expect(opened.overlay.writtenBytes > 0)
+            #expect(Verifier.changeWhileRead(opened.overlay, path: path) == nil)
         }
         source.rollbackIfNeeded()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try directory.contents() == ["tickets.db"], "no journal beside it")
     }
 
-    /// SQLite's memdb grows a resizeable image to at most 1 GiB (SQLITE_MEMDB_DEFAULT_MAXSIZE);
-    /// a deserialized image that is not resizeable is read and written whole at any size.
-    /// A sparse file just over 4 GiB whose one table's root is its last page: reading and
-    /// writing that page goes past 4 GiB in the mapping, and nothing reaches the file.
-    @Test func aMappingLargerThanFourGiBIsReadWhole() throws {
+    /// A file read in place is read at 64-bit offsets: a sparse file just over 4 GiB
+    /// whose one table's root is its last page; reading and writing that page goes past
+    /// 4 GiB, and nothing reaches the file.
+    @Test func aFileLargerThanFourGiBIsReadInPlaceWhole() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("sparse.db")
         let pageSize = 4096
@@ -90,18 +92,16 @@ import Glibc
         let descriptor = open(path, O_RDONLY)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
-        let length = Int64(pages * pageSize)
-        let mapping = try #require(PrivateFileMapping(descriptor: descriptor, length: length))
-        let connection = try Connection.deserializing(mapping)
+        let overlay = FileOverlay(descriptor: descriptor, size: Int64(pages * pageSize))
+        let connection = try Connection.overlaying(overlay)
         try connection.harden()
         #expect(try connection.integer(sql: "PRAGMA page_count") == Int64(pages))
         #expect(try connection.integer(sql: "SELECT count(*) FROM far") == 0)
         try connection.execute(sql: "INSERT INTO far VALUES (1)")
         #expect(try connection.integer(sql: "SELECT count(*) FROM far") == 1)
-        #expect(mapping.bytes.load(fromByteOffset: (pages - 1) * pageSize + 4, as: UInt8.self) == 1, "one cell on the last page")
         var stored = [UInt8](repeating: 0xFF, count: 8)
         #expect(pread(descriptor, &stored, 8, off_t((pages - 1) * pageSize)) == 8)
         #expect(stored == [0x0D, 0, 0, 0, 0, UInt8(pageSize >> 8), 0, 0], "the file's last page is still empty")
-        #expect(PrivateFileMapping(descriptor: descriptor, length: length + 1) == nil, "nothing past the file's end is mapped")
+        #expect(overlay.readProblem == nil)
     }
 }

@@ -38,14 +38,23 @@ public enum StewardProcess {
     }
 
     /// Starts `steward` without waiting for it; `RunningSteward.finish()` collects the result.
-    public static func launch(_ arguments: [String], currentDirectory: String? = nil) throws -> RunningSteward {
+    public static func launch(
+        _ arguments: [String], currentDirectory: String? = nil, asUser uid: UInt32? = nil, environment: [String: String] = [:],
+        standardInput: FileHandle? = nil
+    ) throws -> RunningSteward {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let uid, getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
+        if let merged = Self.environment(adding: environment) { process.environment = merged }
         if let currentDirectory {
             process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)
         }
-        return try RunningSteward(process: process)
+        return try RunningSteward(process: process, standardInput: standardInput)
     }
 
     /// The environment of this process with `extra` added, for `run(_:environment:)`.
@@ -94,12 +103,12 @@ public final class RunningSteward: @unchecked Sendable {
     private let group = DispatchGroup()
     private let outData = LockedData(), errData = LockedData()
 
-    init(process: Process) throws {
+    init(process: Process, standardInput: FileHandle? = nil) throws {
         self.process = process
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = standardInput ?? FileHandle.nullDevice
         try process.run()
         for (pipe, sink) in [(out, outData), (err, errData)] {
             group.enter()

@@ -42,10 +42,10 @@ public struct BackupMaker {
         /// Whether FTS5's integrity-check (rank 1) runs on the snapshot; the manifest
         /// records it in `checks.checksRun`.
         public var checksFTS = false
-        /// SQLite extensions loaded into the connections that check and digest the
-        /// snapshot, for schemas that use them; those connections trust only innocuous
-        /// functions then. The digests skip the shadow tables a loaded module declares, so
-        /// a bundle is restored with the same extensions.
+        /// SQLite extensions loaded into every connection to the source and its snapshot
+        /// (the copy, the checks, the digests), for schemas that use them; those
+        /// connections trust only innocuous functions then. A bundle is restored with the
+        /// same extensions.
         public var extensions: [String] = []
         /// zstd worker threads; the bundle's bytes do not depend on it.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -119,18 +119,26 @@ public struct BackupMaker {
         let directory = try OutputDirectory(path: streams ? FileManager.default.temporaryDirectory.path : options.outputDirectory)
         let sourceFile = try Self.checkSource(options.databasePath)
         if let name = options.bundleName, !streams { try Self.refuseExisting(directory.file(name)) }
+        // An encrypted bundle's plaintext temporaries stay out of the output directory.
+        if recipients != nil { directory.keepPlaintext(besides: options.databasePath) }
 
-        let stale = options.removesStaleTemporaries ? directory.removeStaleTemporaries() : []
+        var stale: [String] = []
+        if options.removesStaleTemporaries {
+            stale = streams ? TemporaryWorkspace.removeStaleInTemporaryDirectory() : directory.removeStaleTemporaries()
+        }
+        // Every run that may put plaintext beside the source or under TMPDIR clears what
+        // killed runs left there (fleet runs too: each source has its own directory).
+        stale += directory.removeStalePlaintext()
         defer { directory.removeTemporaries() }
         // Files dropped off the critical path, gone before the workspace goes.
         var removals: [BackgroundRemoval] = []
         defer { removals.forEach { $0.wait() } }
 
         // Made before the source is opened, so an unwritable directory costs nothing.
-        let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600)
+        let copy = try directory.createTemporary(suffix: ".sqlite", permissions: 0o600, plaintext: true)
         // SQLite opens the file itself; this descriptor only claimed the name.
         guard close(copy.descriptor) == 0 else {
-            throw StewardError(.inputOutput, "cannot create files in \(options.outputDirectory): \(SystemCall.message(errno))")
+            throw StewardError(.inputOutput, "cannot create files in \(Paths.directoryOrCurrent(of: copy.path)): \(SystemCall.message(errno))")
         }
 
         var builder = BundleBuilder(compressionLevel: options.compressionLevel, threads: options.threads, cancellation: cancellation)
@@ -142,7 +150,7 @@ public struct BackupMaker {
         // its own and is copied after the head at the end.
         let reservedHead = Self.reservedHead(sourceBytes: Int64(sourceFile.st_size), streams: streams, encrypts: recipients != nil)
         let frame = reservedHead == nil
-            ? try directory.createTemporary(suffix: ".payload.zst", permissions: 0o600)
+            ? try directory.createTemporary(suffix: ".payload.zst", permissions: 0o600, plaintext: true)
             : try directory.createTemporary(suffix: ".tar.zst.partial", permissions: sourceFile.st_mode & 0o666)
         if let reservedHead, lseek(frame.descriptor, off_t(reservedHead), SEEK_SET) != off_t(reservedHead) {
             let code = errno
@@ -164,6 +172,7 @@ public struct BackupMaker {
                 cancellation: cancellation, progress: progress)
             source.mark = mark
             source.holder = options.heldDescriptors
+            source.extensions = options.extensions
             snapshot = try source.take { source, pinnedAt in
                 if options.bundleName == nil {
                     // The name carries the user_version of the snapshot itself.
@@ -210,8 +219,9 @@ public struct BackupMaker {
         let payloadDigest = try compression.payloadDigest()
         // Checked, hashed and compressed: the copy's space comes back before the bundle
         // takes its own, or while the bundle is written when there is room for the bundle
-        // twice over. Should this fail, the clean-up at the end tries again.
-        if BackupMaker.hasRoom(for: try compression.wait(), in: directory.path) {
+        // twice over (or the copy is not in the output directory: an encrypted bundle's).
+        // Should this fail, the clean-up at the end tries again.
+        if try directory.keepsPlaintextApart || BackupMaker.hasRoom(for: compression.wait(), in: directory.path) {
             removals.append(BackgroundRemoval(copy.path))
         } else {
             unlink(FileName.cString(copy.path))
@@ -253,6 +263,7 @@ public struct BackupMaker {
         frame: (path: String, descriptor: Int32), reservedHead: Int64?, compressing: PayloadCompression?, shown: Throttle,
         finalPath: String
     ) throws -> (SnapshotVerification.Result, PayloadCompression, String, ContentDigests) {
+        TestHooks.pause(at: .backupChecks)
         progress(.checking)
         shown.release()
         let compression: PayloadCompression

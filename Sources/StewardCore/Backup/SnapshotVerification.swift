@@ -118,7 +118,7 @@ struct SnapshotVerification {
         let cancellation = self.cancellation
         let connection: Connection
         do {
-            connection = try IntegrityCheck.open(path: copyPath, parameters: "&nolock=1") { cancellation.isCancelled }
+            connection = try IntegrityCheck.open(path: copyPath, parameters: "&nolock=1", loadingExtensions: extensions) { cancellation.isCancelled }
         } catch is IntegrityCheck.NotWritable {
             throw StewardError(.checkFailed, "refusing to publish: the copy opened read-only, so its CHECK constraints cannot be checked")
         }

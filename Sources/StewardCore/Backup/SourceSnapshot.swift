@@ -41,6 +41,9 @@ struct SourceSnapshot {
     /// Takes the kernel copy's descriptor instead of its being closed here, when other
     /// connections of this process hold locks on the source (`BackupMaker.Options.heldDescriptors`).
     var holder: HeldDescriptors? = nil
+    /// `--load-extension`: loaded into the source's connection and the copy's, as into
+    /// every connection a command opens on the user's data.
+    var extensions: [String] = []
 
     /// Copies the source into `copyPath`. `whilePinned` runs once the facts of the snapshot
     /// are known and before the copy starts; it may refuse by throwing.
@@ -194,6 +197,7 @@ struct SourceSnapshot {
             // then roll back a hot journal and, as the last connection of a WAL database,
             // checkpoint and remove the -wal it made. Only reads are issued.
             connection = try DatabaseFile.open(path: databasePath, .readWrite, followLinks: true)
+            for path in extensions { try connection.loadExtension(path: path) }
         } catch let error as SQLiteError {
             throw explainSource(error)
         }
@@ -204,6 +208,7 @@ struct SourceSnapshot {
     private func openCopy() throws -> Connection {
         do {
             let copy = try DatabaseFile.open(path: copyPath, .readWrite, followLinks: true)
+            for path in extensions { try copy.loadExtension(path: path) }
             // The copy is private and thrown away on any failure: no journal, no syncs
             // while it is written. The bundle is what gets synced.
             _ = try copy.setJournalMode("off")

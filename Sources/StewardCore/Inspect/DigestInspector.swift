@@ -9,7 +9,11 @@ public struct DigestInspector {
 
     /// - Throws: `StewardError`: `.notFound`, `.badInput` (no database, a bundle that does
     ///   not verify), `.busy`, `.noKey`, `.interrupted`.
-    public func inspect(path: String, keys: BundleKeys = BundleKeys(), cancellation: Cancellation = Cancellation()) throws -> DigestReport {
+    /// `extensions` are loaded into the connection that reads a database (they do not
+    /// change a digest: which tables count is read from `sqlite_schema` alone).
+    public func inspect(
+        path: String, keys: BundleKeys = BundleKeys(), extensions: [String] = [], cancellation: Cancellation = Cancellation()
+    ) throws -> DigestReport {
         if BundleInspector.isBundle(path: path) {
             let bundle = try BundleInspector().inspect(path: path, keys: keys, cancellation: cancellation)
             guard bundle.verification.passed else {
@@ -24,6 +28,7 @@ public struct DigestInspector {
         return try SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation).run {
             // Only this thread uses the connection; the digests read every value through it.
             let connection = try DatabaseFile.open(path: path, immutable: mode.immutable, oneThread: true)
+            try connection.harden(loadingExtensions: extensions)
             connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
             return DigestReport(database: DatabaseReference(path: path), contentDigests: try ContentDigests.compute(connection, cancellation: cancellation))
         }

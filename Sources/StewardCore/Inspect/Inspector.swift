@@ -28,7 +28,10 @@ public struct Inspector {
 
     /// - Throws: `StewardError`: `.notFound`, `.badInput` (not a database, damaged, a hot
     ///   journal), `.busy`, `.inputOutput`.
-    public func inspect(path: String) throws -> InspectReport {
+    /// `extensions` (`--load-extension`) are loaded into the connection, for schemas whose
+    /// tables an extension's module or collation serves; the schema is then trusted only
+    /// for innocuous functions (`harden(loadingExtensions:)`).
+    public func inspect(path: String, extensions: [String] = []) throws -> InspectReport {
         let probe = try DatabaseFile(path: path)
         let library = Self.libraryFacts()
         let walExists = DatabaseFile.exists(path + "-wal")
@@ -66,7 +69,7 @@ public struct Inspector {
         }
 
         do {
-            try connection.harden()
+            try connection.harden(loadingExtensions: extensions)
             let schema = try Schema(reading: connection)
             let pageCount = try connection.integer(sql: "PRAGMA page_count")
             let freelist = try connection.integer(sql: "PRAGMA freelist_count")

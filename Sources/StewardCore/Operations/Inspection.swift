@@ -7,6 +7,9 @@ public struct Inspection: StewardOperation {
         public var keys = BundleKeys()
         /// `--digest`: the content digests instead of the description.
         public var digest = false
+        /// `--load-extension`: loaded into the connection to a database (not used for a
+        /// bundle, whose manifest is read without SQLite).
+        public var extensions: [String] = []
 
         public init(path: String) {
             self.path = path
@@ -47,11 +50,14 @@ public struct Inspection: StewardOperation {
 
     public func run() throws -> Report {
         let path = options.path
+        // An extension that cannot load is a bad input (65), before the file is opened.
+        try ExtensionLoading.requireLoadable(options.extensions)
         if options.digest {
-            return .digests(try DigestInspector().inspect(path: path, keys: options.keys, cancellation: cancellation))
+            return .digests(try DigestInspector().inspect(
+                path: path, keys: options.keys, extensions: options.extensions, cancellation: cancellation))
         }
         guard BundleInspector.isBundle(path: path) else {
-            return .database(try Inspector().inspect(path: path))
+            return .database(try Inspector().inspect(path: path, extensions: options.extensions))
         }
         if BundleInspector.isEncrypted(path: path), !options.keys.canOpen {
             return .encryptedBundle(try BundleInspector().inspectEncrypted(path: path))

@@ -11,6 +11,10 @@ import Glibc
 ///
 /// The steps, each of which a crash may interrupt without leaving PATH anything but the
 /// old or the new database, whole:
+/// 0. before anything is changed, the new file gets the owner, group and mode of the
+///    file at PATH (`Ownership`), so that the application that owns the database can
+///    still open it after the rollback; when it cannot (not root, and PATH is another
+///    user's or of a group this user is not in), the run refuses here, 73;
 /// 1. `locked`: a connection to PATH takes SQLite's locks as SQLite does, waiting at most
 ///    the timeout. Taking them rolls a hot `-journal` back into the old database first.
 ///    A database in WAL mode is checkpointed (TRUNCATE) and switched to rollback-journal
@@ -35,6 +39,9 @@ struct DatabaseReplacement {
     let keptPath: String?
     let timeout: Double
     let cancellation: Cancellation
+    /// `--load-extension`: loaded into the connection to PATH too, as into every
+    /// connection a command opens on the user's data.
+    var extensions: [String] = []
 
     /// Where the replaced database is kept: `<PATH>.replaced-<UTC time>` beside it, or the
     /// same name in `keepDirectory`; nil with `discard`.
@@ -71,6 +78,69 @@ struct DatabaseReplacement {
         }
     }
 
+    /// The owner, group and permission bits the new file takes from the one it replaces.
+    struct Ownership: Equatable {
+        let owner: uid_t
+        let group: gid_t
+        let mode: mode_t
+
+        init(_ info: stat) {
+            owner = info.st_uid
+            group = info.st_gid
+            mode = info.st_mode & 0o7777
+        }
+
+        /// Of the file at `path` (not following a link).
+        static func of(_ path: String) throws -> Ownership {
+            var info = stat()
+            guard lstat(FileName.cString(path), &info) == 0 else {
+                let code = errno
+                throw StewardError(.notFound, "cannot replace \(path): \(SystemCall.message(code))")
+            }
+            return Ownership(info)
+        }
+
+        /// Why this user cannot give a file of its own this owner and group, nil when it
+        /// can: only root gives a file to another user; any owner may give it a group
+        /// the user is in. (A capability such as CAP_CHOWN without root is found out by
+        /// `give(to:)`, before anything changes.)
+        var refusal: String? {
+            guard geteuid() != 0 else { return nil }
+            if owner != geteuid() { return "it belongs to user \(owner), and only root can give the restored file to another user" }
+            if group != getegid() && !Self.supplementaryGroups().contains(group) {
+                return "its group is \(group), which this user is not in"
+            }
+            return nil
+        }
+
+        private static func supplementaryGroups() -> [gid_t] {
+            let count = getgroups(0, nil)
+            guard count > 0 else { return [] }
+            var groups = [gid_t](repeating: 0, count: Int(count))
+            let got = getgroups(count, &groups)
+            return got < 0 ? [] : Array(groups.prefix(Int(got)))
+        }
+
+        /// Gives the file at `path` (Steward's own, in its workspace) this owner, group
+        /// and mode: chown first, since it clears the set-user-ID and set-group-ID bits.
+        func give(to path: String, replacing target: String) throws {
+            guard chown(FileName.cString(path), owner, group) == 0, chmod(FileName.cString(path), mode) == 0 else {
+                let code = errno
+                throw StewardError(.cannotCreate, "cannot give the restored database the owner (\(owner)), group (\(group)) and mode "
+                                   + "(\(String(mode, radix: 8))) of \(target): \(SystemCall.message(code)); nothing was replaced")
+            }
+        }
+    }
+
+    /// Refuses, before the restore starts, a PATH whose owner or group this user cannot
+    /// give the restored file (73): the application would lose access to its database.
+    static func checkOwnership(of path: String) throws {
+        let ownership = try Ownership.of(path)
+        if let refusal = ownership.refusal {
+            throw StewardError(.cannotCreate, "cannot replace \(path) keeping its owner and group: \(refusal); nothing was replaced")
+        }
+    }
+
     /// What was done, for the report.
     struct Outcome {
         var journalModeBefore: String
@@ -80,13 +150,19 @@ struct DatabaseReplacement {
 
     /// Replaces PATH with `newDatabase` (on the same file system, synced).
     func run(newDatabase: String) throws -> Outcome {
+        // 0. Before anything changes: what the application's file is, the new one is.
+        var ownership = try Ownership.of(path)
+        if let refusal = ownership.refusal {
+            throw StewardError(.cannotCreate, "cannot replace \(path) keeping its owner and group: \(refusal); nothing was replaced")
+        }
+        try ownership.give(to: newDatabase, replacing: path)
         let waits = LockWaits(timeout: timeout, cancellation: cancellation, database: path)
         var mapping = SQLiteErrorMapping(
             path: path, role: .replacedDatabase(timeout: timeout), cancellation: cancellation,
             interruptedDetail: "; nothing was replaced", context: "cannot open \(path) to replace it")
         let connection = try mapping.run {
             let connection = try DatabaseFile.open(path: path, .readWrite)
-            try connection.harden()
+            try connection.harden(loadingExtensions: extensions)
             return connection
         }
         mapping.context = "cannot lock \(path) to replace it"
@@ -119,6 +195,14 @@ struct DatabaseReplacement {
             throw mapping.error(for: error)
         }
         defer { connection.rollbackIfNeeded() }
+        // Changed while the lock was awaited: given again. Should that be refused, PATH
+        // is still the old database (a WAL one now checkpointed and in rollback-journal
+        // mode, which its application's next open sets back).
+        let locked = try Ownership.of(path)
+        if locked != ownership {
+            ownership = locked
+            try ownership.give(to: newDatabase, replacing: path)
+        }
         TestHooks.replaceStep("locked")
 
         // 2. Nothing beside PATH may be replayed or rolled back into the new file.

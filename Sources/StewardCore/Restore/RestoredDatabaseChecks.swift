@@ -148,7 +148,7 @@ struct RestoredDatabaseChecks {
         var recorded: RecordedFailures.Integrity?
         do {
             let cancellation = self.cancellation
-            let connection = try IntegrityCheck.open(path: databasePath) { cancellation.isCancelled }
+            let connection = try IntegrityCheck.open(path: databasePath, loadingExtensions: extensions) { cancellation.isCancelled }
             let whole = try DatabaseChecks.integrity(
                 on: connection, maximumErrors: recordsFailures ? RecordedFailures.integrityLimit : 10)
             // The names failing to read leave the record out (nothing is accepted), not the check.

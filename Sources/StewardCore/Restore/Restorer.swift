@@ -81,14 +81,19 @@ public struct Restorer: Sendable {
 
     public func run() throws -> RestoreReport {
         try ExtensionLoading.requireLoadable(options.extensions)
+        // What killed drills and spools left under TMPDIR (a decrypted database, a
+        // spooled bundle): removed by the next restore, whatever it restores.
+        TemporaryWorkspace.removeStaleInTemporaryDirectory()
         guard options.bundlePath == Self.standardInput else { return try restoreOrReplace() }
         // A pipe cannot be read twice or looked into first: the stream is spooled into a
         // private workspace (0700) under TMPDIR, then restored like a file, with the same
         // checks, staging and publish. The spooled copy goes with the workspace.
-        let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: "steward-stdin-")
+        let workspace = try TemporaryWorkspace(
+            in: FileManager.default.temporaryDirectory.path, prefix: TemporaryWorkspace.standardInputPrefix)
         defer { workspace.remove() }
         let spooled = workspace.file("bundle")
         try Self.spool(STDIN_FILENO, to: spooled, cancellation: cancellation)
+        TestHooks.pause(at: .restoreSpooled)
         var options = self.options
         options.bundlePath = spooled
         do {
@@ -140,6 +145,7 @@ public struct Restorer: Sendable {
             for: path, keepDirectory: options.keepReplacedDirectory, discard: options.discardsReplaced,
             at: Int64(Date().timeIntervalSince1970))
         try DatabaseReplacement.checkTarget(path, keptPath: kept)
+        try DatabaseReplacement.checkOwnership(of: path)
         // The restore is staged beside PATH, on its file system, so that the swap is one
         // rename; a killed run's workspace is removed by the next run in that directory.
         let parent = Paths.directoryOrCurrent(of: path)
@@ -159,8 +165,9 @@ public struct Restorer: Sendable {
         report.into = ""
         report.database = DatabaseReference(path: path, sha256: report.database.sha256)
         guard report.published else { return report }
-        let outcome = try DatabaseReplacement(path: path, keptPath: kept, timeout: self.options.timeout, cancellation: cancellation)
-            .run(newDatabase: restored)
+        var replacement = DatabaseReplacement(path: path, keptPath: kept, timeout: self.options.timeout, cancellation: cancellation)
+        replacement.extensions = self.options.extensions
+        let outcome = try replacement.run(newDatabase: restored)
         report.replacement = RestoreReport.Replacement(
             path: path, replacedKeptAs: kept, journalModeBefore: outcome.journalModeBefore,
             sideFilesResolved: outcome.resolved, lockWaitSeconds: outcome.lockWaitSeconds)
@@ -177,7 +184,7 @@ public struct Restorer: Sendable {
         defer { drillWorkspace?.remove() }
         let target: RestoreTarget
         if options.checkOnly && options.intoDirectory.isEmpty {
-            let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: "steward-check-")
+            let workspace = try TemporaryWorkspace(in: FileManager.default.temporaryDirectory.path, prefix: TemporaryWorkspace.checkOnlyPrefix)
             drillWorkspace = workspace
             target = try RestoreTarget(path: workspace.file("restored"))
         } else {
@@ -199,6 +206,7 @@ public struct Restorer: Sendable {
         try staging.writeFile(BundleManifest.manifestEntry, contents: outcome.manifestBytes)
         try staging.writeFile(BundleManifest.checksumEntry, contents: outcome.checksumListBytes)
         let extractSeconds = extractWatch.roundedSeconds
+        TestHooks.pause(at: .restoreChecks)
         try checkCancellation()
 
         // 2. Checks.

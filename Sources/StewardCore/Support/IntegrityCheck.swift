@@ -22,15 +22,17 @@ enum IntegrityCheck {
         let path: String
     }
 
-    /// Opens `path` read-write (never creating it), hardened and query-only, and reads
-    /// its schema. `parameters` are added to the URI (`nolock=1` for a private file that
-    /// a plain descriptor reads at the same time, which would drop POSIX locks).
+    /// Opens `path` read-write (never creating it), with `extensions` loaded, hardened and
+    /// query-only, and reads its schema. `parameters` are added to the URI (`nolock=1` for
+    /// a private file that a plain descriptor reads at the same time, which would drop
+    /// POSIX locks). The extensions are the run's `--load-extension`s: integrity_check
+    /// needs every collation an index uses ("no such collation sequence" otherwise).
     static func open(
-        path: String, parameters: String = "", followLinks: Bool = false, waits: LockWaits? = nil,
+        path: String, parameters: String = "", followLinks: Bool = false, loadingExtensions extensions: [String], waits: LockWaits? = nil,
         isCancelled: @escaping () -> Bool
     ) throws -> Connection {
         let connection = try DatabaseFile.open(path: path, .readWrite, parameters: parameters, followLinks: followLinks)
-        try connection.harden()
+        try connection.harden(loadingExtensions: extensions)
         try connection.makeQueryOnly()
         waits?.attach(to: connection)
         connection.setProgressHandler(instructions: 100_000) { !isCancelled() }

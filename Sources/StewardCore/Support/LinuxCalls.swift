@@ -22,12 +22,6 @@ enum LinuxCalls {
         steward_copy_file_range(source, target, count)
     }
 
-    /// statfs(2) `f_type` of the file system that holds the open file; nil when unknown.
-    static func fileSystemType(_ descriptor: Int32) -> Int64? {
-        let type = steward_file_system_type(descriptor)
-        return type < 0 ? nil : Int64(type)
-    }
-
     /// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts write-back of the range's
     /// dirty pages without waiting for it.
     static func startWriteBack(_ descriptor: Int32, offset: Int64, count: Int64) -> Int32 {

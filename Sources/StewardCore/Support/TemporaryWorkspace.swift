@@ -97,6 +97,26 @@ final class TemporaryWorkspace: Sendable {
         return removed
     }
 
+    /// The prefixes of Steward's workspaces under TMPDIR: verify's copy, `restore
+    /// --check-only`'s staging, `restore -`'s spooled bundle, `backup --out -`'s
+    /// temporaries and an encrypted backup's plaintext. Each holds customer data.
+    static let temporaryDirectoryPrefixes = [
+        verifyCopyPrefix, checkOnlyPrefix, standardInputPrefix, OutputDirectory.temporaryPrefix, OutputDirectory.plaintextPrefix,
+    ]
+    static let verifyCopyPrefix = "steward-verify-"
+    static let checkOnlyPrefix = "steward-check-"
+    static let standardInputPrefix = "steward-stdin-"
+
+    /// Removes the workspaces of every prefix in `temporaryDirectoryPrefixes` under TMPDIR
+    /// whose lock nobody holds: called by every command that puts one there, so that a
+    /// killed run's leftovers go at the next run of any of them. Returns the names removed.
+    @discardableResult
+    static func removeStaleInTemporaryDirectory() -> [String] {
+        removeStale(in: FileManager.default.temporaryDirectory.path, prefix: "") { name in
+            temporaryDirectoryPrefixes.contains { name.hasPrefix($0) }
+        }
+    }
+
     /// Removes one workspace if nobody holds its lock; returns whether it did.
     static func removeIfStale(_ path: String) -> Bool {
         var info = stat()

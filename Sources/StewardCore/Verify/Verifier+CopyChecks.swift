@@ -7,8 +7,9 @@ extension Verifier {
         held: HeldDescriptors
     ) throws {
         let base = FileManager.default.temporaryDirectory.path
-        // Leftovers of killed runs hold customer data: cleared on every run, copy or not.
-        TemporaryWorkspace.removeStale(in: base, prefix: Self.workspacePrefix)
+        // Leftovers of killed runs hold customer data: cleared on every run, copy or not,
+        // with those of Steward's other commands under TMPDIR.
+        TemporaryWorkspace.removeStaleInTemporaryDirectory()
 
         var copy: Connection?
         var copyFailure: (summary: String, details: [String])?
@@ -28,10 +29,10 @@ extension Verifier {
                 results.skip(.assertions, missing: .assertions)
                 return
             }
-            // fts-sync alone needs no copy of a rollback-journal database: a private mapping
-            // of its file will do. Assertions and integrity_check keep the copy.
+            // fts-sync alone needs no copy of a rollback-journal database: its file read in
+            // place, writes kept in memory, will do. Assertions and integrity_check keep the copy.
             if assertions.isEmpty, quick == nil,
-               try checkFTSSyncOnMapping(of: source, path: path, header: header, base: base, held: held, results: results) {
+               try checkFTSSyncInPlace(of: source, path: path, header: header, base: base, held: held, results: results) {
                 results.skip(.assertions, missing: .assertions)
                 return
             }

@@ -57,7 +57,8 @@ extension Verifier {
                 _ = try connection.integer(sql: "SELECT count(*) FROM sqlite_schema")
                 let checker: Connection
                 do {
-                    checker = try IntegrityCheck.open(path: path, followLinks: true, waits: lockWaits) { cancellation.isCancelled }
+                    checker = try IntegrityCheck.open(
+                        path: path, followLinks: true, loadingExtensions: options.extensions, waits: lockWaits) { cancellation.isCancelled }
                 } catch is IntegrityCheck.NotWritable {
                     return (false, "cannot run: SQLite opened the file read-only, which would leave CHECK constraints unchecked", [])
                 }

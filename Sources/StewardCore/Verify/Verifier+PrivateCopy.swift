@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 extension Verifier {
-    static let workspacePrefix = "steward-verify-"
+    static let workspacePrefix = TemporaryWorkspace.verifyCopyPrefix
 
     /// The private copy, in a new workspace under `base`; or, when it cannot be made, why
     /// (for the checks that need it: the rest of the run goes on) and the space it needs.

@@ -13,8 +13,8 @@ import Glibc
 /// copy (copy_file_range for a rollback-journal database, the backup API for a WAL one),
 /// in a transaction that is rolled back. The copy is made only when one of them has work
 /// to do, and a copy that cannot be made fails only them. FTS5's check alone, on a
-/// rollback-journal database, needs no copy: it runs on a private mapping of the file
-/// (`checkFTSSyncOnMapping`).
+/// rollback-journal database, needs no copy: it runs on the file read in place, with what
+/// it writes kept in memory (`checkFTSSyncInPlace`).
 /// Independent checks run on separate connections at the same time.
 public struct Verifier: Sendable {
     public struct Options: Sendable {
