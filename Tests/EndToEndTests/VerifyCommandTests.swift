@@ -28,13 +28,18 @@ import TestSupport
         return try Connection(path: database)
     }
 
-    /// A schema comparison that cannot be made is skipped, and never announced as passed
-    /// on the way: the progress line and the report say the same.
-    @Test func aSchemaCheckThatCannotRunIsSkippedInTheProgressToo() throws {
+    /// A schema comparison that cannot be made, with --migrations given, fails saying why
+    /// (a check asked for never ends "skipped"), and is never announced as passed on the
+    /// way: the progress line and the report say the same.
+    @Test func aSchemaCheckThatCannotRunFailsInTheProgressToo() throws {
         try makeMigratedExample().execute(sql: "PRAGMA user_version = 9")
         let run = try verify(["--db", database, "--migrations", examples, "--json"])
-        #expect(try check(run, "schema")["status"] as? String == "skipped", "\(run.stdout)")
-        #expect(!run.stderr.contains("schema"), "\(run.stderr)")
+        #expect(run.status == 1)
+        let schema = try check(run, "schema")
+        #expect(schema["status"] as? String == "fail", "\(run.stdout)")
+        #expect((schema["summary"] as? String)?.hasPrefix("cannot run: what is applied cannot be read: database is at version 9") == true, "\(schema)")
+        #expect(run.stderr.contains("fail schema"), "\(run.stderr)")
+        #expect(!run.stderr.contains("pass schema"), "\(run.stderr)")
     }
 
     func verify(_ arguments: [String]) throws -> StewardRun {

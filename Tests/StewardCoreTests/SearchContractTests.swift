@@ -97,7 +97,6 @@ enum ContractJSON {
         Problem(message: "table is empty") { $0["table"] = "" },
         Problem(message: "fts_table is empty") { $0["fts_table"] = "" },
         Problem(message: "key is empty") { $0["key"] = "" },
-        Problem(message: "legacy_version must be at least 1 (the version at which old databases held records)") { $0["legacy_version"] = -1 },
         Problem(message: "legacy_version must be at least 1 (the version at which old databases held records)") { $0["legacy_version"] = 0 },
         Problem(message: "max_query_length must be at least 1") { $0["max_query_length"] = 0 },
         Problem(message: "there are no cases") { $0["cases"] = [[String: Any]]() },
@@ -205,7 +204,8 @@ enum ContractJSON {
     }
 
     static let wrongTypes: [WrongType] = [
-        WrongType(path: "legacy_version", reason: "wrong type") { $0["legacy_version"] = "one" },
+        WrongType(path: "legacy_version", reason: "bad value") { $0["legacy_version"] = "one" },
+        WrongType(path: "legacy_version", reason: "bad value") { $0["legacy_version"] = -1 },
         WrongType(path: "cases[0]", reason: "missing 'query'") { ContractJSON.changingCase(&$0) { $0["query"] = nil } },
         WrongType(path: "max_query_length", reason: "wrong type") { $0["max_query_length"] = [200] },
         WrongType(path: "records[0].title", reason: "bad value") { $0["records"] = [["id": 1, "title": ["nested"]]] },
@@ -229,7 +229,7 @@ enum ContractJSON {
     // Foundation's JSONDecoder gives neither path nor reason for these: the message must
     // not call valid JSON invalid.
     @Test(arguments: [
-        (#""legacy_version": 3000000000"#),
+        (#""legacy_version": 2.5"#),
         (#""max_query_length": 2.5"#),
     ])
     func numbersThatDoNotFitAreNamedAsSuch(_ field: String) throws {

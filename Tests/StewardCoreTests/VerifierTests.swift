@@ -132,13 +132,13 @@ import TestSupport
         }
     }
 
-    @Test func aContractWithoutMigrationsSaysSo() throws {
+    /// A contract asked for always runs: without a set to build its databases from, the
+    /// run is refused, never reported as a skipped check that passes.
+    @Test func aContractWithoutMigrationsIsRefused() throws {
         try makeExample()
         let contract = Fixtures.exampleMigrations.appendingPathComponent("ticket-search.contract.json").path
-        let report = try verify { $0.contractPath = contract }
-        let skipped = try check(report, "search-contract")
-        #expect(skipped.status == .skipped)
-        #expect(skipped.missingInput == .migrationsForContract)
+        let error = try #require(throws: StewardError.self) { try verify { $0.contractPath = contract } }
+        #expect(error.kind == .usage)
     }
 
     // MARK: - Options
@@ -159,7 +159,9 @@ import TestSupport
         let fromSet = try verify { $0.migrationsDirectory = migrations }
         #expect(try check(fromSet, "version").status == .fail)
         #expect(try check(fromSet, "version").summary == "user_version is 2, expected 7")
-        #expect(fromSet.failedChecks == ["version"])
+        // Version 2 is no file of the set: the schema cannot be compared, which fails it.
+        #expect(fromSet.failedChecks == ["version", "schema"])
+        #expect(try check(fromSet, "schema").summary == "cannot run: no migration of the set has version 2")
         #expect(!fromSet.passed)
 
         let expected = try verify { $0.migrationsDirectory = migrations; $0.expectedVersion = 2 }

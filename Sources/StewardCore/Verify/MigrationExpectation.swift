@@ -1,37 +1,34 @@
 import SQLiteKit
 
 /// What `verify --migrations` expects of a database migrated with a set, in whichever
-/// runner's layout the set is (as `migrate` detects it): the `user_version` once every
-/// migration is applied, and the set itself when it is in Steward's own layout (the search
-/// contract builds its databases from that one).
+/// runner's layout the set is (named, or detected as `migrate` detects it): the
+/// `user_version` once every migration is applied, and the set itself, read by the reader
+/// `migrate` uses, for the ledger and schema checks and the search contract's databases.
 struct MigrationExpectation: Sendable {
     let dialect: Dialect
     let newestUserVersion: Int32
-    let stewardSet: MigrationSet?
-    /// The set in its runner's layout, for the ledger check (nil for Steward's own).
-    let dialectSet: DialectSet?
+    let set: DialectSet
 
-    init(directory: String, databasePath: String?) throws {
-        let detection = try DialectSet.detect(directory: directory) { Self.ledgers(of: databasePath) }
-        dialect = detection.dialect
+    init(directory: String, dialect chosen: Dialect? = nil, databasePath: String?) throws {
+        let dialect = try chosen ?? DialectSet.detect(directory: directory) { Self.ledgers(of: databasePath) }.dialect
+        self.dialect = dialect
         if dialect == .steward {
-            let set = try MigrationSet(directory: directory)
-            stewardSet = set
-            dialectSet = nil
-            newestUserVersion = set.newestVersion
+            // Steward's own layout is read by `MigrationSet`, whose refusals stand, as in migrate.
+            set = DialectSet(steward: try MigrationSet(directory: directory))
         } else {
-            let set = try DialectSet(directory: directory, dialect: dialect)
-            stewardSet = nil
-            dialectSet = set
-            newestUserVersion = LedgerPlan.userVersion(for: set.migrations, rule: LedgerPlan.rule(for: set.migrations))
+            set = try DialectSet(directory: directory, dialect: dialect)
         }
+        newestUserVersion = LedgerPlan.userVersion(for: set.migrations, rule: LedgerPlan.rule(for: set.migrations))
     }
+
+    /// Whether the layout keeps a ledger table (every runner's but Steward's own).
+    var hasLedger: Bool { Ledgers.ledger(for: dialect) != nil }
 
     /// The `ledger` check: the files, the runner's ledger and `user_version` agree, and the
     /// applied files are the ones the ledger recorded (checksums), as `migrate` requires
     /// before it runs. Nil when the set has no ledger (Steward's own layout).
     func checkLedger(on connection: Connection) throws -> (Bool, String, [String])? {
-        guard let set = dialectSet, let ledger = Ledgers.ledger(for: set.dialect) else { return nil }
+        guard let ledger = Ledgers.ledger(for: set.dialect) else { return nil }
         guard try ledger.exists(on: connection) else {
             return (false, "no \(ledger.table): \(set.dialect.rawValue) would apply every migration again", [])
         }

@@ -81,8 +81,10 @@ public struct SearchContract: Codable, Sendable {
     public let table: String
     public let ftsTable: String
     public let key: String
-    /// The version at which old databases hold records, before search was added.
-    public let legacyVersion: Int32
+    /// The version at which old databases hold records, before search was added, as the
+    /// set's layout orders its versions: a number (`1`, `20240101120000`) or a version
+    /// as text (Flyway's `"1.1"`).
+    public let legacyVersion: VersionKey
     public let maxQueryLength: Int
     public let records: [[String: Value]]
     public let cases: [Case]
@@ -93,6 +95,52 @@ public struct SearchContract: Codable, Sendable {
         case ftsTable = "fts_table"
         case legacyVersion = "legacy_version"
         case maxQueryLength = "max_query_length"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(String.self, forKey: .version)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        table = try container.decode(String.self, forKey: .table)
+        ftsTable = try container.decode(String.self, forKey: .ftsTable)
+        key = try container.decode(String.self, forKey: .key)
+        legacyVersion = try Self.decodeVersion(container, forKey: .legacyVersion)
+        maxQueryLength = try container.decode(Int.self, forKey: .maxQueryLength)
+        records = try container.decode([[String: Value]].self, forKey: .records)
+        cases = try container.decode([Case].self, forKey: .cases)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encodeIfPresent(description, forKey: .description)
+        try container.encode(table, forKey: .table)
+        try container.encode(ftsTable, forKey: .ftsTable)
+        try container.encode(key, forKey: .key)
+        if let number = legacyVersion.integer {
+            try container.encode(number, forKey: .legacyVersion)
+        } else {
+            try container.encode(legacyVersion.description, forKey: .legacyVersion)
+        }
+        try container.encode(maxQueryLength, forKey: .maxQueryLength)
+        try container.encode(records, forKey: .records)
+        try container.encode(cases, forKey: .cases)
+    }
+
+    /// `legacy_version`: a whole number, or a version as text in any layout's syntax
+    /// (digits, with `.` or `_` between groups).
+    private static func decodeVersion(_ container: KeyedDecodingContainer<CodingKeys>, forKey key: CodingKeys) throws -> VersionKey {
+        if let text = try? container.decode(String.self, forKey: key) {
+            guard let version = VersionKey(text, dotted: true) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not a version")
+            }
+            return version
+        }
+        let number = try container.decode(Int64.self, forKey: key)
+        guard number >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "negative")
+        }
+        return VersionKey(number)
     }
 
     /// Reads and checks a contract file. Throws `.notFound` or `.badInput` naming the file.
@@ -125,7 +173,7 @@ public struct SearchContract: Codable, Sendable {
             return "\(field) is empty"
         }
         // Migration versions start at 1: at version 0 the table does not exist yet.
-        if legacyVersion < 1 { return "legacy_version must be at least 1 (the version at which old databases held records)" }
+        if legacyVersion == VersionKey(0) { return "legacy_version must be at least 1 (the version at which old databases held records)" }
         if maxQueryLength < 1 { return "max_query_length must be at least 1" }
         if cases.isEmpty { return "there are no cases" }
         var names = Set<String>()
