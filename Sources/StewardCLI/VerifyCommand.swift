@@ -15,7 +15,7 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
         discussion: """
             Checks: sqlite (FTS5 can be created on the connection), integrity, foreign-keys, fts-sync \
-            (FTS5's integrity-check; rank 1 for external content, which detects drift), fts-triggers, \
+            (each full-text table's own integrity-check: FTS5's, rank 1 for external content, which detects drift; FTS3's and FTS4's), fts-triggers, \
             version, ledger, schema, assertions and search-contract. Each is reported as pass, fail or skipped; only \
             a check whose input was not given is skipped, one asked for runs or fails saying why. The \
             database file is never modified: checks that write run on a private copy under TMPDIR, made \

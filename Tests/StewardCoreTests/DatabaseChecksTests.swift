@@ -116,7 +116,7 @@ import Testing
     @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"))
     func fts5IntegrityPassesOnAnIndexInStepWithItsContent() throws {
         let connection = try Self.externalContentIndex(inStep: true)
-        let check = try DatabaseChecks.fts5Integrity(on: connection)
+        let check = try DatabaseChecks.fullTextIntegrity(on: connection)
         #expect(check.name == .ftsSync)
         #expect(check.status == .ok)
         #expect(check.fts5Tables == ["doc_fts"])
@@ -127,7 +127,7 @@ import Testing
     @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"))
     func fts5IntegrityFailsOnAnIndexThatDriftedFromItsContent() throws {
         let connection = try Self.externalContentIndex(inStep: false)
-        let check = try DatabaseChecks.fts5Integrity(on: connection)
+        let check = try DatabaseChecks.fullTextIntegrity(on: connection)
         #expect(check.status == .failed)
         #expect(check.fts5Tables == ["doc_fts"])
         #expect(check.failedFTS5Tables == ["doc_fts"])

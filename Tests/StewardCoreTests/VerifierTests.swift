@@ -179,9 +179,9 @@ import TestSupport
         let report = try verify()
         #expect(report.passed)
         #expect(try check(report, "fts-sync").status == .pass)
-        #expect(try check(report, "fts-sync").summary == "no FTS5 tables")
+        #expect(try check(report, "fts-sync").summary == "no full-text tables (FTS3, FTS4 or FTS5)")
         #expect(try check(report, "fts-triggers").status == .pass)
-        #expect(try check(report, "fts-triggers").summary == "no external-content FTS5 tables")
+        #expect(try check(report, "fts-triggers").summary == "no full-text tables (FTS3, FTS4 or FTS5)")
         #expect(report.database?.ftsTables.isEmpty == true)
         #expect(report.database?.userVersion == 0)
     }
@@ -200,7 +200,8 @@ import TestSupport
         #expect(sync.status == .pass)
         #expect(sync.summary.hasPrefix("FTS5 integrity-check passed for "))
         #expect(sync.summary.contains("note_index") && sync.summary.contains("note_copy"))
-        #expect(try check(report, "fts-triggers").summary == "no external-content FTS5 tables")
+        #expect(try check(report, "fts-triggers").summary
+            == "no external-content or trigger-filled full-text tables; none of note_copy, note_index needs sync triggers")
         let modes = Dictionary(uniqueKeysWithValues: (report.database?.ftsTables ?? []).map { ($0.name, $0.contentMode) })
         #expect(modes == ["note_index": "contentless", "note_copy": "internal"])
         #expect(report.database?.userVersion == 5)
@@ -214,7 +215,7 @@ import TestSupport
         let report = try verify()
         let sync = try check(report, "fts-sync")
         #expect(sync.status == .fail)
-        #expect(sync.summary == "FTS5 index out of sync: ticket_fts")
+        #expect(sync.summary == "full-text index out of sync: ticket_fts")
         #expect(sync.details.count == 1)
         #expect(sync.details.first?.hasPrefix("ticket_fts: the index does not match its content table ticket (") == true)
         #expect(sync.details.first?.contains("SQLite error \(ResultCode.corruptVirtualTable)") == true)
@@ -231,7 +232,7 @@ import TestSupport
         let report = try verify()
         let sync = try check(report, "fts-sync")
         #expect(sync.status == .fail)
-        #expect(sync.summary == "FTS5 index out of sync: note")
+        #expect(sync.summary == "full-text index out of sync: note")
         #expect(sync.details.first?.hasPrefix("note: the index is damaged (") == true)
     }
 

@@ -47,7 +47,7 @@ struct SnapshotVerification {
             problems.append("\(CheckName.integrity.rawValue): \(findings.integrity.problems.joined(separator: "; "))")
         }
         if let fts = findings.fts5, !fts.passed, !recordsIntegrity {
-            problems.append("FTS5 integrity-check: \(fts.problems.joined(separator: "; "))")
+            problems.append("full-text integrity-check: \(fts.problems.joined(separator: "; "))")
         }
         if !findings.foreignKeys.passed && !recordsForeignKeys {
             problems.append("\(CheckName.foreignKeys.rawValue): \(findings.foreignKeys.countsSummary)")
@@ -73,7 +73,8 @@ struct SnapshotVerification {
                 durationSeconds: watch.roundedSeconds,
                 checksRun: ([.integrity, .foreignKeys, .version, .journalMode] + (checksFTS ? [.ftsSync] : []) as [CheckName])
                     .map(\.manifestName),
-                fts5Tables: findings.fts5.map(\.fts5Tables)),
+                fts5Tables: findings.fts5.map(\.fts5Tables),
+                fts4Tables: findings.fts5.flatMap { $0.fts4Tables.isEmpty ? nil : $0.fts4Tables }),
             results: findings.results(journalMode: journalSummary),
             recorded: recorded)
     }
@@ -144,7 +145,7 @@ struct SnapshotVerification {
             let writer = try DatabaseFile.open(path: copyPath, .readWrite, parameters: "&nolock=1", oneThread: true)
             try writer.harden(loadingExtensions: extensions)
             writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            fts5 = try DatabaseChecks.fts5Integrity(on: writer)
+            fts5 = try DatabaseChecks.fullTextIntegrity(on: writer)
         }
         var recorded: RecordedFailures?
         if asIs != .off {

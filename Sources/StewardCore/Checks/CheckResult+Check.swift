@@ -25,7 +25,7 @@ extension Check {
             guard !passed else { return ("\(value), as in \(versionsFrom)", []) }
             return ("\(value), \(versionsFrom) says \(expectedUserVersion ?? 0)", [])
         case .ftsSync:
-            return (passed ? detail : "\(detail)\(recorded)", problems)
+            return (passed ? detail : "\(detail)\(recorded)", problems + notes)
         default:
             return (detail, problems)
         }

@@ -82,13 +82,36 @@ enum DatabaseChecks {
             userVersion: value, expectedUserVersion: expected)
     }
 
-    /// FTS5's integrity-check (rank 1) of every FTS5 table, inside `BEGIN … ROLLBACK` on a
-    /// connection that may write (`FTS5IntegrityCheck`).
-    static func fts5Integrity(on connection: Connection) throws -> Check {
+    /// The full-text check of every full-text table, each by its own module, inside
+    /// `BEGIN … ROLLBACK` on a connection that may write: FTS5's integrity-check (rank 1,
+    /// `FTS5IntegrityCheck`) and FTS3's and FTS4's (`FTS4IntegrityCheck`). The summary
+    /// names what was checked; "no full-text tables" only when there is none of any kind.
+    static func fullTextIntegrity(on connection: Connection) throws -> Check {
         let outcome = try FTS5IntegrityCheck(connection: connection).run()
+        let fts4 = try fts4Integrity(on: connection)
+        let fts4Problems = fts4.compactMap(\.problem)
+        let fts4Failed = fts4.filter { $0.problem != nil }.map(\.table)
+        let problems = outcome.problems + fts4Problems
+        let summaries = [outcome.tables.isEmpty ? nil : FTS5IntegrityCheck.summary(of: outcome), FTS4IntegrityCheck.summary(of: fts4)]
+            .compactMap { $0 }
         return Check(
-            name: .ftsSync, status: outcome.problems.isEmpty ? .ok : .failed,
-            detail: FTS5IntegrityCheck.summary(of: outcome), problems: outcome.problems,
-            fts5Tables: Set(outcome.tables).sorted(), failedFTS5Tables: Set(outcome.failedTables).sorted())
+            name: .ftsSync, status: problems.isEmpty ? .ok : .failed,
+            detail: summaries.isEmpty ? "no full-text tables (FTS3, FTS4 or FTS5)" : summaries.joined(separator: "; "),
+            problems: problems, notes: fts4.compactMap(\.note),
+            fts5Tables: Set(outcome.tables).sorted(), failedFTS5Tables: Set(outcome.failedTables + fts4Failed).sorted(),
+            fts4Tables: fts4.map(\.table))
+    }
+
+    /// FTS3's and FTS4's integrity-check of every FTS3 and FTS4 table, each in a
+    /// transaction that is rolled back.
+    static func fts4Integrity(on connection: Connection) throws -> [FTS4IntegrityCheck.Result] {
+        let definitions = try Schema(reading: connection).fts4Tables
+        guard !definitions.isEmpty else { return [] }
+        defer { connection.rollbackIfNeeded() }
+        return try definitions.sorted { $0.name < $1.name }.map { table in
+            // A failed statement may have ended the transaction: each check runs in one.
+            if connection.isAutocommit { try connection.execute(sql: "BEGIN") }
+            return try FTS4IntegrityCheck.check(table, on: connection)
+        }
     }
 }

@@ -121,7 +121,7 @@ struct RestoredDatabaseChecks {
                 let connection = try Self.openForFTS5Check(databasePath, extensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
-                check = .init(try DatabaseChecks.fts5Integrity(on: connection), durationSeconds: watch.roundedSeconds,
+                check = .init(try DatabaseChecks.fullTextIntegrity(on: connection), durationSeconds: watch.roundedSeconds,
                               versionsFrom: Self.versionsFrom)
             } catch let error as SQLiteError {
                 check = .init(name: .ftsSync, status: .fail, summary: try Self.failure(error, cancellation),

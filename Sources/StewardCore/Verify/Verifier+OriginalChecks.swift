@@ -74,14 +74,27 @@ extension Verifier {
             let read = try Schema(reading: connection)
             schema = read
             let external = read.fts5Tables.filter { $0.contentMode == .external }
+            let external4 = read.fts4Tables.filter { $0.contentMode == .external }
             // FTS5 tables with their own content that triggers fill from another table
             // depend on those triggers just as much.
             let filled = try FTS5TriggerFill.find(on: connection)
-            if external.isEmpty, filled.isEmpty { return (true, "no external-content FTS5 tables", []) }
+            if external.isEmpty, external4.isEmpty, filled.isEmpty {
+                let all = read.fullTextTableNames
+                // Says what it looked at: a pass over no table is named as such.
+                return (true, all.isEmpty
+                    ? "no full-text tables (FTS3, FTS4 or FTS5)"
+                    : "no external-content or trigger-filled full-text tables; none of \(all.joined(separator: ", ")) needs sync triggers", [])
+            }
             var details: [String] = []
             var deferred: [String] = []
-            let gaps = external.map { ($0.name, $0.contentTable ?? "its content table", read.syncTriggers(for: $0).missing) }
-                + filled.map { ($0.table, $0.source, $0.missing) }
+            var mistimed: [String] = []
+            var gaps = external.map { ($0.name, $0.contentTable ?? "its content table", read.syncTriggers(for: $0).missing) }
+            for table in external4 {
+                let sync = read.syncTriggers(for: table)
+                gaps.append((table.name, table.contentTable ?? "its content table", sync.missing))
+                mistimed += sync.mistimed
+            }
+            gaps += filled.map { ($0.table, $0.source, $0.missing) }
             for (table, source, missing) in gaps where !missing.isEmpty {
                 let line = "\(table): no \(missing.joined(separator: ", ")) trigger on \(source) that writes to it"
                 if options.ftsDeferred.contains(table.lowercased()) {
@@ -90,8 +103,13 @@ extension Verifier {
                     details.append(line)
                 }
             }
-            let names = (external.map(\.name) + filled.map { "\($0.table) (from \($0.source))" }).joined(separator: ", ")
-            if !details.isEmpty { return (false, "missing sync triggers", details + deferred) }
+            details += mistimed
+            let names = (external.map(\.name) + external4.map(\.name) + filled.map { "\($0.table) (from \($0.source))" })
+                .joined(separator: ", ")
+            if !details.isEmpty {
+                return (false, details.count == mistimed.count ? "sync triggers that run at the wrong moment" : "missing sync triggers",
+                        details + deferred)
+            }
             return deferred.isEmpty
                 ? (true, "insert, delete and update sync triggers present for \(names)", [])
                 : (true, "sync triggers present or deferred (as asked) for \(names)", deferred)
