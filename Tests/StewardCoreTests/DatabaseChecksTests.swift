@@ -148,7 +148,7 @@ import Testing
 
     @Test func checkNamesKeepVerifysOrderAndTheManifestNames() {
         #expect(Verifier.checkOrder == [
-            "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "ledger", "schema", "assertions",
+            "sqlite", "schema-objects", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "ledger", "schema", "assertions",
             "search-contract",
         ])
         // The bundle format keeps its recorded names, and reads each back as the one check.

@@ -30,6 +30,9 @@ struct Check: Sendable, Equatable {
     var failedFTS5Tables: [String] = []
     /// The FTS3 and FTS4 tables checked, in name order (full-text check).
     var fts4Tables: [String] = []
+    /// Whether a failure is a module that is not loaded (schema-objects check): an
+    /// extension's, which loading it would give.
+    var missingModule = false
 
     var passed: Bool { status != .failed }
 

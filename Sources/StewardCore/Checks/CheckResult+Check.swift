@@ -8,6 +8,7 @@ extension CheckResult {
         let wording = check.wording(recorded: recorded ? " (recorded)" : "", versionsFrom: versionsFrom)
         self.init(name: check.name, status: check.passed ? .pass : .fail, summary: wording.summary,
                   durationSeconds: durationSeconds, details: wording.details)
+        if check.missingModule { remedy = .loadExtension }
     }
 }
 

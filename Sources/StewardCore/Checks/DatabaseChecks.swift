@@ -82,6 +82,16 @@ enum DatabaseChecks {
             userVersion: value, expectedUserVersion: expected)
     }
 
+    /// Every view, trigger and virtual table of `main` prepares on `connection`
+    /// (`SchemaObjectsCheck`): what restore accepts, verify proves and backup publishes.
+    static func schemaObjects(on connection: Connection) throws -> Check {
+        let outcome = try SchemaObjectsCheck.run(on: connection)
+        return Check(
+            name: .schemaObjects, status: outcome.problems.isEmpty ? .ok : .failed, detail: SchemaObjectsCheck.summary(of: outcome),
+            problems: outcome.problems.map(SchemaObjectsCheck.line(for:)),
+            missingModule: outcome.problems.contains(where: SchemaObjectsCheck.isMissingModule))
+    }
+
     /// The full-text check of every full-text table, each by its own module, inside
     /// `BEGIN … ROLLBACK` on a connection that may write: FTS5's integrity-check (rank 1,
     /// `FTS5IntegrityCheck`) and FTS3's and FTS4's (`FTS4IntegrityCheck`). The summary

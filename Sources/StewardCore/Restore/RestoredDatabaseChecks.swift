@@ -178,7 +178,7 @@ struct RestoredDatabaseChecks {
             connection = try Self.openReadOnly(databasePath, extensions: extensions) { cancellation.isCancelled }
         } catch let error as SQLiteError {
             let summary = try Self.failure(error, cancellation)
-            let names: [CheckName] = [.foreignKeys, .version, .applicationID, .pageCount, .tables]
+            let names: [CheckName] = [.foreignKeys, .version, .applicationID, .pageCount, .tables, .schemaObjects]
             let failed = names.map { CheckResult(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
             failed.forEach(finished)
             return (failed, [], digest().check, nil)
@@ -239,6 +239,11 @@ struct RestoredDatabaseChecks {
                 return (.fail, "\(failures.count) of \(counted.count) table\(counted.count == 1 ? "" : "s") cannot be read", failures)
             }
             return (.pass, "\(counted.count) table\(counted.count == 1 ? "" : "s") read (\(rows) row\(rows == 1 ? "" : "s") counted)", [])
+        }
+        // Views, triggers and virtual tables prepare: the one check verify and backup run too.
+        try run(.schemaObjects) {
+            let result = CheckResult(try DatabaseChecks.schemaObjects(on: connection), durationSeconds: 0, versionsFrom: Self.versionsFrom)
+            return (result.status, result.summary, result.details)
         }
         return (checks, tables, contentDigest.check, foreignKeyPairs)
     }
