@@ -95,6 +95,23 @@ import TestSupport
         #expect(objects["details"] as? [String] == Self.expectedDetails, "\(objects)")
     }
 
+    /// The rollback that locks out: `migrate --backup-dir` took a bundle of such a
+    /// database that the `restore` it printed then refused. backup runs the same check, so
+    /// the migration stops before its first change and no unrestorable bundle is written.
+    @Test func migrateBackupDirTakesNoBundleThatRestoreWouldRefuse() throws {
+        try makeRebuiltDatabase()
+        try directory.write("CREATE INDEX ticket_priority ON ticket(priority);\n", to: "set/0003_index.sql")
+        let backups = directory.file("backups")
+        try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: true)
+        let before = try [UInt8](Data(contentsOf: URL(fileURLWithPath: database)))
+        let run = try StewardProcess.run(["migrate", "--db", database, "--migrations", set, "--backup-dir", backups, "--quiet"])
+        #expect(run.status == 1, "\(run.allOutput)")
+        #expect(run.stderr.contains("schema-objects"), "\(run.stderr)")
+        #expect(run.stderr.contains("view open_ticket: no such table: main.ticket_old"), "\(run.stderr)")
+        #expect(try directory.contents(of: "backups").isEmpty)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: database))) == before, "nothing was migrated")
+    }
+
     /// Triggers of every kind are reached by the statement that fires them, never run: an
     /// INSTEAD OF trigger on a view, an UPDATE OF trigger, a WITHOUT ROWID table's.
     @Test func healthyViewsTriggersAndVirtualTablesPass() throws {

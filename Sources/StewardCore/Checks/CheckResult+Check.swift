@@ -28,7 +28,7 @@ extension Check {
         case .ftsSync:
             return (passed ? detail : "\(detail)\(recorded)", problems + notes)
         default:
-            return (detail, problems)
+            return (detail, problems + notes)
         }
     }
 }

@@ -84,11 +84,21 @@ enum DatabaseChecks {
 
     /// Every view, trigger and virtual table of `main` prepares on `connection`
     /// (`SchemaObjectsCheck`): what restore accepts, verify proves and backup publishes.
-    static func schemaObjects(on connection: Connection) throws -> Check {
-        let outcome = try SchemaObjectsCheck.run(on: connection)
+    /// With `extensionModulesAllowed` (backup), a virtual table whose module is not loaded
+    /// is a note, not a failure: the bundle restores with the extension that provides it
+    /// loaded (restore, without it, refuses it by this same check).
+    static func schemaObjects(on connection: Connection, extensionModulesAllowed: Bool = false) throws -> Check {
+        var outcome = try SchemaObjectsCheck.run(on: connection)
+        var notes = outcome.applicationFunctions.map(SchemaObjectsCheck.note(for:))
+        if extensionModulesAllowed {
+            let modules = outcome.problems.filter(SchemaObjectsCheck.isMissingModule)
+            outcome.problems.removeAll(where: SchemaObjectsCheck.isMissingModule)
+            notes += modules.map { "\(SchemaObjectsCheck.line(for: $0)) (an extension's module: the bundle restores with it loaded)" }
+        }
         return Check(
-            name: .schemaObjects, status: outcome.problems.isEmpty ? .ok : .failed, detail: SchemaObjectsCheck.summary(of: outcome),
-            problems: outcome.problems.map(SchemaObjectsCheck.line(for:)),
+            name: .schemaObjects, status: outcome.problems.isEmpty ? .ok : .failed,
+            detail: SchemaObjectsCheck.summary(of: outcome, noted: notes.count),
+            problems: outcome.problems.map(SchemaObjectsCheck.line(for:)), notes: notes,
             missingModule: outcome.problems.contains(where: SchemaObjectsCheck.isMissingModule))
     }
 

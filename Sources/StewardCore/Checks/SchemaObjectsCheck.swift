@@ -30,6 +30,11 @@ enum SchemaObjectsCheck {
         var triggers = 0
         var virtualTables = 0
         var problems: [Problem] = []
+        /// Triggers that call a function (or use a collation) this SQLite does not have and
+        /// that is not one a newer SQLite brought: the application's own, registered on its
+        /// connections (GDAL's `ST_IsEmpty` in a GeoPackage's R*Tree triggers), or an
+        /// extension's. Not a failure: the application has them where the triggers fire.
+        var applicationFunctions: [Problem] = []
     }
 
     /// Prepares every view, trigger and virtual table of `main`. Throws only when the
@@ -74,6 +79,8 @@ enum SchemaObjectsCheck {
         for group in groups {
             prepare(group.statement, kind: group.names.count == 1 ? "trigger" : "triggers", name: group.names.joined(separator: ", "))
         }
+        outcome.applicationFunctions = outcome.problems.filter { $0.kind.hasPrefix("trigger") && isApplicationFunction($0) }
+        outcome.problems.removeAll { $0.kind.hasPrefix("trigger") && isApplicationFunction($0) }
         return outcome
     }
 
@@ -109,6 +116,19 @@ enum SchemaObjectsCheck {
         "\(problem.kind) \(problem.name): \(problem.error.message)"
     }
 
+    /// The line for a trigger that calls the application's own function: a note.
+    static func note(for problem: Problem) -> String {
+        "\(problem.kind) \(problem.name): \(problem.error.message) (not checked further: a function or collation the application "
+            + "or an extension registers where the trigger fires)"
+    }
+
+    /// Whether a trigger's problem is a function or collation this SQLite lacks: the
+    /// application's own, or an extension's.
+    static func isApplicationFunction(_ problem: Problem) -> Bool {
+        let message = problem.error.message
+        return message.hasPrefix("no such function:") || message.hasPrefix("no such collation sequence:")
+    }
+
     /// Whether the problem is a module that is not loaded: an extension's, which
     /// `--load-extension` would give.
     static func isMissingModule(_ problem: Problem) -> Bool {
@@ -116,13 +136,16 @@ enum SchemaObjectsCheck {
     }
 
     /// The outcome in one line, saying what was prepared.
-    static func summary(of outcome: Outcome) -> String {
+    /// `noted`: the objects that could not be prepared for a reason that is not a
+    /// failure (listed in the details).
+    static func summary(of outcome: Outcome, noted: Int) -> String {
         func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
         let what = "\(count(outcome.views, "view")), \(count(outcome.triggers, "trigger")) and \(count(outcome.virtualTables, "virtual table"))"
         guard !outcome.problems.isEmpty else {
-            return outcome.views + outcome.triggers + outcome.virtualTables == 0
-                ? "no views, triggers or virtual tables"
-                : "\(what) prepare on SQLite \(SQLiteLibrary.version)"
+            if outcome.views + outcome.triggers + outcome.virtualTables == 0 { return "no views, triggers or virtual tables" }
+            guard noted > 0 else { return "\(what) prepare on SQLite \(SQLiteLibrary.version)" }
+            return "\(what) checked on SQLite \(SQLiteLibrary.version): all prepare but the \(noted) noted in the details "
+                + "(functions the application registers, or modules of extensions not loaded)"
         }
         let names = outcome.problems.map { "\($0.kind) \($0.name)" }.joined(separator: ", ")
         return "cannot be prepared on SQLite \(SQLiteLibrary.version): \(names) (of \(what))"

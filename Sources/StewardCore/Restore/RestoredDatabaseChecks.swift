@@ -114,7 +114,7 @@ struct RestoredDatabaseChecks {
         let watch = Stopwatch()
         let check: CheckResult
         if !checksFTS {
-            check = .init(name: .ftsSync, status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
+            check = .init(name: .ftsSync, status: .skipped, summary: "skipped on request: full-text indexes were not checked",
                           durationSeconds: 0)
         } else {
             do {
