@@ -138,4 +138,55 @@ import TestSupport
         #expect(run.stderr.contains("schema-objects"), "\(run.stderr)")
         #expect(try directory.contents(of: "bundles").isEmpty, "nothing is published")
     }
+
+    /// Item 6: the option and the SQLite that introduced it are named, and the file is
+    /// said to need a newer SQLite, never that an extension's module is missing.
+    @Test(.enabled(if: newerSQLiteAvailable, "needs pip's pysqlite3-binary (scripts/install-deps.sh installs it)"),
+          arguments: newerOptions.map(\.option))
+    func theOptionAndItsReleaseAreNamed(_ option: String) throws {
+        let entry = try #require(Self.newerOptions.first { $0.option == option })
+        let path = directory.file("newer.sqlite")
+        try makeWithNewerSQLite(entry.declaration, at: path)
+        let name = String(option.split(separator: " ").last ?? "")
+        let wording = "\(name) came with SQLite \(entry.version) (https://sqlite.org/"
+        let needs = "this file needs SQLite \(entry.version) or later, and the SQLite linked is \(SQLiteLibrary.version)"
+
+        let verify = try StewardProcess.run(["verify", "--db", path])
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("virtual table note_fts: "), "\(verify.stdout)")
+        #expect(verify.stdout.contains(wording) && verify.stdout.contains(needs), "\(verify.stdout)")
+        #expect(!verify.stdout.contains("--load-extension"), "\(verify.stdout)")
+        let json = try StewardProcess.run(["verify", "--db", path, "--json"])
+        let line = try #require((try check(json, "schema-objects")["details"] as? [String])?.first)
+        #expect(line.hasPrefix("virtual table note_fts: ") && line.contains(wording) && line.hasSuffix(needs), "\(line)")
+        let backup = try backup(path, name: "newer.tar.zst")
+        #expect(backup.stderr.contains(wording) && backup.stderr.contains(needs), "\(backup.stderr)")
+        #expect(!backup.stderr.contains("--load-extension"), "\(backup.stderr)")
+    }
+
+    /// A view or trigger that calls a function a newer SQLite brought is named the same
+    /// way; a trigger's unknown function is not taken for the application's own then.
+    @Test(.enabled(if: newerSQLiteAvailable, "needs pip's pysqlite3-binary (scripts/install-deps.sh installs it)"))
+    func aNewerFunctionIsNamedWithItsRelease() throws {
+        let python = try #require(RealWorldDigestTests.otherSQLitePython)
+        let path = directory.file("functions.sqlite")
+        let schema = [
+            "CREATE TABLE person(id INTEGER PRIMARY KEY, first TEXT, last TEXT)",
+            "CREATE TABLE person_log(line TEXT)",
+            "CREATE VIEW person_name AS SELECT id, concat_ws(' ', first, last) AS name FROM person",
+            "CREATE TRIGGER person_logged AFTER INSERT ON person BEGIN INSERT INTO person_log VALUES (concat(new.first, new.last)); END",
+        ]
+        let script = "import pysqlite3, sys\nc = pysqlite3.connect(sys.argv[1])\nfor s in sys.argv[2:]: c.execute(s)\nc.commit()\n"
+        let made = try systemTool([python, "-c", script, path] + schema)
+        try #require(made.status == 0, "\(made.output)")
+        let run = try StewardProcess.run(["verify", "--db", path, "--json"])
+        #expect(run.status == 1, "\(run.stdout)")
+        let objects = try check(run, "schema-objects")
+        let needs = "this file needs SQLite 3.44.0 or later, and the SQLite linked is \(SQLiteLibrary.version)"
+        let log = "(https://sqlite.org/releaselog/3_44_0.html)"
+        #expect(objects["details"] as? [String] == [
+            "view person_name: no such function: concat_ws: the SQL function concat_ws() came with SQLite 3.44.0 \(log); \(needs)",
+            "trigger person_logged: no such function: concat: the SQL function concat() came with SQLite 3.44.0 \(log); \(needs)",
+        ], "\(objects)")
+    }
 }

@@ -67,7 +67,7 @@ struct FTS5IntegrityCheck {
                     what = "the index is damaged"
                 }
                 // FTS5's messages name the table and the damage, never a row.
-                problems.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
+                problems.append("\(table.name): \(what) (\(NewerSQLite.explained(error.message, tokenizer: table.options["tokenize"])), SQLite error \(error.extendedCode))")
                 failed.append(table.name)
             }
         }

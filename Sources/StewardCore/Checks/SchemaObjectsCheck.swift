@@ -18,6 +18,8 @@ enum SchemaObjectsCheck {
         let kind: String
         let name: String
         let error: SQLiteError
+        /// The object's CREATE statement (a virtual table's, for its options).
+        var declaration: String? = nil
 
         static func == (lhs: Problem, rhs: Problem) -> Bool {
             lhs.kind == rhs.kind && lhs.name == rhs.name && lhs.error.extendedCode == rhs.error.extendedCode
@@ -45,11 +47,11 @@ enum SchemaObjectsCheck {
             objects.append((row.text(at: 0) ?? "", row.text(at: 1) ?? "", row.text(at: 2) ?? ""))
         }
         var outcome = Outcome()
-        func prepare(_ statement: String, kind: String, name: String) {
+        func prepare(_ statement: String, kind: String, name: String, declaration: String? = nil) {
             do {
                 _ = try connection.prepare(sql: statement)
             } catch let error as SQLiteError where !error.isInterrupt {
-                outcome.problems.append(Problem(kind: kind, name: name, error: error))
+                outcome.problems.append(Problem(kind: kind, name: name, error: error, declaration: declaration))
             } catch {}
         }
         // Triggers that one statement fires are compiled together: they are prepared by
@@ -73,7 +75,8 @@ enum SchemaObjectsCheck {
                     continue
                 }
                 outcome.virtualTables += 1
-                prepare("SELECT * FROM main.\(Connection.quote(identifier: object.name)) LIMIT 0", kind: "virtual table", name: object.name)
+                prepare("SELECT * FROM main.\(Connection.quote(identifier: object.name)) LIMIT 0", kind: "virtual table", name: object.name,
+                        declaration: object.sql)
             }
         }
         for group in groups {
@@ -112,8 +115,11 @@ enum SchemaObjectsCheck {
 
     /// The line for a problem: the object, and SQLite's message (which names schema
     /// objects only: nothing is run).
+    /// A feature of a newer SQLite behind it is named, with its release
+    /// (`NewerSQLite`).
     static func line(for problem: Problem) -> String {
-        "\(problem.kind) \(problem.name): \(problem.error.message)"
+        let tokenizer = problem.declaration.flatMap { FTS5Definition(name: problem.name, sql: $0)?.options["tokenize"] }
+        return "\(problem.kind) \(problem.name): \(NewerSQLite.explained(problem.error.message, tokenizer: tokenizer))"
     }
 
     /// The line for a trigger that calls the application's own function: a note.
@@ -122,11 +128,13 @@ enum SchemaObjectsCheck {
             + "or an extension registers where the trigger fires)"
     }
 
-    /// Whether a trigger's problem is a function or collation this SQLite lacks: the
-    /// application's own, or an extension's.
+    /// Whether a trigger's problem is a function or collation this SQLite lacks that no
+    /// newer SQLite brought (`NewerSQLite` knows those): the application's own, or an
+    /// extension's.
     static func isApplicationFunction(_ problem: Problem) -> Bool {
         let message = problem.error.message
-        return message.hasPrefix("no such function:") || message.hasPrefix("no such collation sequence:")
+        guard message.hasPrefix("no such function:") || message.hasPrefix("no such collation sequence:") else { return false }
+        return NewerSQLite.feature(in: message) == nil
     }
 
     /// Whether the problem is a module that is not loaded: an extension's, which

@@ -266,7 +266,11 @@ struct RestoredDatabaseChecks {
                 let count = try connection.integer(sql: "SELECT count(*) FROM main.\(Connection.quote(identifier: name))")
                 tables.append(.init(name: name, type: type, rowCount: count, error: nil))
             } catch let error as SQLiteError {
-                let message = try Self.failure(error, cancellation)
+                var message = try Self.failure(error, cancellation)
+                // A newer SQLite's option or function is named with its release (`NewerSQLite`).
+                if NewerSQLite.feature(in: error.message) != nil {
+                    message = "\(NewerSQLite.explained(error.message)) (SQLite error \(error.extendedCode))"
+                }
                 tables.append(.init(name: name, type: type, rowCount: nil, error: message))
                 failures.append("\(name): \(message)")
             }

@@ -116,7 +116,7 @@ extension Verifier {
                    try Self.passes({ try FTS5IntegrityCheck.check(table.name, rank: nil, on: copy) }, throwingFull: throwingFull) {
                     deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
                 } else {
-                    details.append("\(table.name): \(what) (\(error.message), SQLite error \(error.extendedCode))")
+                    details.append("\(table.name): \(what) (\(NewerSQLite.explained(error.message, tokenizer: table.options["tokenize"])), SQLite error \(error.extendedCode))")
                     failed.append(table.name)
                 }
             }
