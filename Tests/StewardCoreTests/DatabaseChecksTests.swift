@@ -132,7 +132,7 @@ import Testing
         #expect(check.fts5Tables == ["doc_fts"])
         #expect(check.failedFTS5Tables == ["doc_fts"])
         #expect(check.problems.count == 1)
-        #expect(check.problems.first?.hasPrefix("doc_fts: the index is damaged or does not match its content table doc") == true)
+        #expect(check.problems.first?.hasPrefix("doc_fts: the index is out of step with its content table doc (drift, not damage to the file") == true)
         #expect(!check.problems.joined().contains("secret"), "no row data")
     }
 

@@ -215,9 +215,13 @@ import TestSupport
         let report = try verify()
         let sync = try check(report, "fts-sync")
         #expect(sync.status == .fail)
-        #expect(sync.summary == "full-text index out of sync: ticket_fts")
+        #expect(sync.summary == "full-text check failed: ticket_fts (drift from ticket)")
         #expect(sync.details.count == 1)
-        #expect(sync.details.first?.hasPrefix("ticket_fts: the index does not match its content table ticket (") == true)
+        #expect(sync.details.first?.hasPrefix("ticket_fts: the index is out of step with its content table ticket (drift, not damage to the file; ") == true)
+        #expect(sync.details.first?.hasSuffix(
+            "rebuild it with INSERT INTO \"ticket_fts\"(\"ticket_fts\") VALUES('rebuild'), or with '-- steward: rebuild-fts ticket_fts' in the migration that changes ticket") == true,
+            "drift is worded with its remedy: \(sync.details)")
+        #expect(sync.details.first?.contains("malformed") == false, "never worded as a damaged file")
         #expect(sync.details.first?.contains("SQLite error \(ResultCode.corruptVirtualTable)") == true)
         #expect(report.failedChecks == ["fts-sync"])
         #expect(try check(report, "integrity").status == .pass, "the file itself is sound")
@@ -232,7 +236,7 @@ import TestSupport
         let report = try verify()
         let sync = try check(report, "fts-sync")
         #expect(sync.status == .fail)
-        #expect(sync.summary == "full-text index out of sync: note")
+        #expect(sync.summary == "full-text check failed: note (damaged index)")
         #expect(sync.details.first?.hasPrefix("note: the index is damaged (") == true)
     }
 

@@ -34,7 +34,17 @@ struct Check: Sendable, Equatable {
     /// extension's, which loading it would give.
     var missingModule = false
 
+    /// For integrity: the pragma stopped on damage after the findings in `problems`.
+    var stopped: String?
+
     var passed: Bool { status != .failed }
+
+    /// The lines a report shows for the problems: integrity_check's split into one line
+    /// per finding (`IntegrityMessages`), with where it stopped; the others as they are.
+    var shownProblems: [String] {
+        guard name == .integrity else { return problems }
+        return IntegrityMessages.lines(problems) + (stopped.map { [$0] } ?? [])
+    }
 
     /// The counts as `a → b: 3, c → d: 1`, in subject order.
     var countsSummary: String {

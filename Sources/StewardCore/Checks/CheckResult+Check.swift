@@ -17,7 +17,8 @@ extension Check {
         switch name {
         case .integrity:
             guard !passed else { return ("ok", []) }
-            return ("\(problems.count) problem\(problems.count == 1 ? "" : "s") found\(recorded)", problems)
+            let lines = shownProblems
+            return ("\(lines.count) problem\(lines.count == 1 ? "" : "s") found\(recorded)", lines)
         case .foreignKeys:
             guard !passed else { return ("no violations", []) }
             return ("\(total) violation\(total == 1 ? "" : "s")\(recorded): \(countsSummary)", [])

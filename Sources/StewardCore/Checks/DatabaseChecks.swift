@@ -13,10 +13,22 @@ enum DatabaseChecks {
 
     /// `PRAGMA integrity_check` (or `quick_check`), stopping after `maximumErrors`
     /// problems. Only a read-write connection checks CHECK constraints (`IntegrityCheck`).
+    /// When the pragma itself stops on damage after it reported findings (SQLITE_CORRUPT
+    /// part way, as the sqlite3 shell shows: the rows, then the error), the findings are
+    /// kept and the stop is the last line; with no finding at all, the error is thrown.
     static func integrity(on connection: Connection, quick: Bool = false, maximumErrors: Int) throws -> Check {
         CheckRuns.ran(.integrity)
-        let problems = try connection.integrityCheck(quick: quick, maximumErrors: maximumErrors)
-        return integrity(problems == ["ok"] ? [] : problems, pragma: quick ? "quick_check" : "integrity_check")
+        let pragma = quick ? "quick_check" : "integrity_check"
+        var rows: [String] = []
+        var stopped: String?
+        do {
+            try connection.forEachRow(sql: "PRAGMA \(pragma)(\(maximumErrors))") { row in rows.append(row.text(at: 0) ?? "") }
+        } catch let error as SQLiteError where error.isCorrupt && !rows.isEmpty && rows != ["ok"] {
+            stopped = "\(pragma) stopped here: \(error.messageAndCode)"
+        }
+        var check = integrity(rows == ["ok"] ? [] : rows, pragma: pragma)
+        check.stopped = stopped
+        return check
     }
 
     /// The `integrity_check` that `found` was, as one stopping after `maximumErrors`
@@ -32,9 +44,12 @@ enum DatabaseChecks {
         if problems.isEmpty {
             return Check(name: .integrity, status: .ok, detail: "\(pragma) returned ok", counts: ["problems": 0])
         }
+        // What is shown, and counted in words, is a line per finding (`IntegrityMessages`);
+        // `problems` keeps SQLite's rows, which the manifest's record counts.
+        let lines = IntegrityMessages.lines(problems).count
         return Check(
             name: .integrity, status: .failed,
-            detail: "\(pragma) found \(problems.count) problem\(problems.count == 1 ? "" : "s")",
+            detail: "\(pragma) found \(lines) problem\(lines == 1 ? "" : "s")",
             problems: problems, counts: ["problems": problems.count])
     }
 

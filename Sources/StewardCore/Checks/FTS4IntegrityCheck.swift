@@ -71,7 +71,7 @@ enum FTS4IntegrityCheck {
             return "\(table.name): the \(table.module.rawValue) module is not available in SQLite \(SQLiteLibrary.version) (\(code))"
         }
         guard error.isCorrupt else {
-            return "\(table.name): the check failed (\(error.message), \(code))"
+            return "\(table.name): the check could not run (\(error.message), \(code))"
         }
         if !walked, isDrift(error, table: table), let content = table.contentTable {
             // The index and the text it should hold differ: the file is sound.

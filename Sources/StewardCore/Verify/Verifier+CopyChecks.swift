@@ -98,26 +98,27 @@ extension Verifier {
         }
         var details: [String] = []
         var deferred: [String] = []
-        var failed: [String] = []
+        /// Each failed table, with what is wrong with it, for the summary.
+        var failed: [(table: String, what: String)] = []
         for table in tables {
             // Rank 1 compares the index with the content table (SQLite 3.40) and fails
             // with SQLITE_CORRUPT_VTAB on drift; the default form does not look at it.
             do {
                 try FTS5IntegrityCheck.check(table.name, rank: table.contentMode == .external ? 1 : nil, on: copy)
             } catch let error as SQLiteError where !error.isInterrupt && !(throwingFull && error.code == .full) {
-                let what = error.isCorrupt
-                    ? (table.contentMode == .external
-                        ? "the index does not match its content table \(table.contentTable ?? "")"
-                        : "the index is damaged")
-                    : "the check failed"
-                // Rows not yet indexed differ from a damaged index: the default form of
-                // the check, which does not read the content table, must still pass.
-                if error.isCorrupt, table.contentMode == .external, options.ftsDeferred.contains(table.name.lowercased()),
+                // Rows not indexed as they are now differ from a damaged index: the default
+                // form of the check, which does not read the content table, still passes.
+                if error.isCorrupt, table.contentMode == .external,
                    try Self.passes({ try FTS5IntegrityCheck.check(table.name, rank: nil, on: copy) }, throwingFull: throwingFull) {
-                    deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
+                    if options.ftsDeferred.contains(table.name.lowercased()) {
+                        deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
+                    } else {
+                        details.append(FTS5IntegrityCheck.driftLine(table: table.name, content: table.contentTable ?? "", error: error))
+                        failed.append((table.name, "drift from \(table.contentTable ?? "its content table")"))
+                    }
                 } else {
-                    details.append("\(table.name): \(what) (\(NewerSQLite.explained(error.message, tokenizer: table.options["tokenize"])), SQLite error \(error.extendedCode))")
-                    failed.append(table.name)
+                    details.append(FTS5IntegrityCheck.failureLine(table: table, error: error))
+                    failed.append((table.name, error.isCorrupt ? "damaged index" : "check could not run"))
                 }
             }
         }
@@ -132,7 +133,7 @@ extension Verifier {
         // own index is sound gets here with a meaningful answer.
         var compared: [String] = []
         for fill in try FTS5TriggerFill.find(on: copy) {
-            guard !failed.contains(fill.table) else { continue }
+            guard !failed.contains(where: { $0.table == fill.table }) else { continue }
             guard let difference = try fill.compare(on: copy) else {
                 notes.append("\(fill.table): rows not compared with \(fill.source): \(fill.notCompared ?? "no column mapping")")
                 continue
@@ -144,7 +145,7 @@ extension Verifier {
                 deferred.append(line + " (deferred: indexed in the background)")
             } else {
                 details.append(line)
-                failed.append(fill.table)
+                failed.append((fill.table, "rows differ from \(fill.source)"))
             }
         }
         // What was looked at, by module.
@@ -156,9 +157,7 @@ extension Verifier {
         var summary = checked.joined(separator: "; ")
         if !compared.isEmpty { summary += "; rows compared: \(compared.joined(separator: ", "))" }
         guard details.isEmpty else {
-            var names: [String] = []
-            for name in failed where !names.contains(name) { names.append(name) }
-            return (false, "full-text index out of sync: \(names.joined(separator: ", "))", details)
+            return (false, "full-text check failed: \(failed.map { "\($0.table) (\($0.what))" }.joined(separator: ", "))", details)
         }
         return (true, summary, deferred + notes)
     }
@@ -168,9 +167,9 @@ extension Verifier {
     /// when read in full, but does not match its content table yet), how tables without
     /// text were checked, and the tables that failed.
     private func checkFTS4(_ tables: [FTS4Definition], on copy: Connection) throws
-        -> (details: [String], deferred: [String], notes: [String], failed: [String])
+        -> (details: [String], deferred: [String], notes: [String], failed: [(table: String, what: String)])
     {
-        var details: [String] = [], deferred: [String] = [], notes: [String] = [], failed: [String] = []
+        var details: [String] = [], deferred: [String] = [], notes: [String] = [], failed: [(table: String, what: String)] = []
         for table in tables.sorted(by: { $0.name < $1.name }) {
             let result = try FTS4IntegrityCheck.check(table, on: copy)
             if let note = result.note { notes.append(note) }
@@ -180,7 +179,8 @@ extension Verifier {
                 deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
             } else {
                 details.append(problem)
-                failed.append(table.name)
+                failed.append((table.name, result.drift ? "drift from \(table.contentTable ?? "its content table")"
+                    : problem.contains("the index is damaged") ? "damaged index" : "check could not run"))
             }
         }
         return (details, deferred, notes, failed)

@@ -155,7 +155,7 @@ public struct Verifier: Sendable {
     /// Runs one check, timing it and turning thrown errors into a recorded failure.
     /// A shared database check as verify reports it: passed, summary, details.
     static func outcome(_ check: Check) -> (Bool, String, [String]) {
-        (check.passed, check.detail, check.problems + check.notes)
+        (check.passed, check.detail, check.shownProblems + check.notes)
     }
 
     /// `watch` is when the check's work began, when some of it ran before (schema).
