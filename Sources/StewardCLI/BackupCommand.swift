@@ -22,7 +22,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
             starting behind the copy; a WAL database with SQLite's online backup API, then switched to \
             rollback-journal mode), and releases it. The copy is checked (integrity_check on a read-write, query-only \
             connection so that CHECK constraints count, foreign_key_check, user_version; with \
-            --check-fts also FTS5's integrity-check), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
+            --check-fts also the full-text integrity-check of FTS5, FTS4 and FTS3 tables), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
             which appears under its final name only when complete and synced. A bundle is never \
             replaced; on any failure or signal, every temporary file is removed. With --recipient, \
             --recipients-file or a passphrase, the whole bundle is encrypted in the age format \
@@ -47,7 +47,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
                                               default: Int(BackupMaker.defaultPagesPerStep), in: 1...1_000_000)
         static let asIs = Flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst.")
         static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database and its snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
-        static let checkFTS = Flag("check-fts", help: "Also run FTS5's integrity-check (rank 1) on every FTS5 table of the snapshot.")
+        static let checkFTS = Flag("check-fts", help: "Also run the full-text integrity-check on every full-text table of the snapshot: FTS5's (rank 1), FTS3's and FTS4's own.")
     }
 
     let options: BackupMaker.Options
@@ -177,12 +177,17 @@ struct BackupCommand: OperationCommand, FleetCommand {
             case .integrity: return "\(CheckName.integrity.rawValue) (CHECK constraints included)"
             case .ftsSync:
                 let count = checks.fts5Tables?.count ?? 0
-                return "\(CheckName.ftsSync.rawValue) (\(count) FTS5 table\(count == 1 ? "" : "s"))"
+                let fts4 = checks.fts4Tables?.count ?? 0
+                var tables: [String] = []
+                // An old bundle records FTS5 tables only: its count is said even when 0.
+                if count > 0 || fts4 == 0 { tables.append("\(count) FTS5 table\(count == 1 ? "" : "s")") }
+                if fts4 > 0 { tables.append("\(fts4) FTS3/FTS4 table\(fts4 == 1 ? "" : "s")") }
+                return "\(CheckName.ftsSync.rawValue) (\(tables.joined(separator: ", ")))"
             case let check?: return check.rawValue
             case nil: return ReportOutput.escaped(recorded)
             }
         }
-        if !ran.contains(where: { $0.0 == .ftsSync }) { parts.append("no FTS5 integrity-check") }
+        if !ran.contains(where: { $0.0 == .ftsSync }) { parts.append("no full-text integrity-check") }
         return parts.joined(separator: ", ")
     }
 

@@ -10,7 +10,8 @@ struct InspectCommand: OperationCommand {
             Reports the SQLite library and its FTS5 support, the database as a reader sees it \
             (user_version and the like, with a live -wal applied), the main file's header on disk, \
             which of -wal, -shm and -journal exist beside the file, tables with row counts, \
-            indexes, triggers, views, and FTS5 tables with their options and sync triggers. The \
+            indexes, triggers, views, and FTS5 tables with their options and sync triggers, and a \
+            quick_check whose findings are a warning (exit status 0 still: verify proves). The \
             file is opened read-only and nothing is created beside it; an empty file is refused \
             (65). Row data is never printed. For a bundle (a file that \
             starts with zstd's magic bytes, whatever its name): the manifest, the entries, and \
@@ -165,6 +166,10 @@ struct InspectCommand: OperationCommand {
         lines.append("           user_version \(header.userVersion), application_id \(header.applicationID)")
         if report.file.openedAs == "immutable" {
             lines.append("Opened     immutable (the main file alone, without locks; nothing created beside it)")
+        }
+        if let quick = report.quickCheck {
+            lines.append("Quick check \(quick.passed ? "ok" : "found problems: the file is damaged")")
+            lines.append(contentsOf: quick.problems.prefix(20).map { "           \(ReportOutput.escaped($0))" })
         }
 
         let tables = report.tables.filter { $0.type != "shadow" }

@@ -65,7 +65,7 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         static let acceptRecordedFailures = Flag("accept-recorded-failures", help: "Publish a bundle made with backup --as-is when every failure found is one its manifest recorded.")
         static let checkOnly = Flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published.")
         static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the restored database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
-        static let skipFTSCheck = Flag("skip-fts-check", help: "Do not run FTS5's integrity-check; the report records that it was skipped.")
+        static let skipFTSCheck = Flag("skip-fts-check", help: "Do not run the full-text integrity-check (FTS5's, FTS3's and FTS4's); the report records that it was skipped.")
     }
 
     let options: Restorer.Options

@@ -15,15 +15,16 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
         discussion: """
             Checks: sqlite (FTS5 can be created on the connection), integrity, foreign-keys, fts-sync \
-            (FTS5's integrity-check; rank 1 for external content, which detects drift), fts-triggers, \
-            version, ledger, schema, assertions and search-contract. Each is reported as pass, fail or skipped. The \
+            (each full-text table's own integrity-check: FTS5's, rank 1 for external content, which detects drift; FTS3's and FTS4's), fts-triggers, \
+            version, ledger, schema, assertions and search-contract. Each is reported as pass, fail or skipped; only \
+            a check whose input was not given is skipped, one asked for runs or fails saying why. The \
             database file is never modified: checks that write run on a private copy under TMPDIR, made \
             only when one of them has work to do (FTS5's check alone of a rollback-journal database runs \
             on a private mapping of the file instead); if it cannot be made, only those checks fail. Exit \
             status 0 when every check passed, 1 when any failed.
             """,
         options: [
-            Opt.db, Opt.quick, Opt.expectVersion, Opt.migrations, Opt.assert, Opt.ftsDeferred, Opt.loadExtension, Opt.contract,
+            Opt.db, Opt.quick, Opt.expectVersion, Opt.migrations, Opt.dialect, Opt.assert, Opt.ftsDeferred, Opt.loadExtension, Opt.contract,
             Opt.report, CommonOptions.timeout,
         ] + CommonOptions.output + FleetOptions.options)
 
@@ -32,6 +33,9 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         static let quick = Flag("quick", help: "Use PRAGMA quick_check instead of integrity_check.")
         static let expectVersion = Option<Int>("expect-version", value: "n", help: "The user_version the database must have.", in: 0...Int(Int32.max))
         static let migrations = Option<String>("migrations", value: "dir", help: "A migration set: expects its newest version, and builds the contract's databases.")
+        static let dialect = Option<Dialect>(
+            "dialect", value: "name", help: "Read the --migrations set in this runner's layout: \(Dialect.names.joined(separator: ", ")) (default: detected, as migrate does).",
+            expected: "one of \(Dialect.names.joined(separator: ", "))", convert: { Dialect(rawValue: $0) })
         static let assert = RepeatedOption<String>("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).")
         static let ftsDeferred = RepeatedOption<String>("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).")
         static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
@@ -53,6 +57,7 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         options.quick = values[Opt.quick]
         options.expectedVersion = values[Opt.expectVersion].map { Int32($0) }
         options.migrationsDirectory = values[Opt.migrations]
+        options.dialect = values[Opt.dialect]
         options.assertionFiles = values[Opt.assert]
         options.contractPath = values[Opt.contract]
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
@@ -60,6 +65,9 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
         if options.databasePath == nil && options.contractPath == nil {
             throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")
+        }
+        if options.dialect != nil && options.migrationsDirectory == nil {
+            throw values.error("'--dialect' needs '--migrations <dir>'")
         }
         if options.contractPath != nil && options.migrationsDirectory == nil {
             throw values.error("'--contract' needs '--migrations <dir>' to build its databases")

@@ -8,7 +8,6 @@ enum VerifyWording {
         case .database: "no --db given"
         case .migrations: "no --migrations given"
         case .expectedVersion: "no --expect-version or --migrations given"
-        case .migrationsForContract: "no --migrations given to run the contract on"
         case .contract: "no --contract given"
         case .assertions: "no --assert given"
         }

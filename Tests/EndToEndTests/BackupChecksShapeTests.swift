@@ -49,7 +49,7 @@ struct BackupChecksShapeTests {
         let backupChecks = try #require(report["checks"] as? [[String: Any]], "checks is an array: \(backup.stdout)")
         let verifyChecks = try #require(try verify.json()["checks"] as? [[String: Any]])
         #expect(backupChecks.compactMap { $0["name"] as? String }
-                == ["integrity", "foreign-keys", "version", "journal-mode", "fts-sync"])
+                == ["integrity", "foreign-keys", "version", "journal-mode", "payload-size", "schema-objects", "fts-sync"])
         #expect(backupChecks.allSatisfy { $0["status"] as? String == "pass" }, "\(backupChecks)")
         #expect(report["failedChecks"] as? [String] == [])
         let problems = try Self.checkProblems([("backup", backupChecks), ("verify", verifyChecks)], in: directory)

@@ -214,7 +214,7 @@ import TestSupport
         try damageFTSIndex(database)
         let run = try backup(database, name: "fts.tar.zst", ["--check-fts"])
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(run.stderr.contains("FTS5 integrity-check: ticket_fts"), "\(run.stderr)")
+        #expect(run.stderr.contains("full-text integrity-check: ticket_fts"), "\(run.stderr)")
         #expect(try directory.contents(of: "bundles").isEmpty)
     }
 

@@ -56,7 +56,7 @@ import TestSupport
         #expect((report["database"] as? [String: Any])?["path"] as? String == into + "/data/tickets.sqlite")
         #expect(report["walConverted"] as? Bool == false)
         let checks = try #require(report["checks"] as? [[String: Any]])
-        #expect(checks.count == 14)
+        #expect(checks.count == 15)
         #expect(checks.allSatisfy { $0["status"] as? String == "pass" && $0["durationSeconds"] is Double })
         let files = try #require(report["files"] as? [[String: Any]])
         #expect(files.first?["matches"] as? Bool == true)

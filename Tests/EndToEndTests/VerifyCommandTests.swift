@@ -28,13 +28,18 @@ import TestSupport
         return try Connection(path: database)
     }
 
-    /// A schema comparison that cannot be made is skipped, and never announced as passed
-    /// on the way: the progress line and the report say the same.
-    @Test func aSchemaCheckThatCannotRunIsSkippedInTheProgressToo() throws {
+    /// A schema comparison that cannot be made, with --migrations given, fails saying why
+    /// (a check asked for never ends "skipped"), and is never announced as passed on the
+    /// way: the progress line and the report say the same.
+    @Test func aSchemaCheckThatCannotRunFailsInTheProgressToo() throws {
         try makeMigratedExample().execute(sql: "PRAGMA user_version = 9")
         let run = try verify(["--db", database, "--migrations", examples, "--json"])
-        #expect(try check(run, "schema")["status"] as? String == "skipped", "\(run.stdout)")
-        #expect(!run.stderr.contains("schema"), "\(run.stderr)")
+        #expect(run.status == 1)
+        let schema = try check(run, "schema")
+        #expect(schema["status"] as? String == "fail", "\(run.stdout)")
+        #expect((schema["summary"] as? String)?.hasPrefix("cannot run: what is applied cannot be read: database is at version 9") == true, "\(schema)")
+        #expect(run.stderr.contains("fail schema ("), "\(run.stderr)")
+        #expect(!run.stderr.contains("pass schema ("), "\(run.stderr)")
     }
 
     func verify(_ arguments: [String]) throws -> StewardRun {
@@ -223,6 +228,26 @@ import TestSupport
     }
 
     // MARK: - Bad input
+
+    /// A fixture that says something other than its author meant is refused (65) before
+    /// anything runs, naming the key by its JSON path, never run with the key ignored.
+    @Test(arguments: [
+        ("limt", "unknown key cases[1].limt (expected one of name, steps, query, mode, limit, offset, expect, expect_rejection, expect_error)"),
+        ("mode", "bad value at cases[1].mode: 'fuzzy' (expected one of literal, prefix, syntax)"),
+        ("limit", "bad number at cases[1].limit: 2.5 is not a whole number"),
+    ])
+    func aMisspelledContractIsRefusedNamingTheKey(_ key: String, _ reason: String) throws {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: contract))) as? [String: Any])
+        var cases = try #require(object["cases"] as? [[String: Any]])
+        cases[1][key] = key == "mode" ? "fuzzy" : (key == "limit" ? 2.5 : 2)
+        object["cases"] = cases
+        let path = directory.file("misspelled.json")
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        let run = try verify(["--contract", path, "--migrations", examples, "--json"])
+        #expect(run.status == 65, "\(run.stdout)")
+        #expect(run.stderr == "Error: malformed contract \(path): \(reason)\n", "\(run.stderr)")
+        #expect(try run.json()["status"] as? String == "error")
+    }
 
     @Test func badInputs() throws {
         try makeMigratedExample()

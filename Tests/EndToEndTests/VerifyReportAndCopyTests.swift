@@ -123,7 +123,7 @@ import TestSupport
         let run = try StewardProcess.run(
             ["verify", "--db", database, "--json", "--quiet"], environment: ["TMPDIR": directory.file("missing")])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(try check(run, "fts-sync")["summary"] as? String == "no FTS5 tables")
+        #expect(try check(run, "fts-sync")["summary"] as? String == "no full-text tables (FTS3, FTS4 or FTS5)")
         #expect(try check(run, "assertions")["status"] as? String == "skipped")
     }
 
@@ -242,8 +242,8 @@ import TestSupport
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let sync = try check(run, "fts-sync")
         #expect(sync["status"] as? String == "fail")
-        #expect(sync["summary"] as? String == "FTS5 index out of sync: ticket_fts")
-        #expect(((sync["details"] as? [String]) ?? []).contains { $0.hasPrefix("ticket_fts: the index does not match its content table ticket") })
+        #expect(sync["summary"] as? String == "full-text check failed: ticket_fts (drift from ticket)")
+        #expect(((sync["details"] as? [String]) ?? []).contains { $0.hasPrefix("ticket_fts: the index is out of step with its content table ticket (drift") })
         #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
         #expect(try FileManager.default.attributesOfItem(atPath: database)[.modificationDate] as? Date == modified)
         #expect(try directory.contents() == ["x.db"], "no journal, WAL or copy next to the database")

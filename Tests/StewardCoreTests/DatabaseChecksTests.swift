@@ -116,7 +116,7 @@ import Testing
     @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"))
     func fts5IntegrityPassesOnAnIndexInStepWithItsContent() throws {
         let connection = try Self.externalContentIndex(inStep: true)
-        let check = try DatabaseChecks.fts5Integrity(on: connection)
+        let check = try DatabaseChecks.fullTextIntegrity(on: connection)
         #expect(check.name == .ftsSync)
         #expect(check.status == .ok)
         #expect(check.fts5Tables == ["doc_fts"])
@@ -127,12 +127,12 @@ import Testing
     @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"))
     func fts5IntegrityFailsOnAnIndexThatDriftedFromItsContent() throws {
         let connection = try Self.externalContentIndex(inStep: false)
-        let check = try DatabaseChecks.fts5Integrity(on: connection)
+        let check = try DatabaseChecks.fullTextIntegrity(on: connection)
         #expect(check.status == .failed)
         #expect(check.fts5Tables == ["doc_fts"])
         #expect(check.failedFTS5Tables == ["doc_fts"])
         #expect(check.problems.count == 1)
-        #expect(check.problems.first?.hasPrefix("doc_fts: the index is damaged or does not match its content table doc") == true)
+        #expect(check.problems.first?.hasPrefix("doc_fts: the index is out of step with its content table doc (drift, not damage to the file") == true)
         #expect(!check.problems.joined().contains("secret"), "no row data")
     }
 
@@ -148,7 +148,7 @@ import Testing
 
     @Test func checkNamesKeepVerifysOrderAndTheManifestNames() {
         #expect(Verifier.checkOrder == [
-            "sqlite", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "ledger", "schema", "assertions",
+            "sqlite", "schema-objects", "integrity", "foreign-keys", "fts-sync", "fts-triggers", "version", "ledger", "schema", "assertions",
             "search-contract",
         ])
         // The bundle format keeps its recorded names, and reads each back as the one check.

@@ -82,7 +82,7 @@ func makeIndexedDatabase(at path: String) throws {
         #expect(report.published)
         #expect(report.failedChecks.isEmpty)
         #expect(report.checks.map(\.name.rawValue) == ["sha256", "header", "payload-size", "journal-mode", "integrity", "foreign-keys",
-                                              "version", "application-id", "page-count", "tables", "fts-sync",
+                                              "version", "application-id", "page-count", "tables", "schema-objects", "fts-sync",
                                               "read-write-probe", "content-digest", "side-files"])
         #expect(report.checks.allSatisfy { $0.status == .pass })
         #expect(Set(events.checkNames) == Set(report.checks.map(\.name.rawValue)))

@@ -97,8 +97,7 @@ enum ContractJSON {
         Problem(message: "table is empty") { $0["table"] = "" },
         Problem(message: "fts_table is empty") { $0["fts_table"] = "" },
         Problem(message: "key is empty") { $0["key"] = "" },
-        Problem(message: "legacy_version must be at least 1 (the version at which old databases held records)") { $0["legacy_version"] = -1 },
-        Problem(message: "legacy_version must be at least 1 (the version at which old databases held records)") { $0["legacy_version"] = 0 },
+        Problem(message: "legacy_version must be at least 1 (the version at which old databases held records)") { $0["legacy_version"] = "0" },
         Problem(message: "max_query_length must be at least 1") { $0["max_query_length"] = 0 },
         Problem(message: "there are no cases") { $0["cases"] = [[String: Any]]() },
         Problem(message: "case 2 has no name") {
@@ -188,7 +187,7 @@ enum ContractJSON {
     @Test(arguments: [
         ("{ \"version\": ", "not valid JSON"),
         ("", "not valid JSON"),
-        ("[]", "wrong type at the top level"),
+        ("[]", "wrong type at the top level (expected an object)"),
         (#"{"version": "x"}"#, "missing 'table' at the top level"),
     ])
     func malformedJSONIsBadInput(_ text: String, _ reason: String) throws {
@@ -198,22 +197,46 @@ enum ContractJSON {
     }
 
     struct WrongType: Sendable, CustomTestStringConvertible {
-        let path: String
-        let reason: String
+        /// What follows "malformed contract PATH: ".
+        let message: String
         let change: @Sendable (inout [String: Any]) -> Void
-        var testDescription: String { path }
+        var testDescription: String { message }
     }
 
     static let wrongTypes: [WrongType] = [
-        WrongType(path: "legacy_version", reason: "wrong type") { $0["legacy_version"] = "one" },
-        WrongType(path: "cases[0]", reason: "missing 'query'") { ContractJSON.changingCase(&$0) { $0["query"] = nil } },
-        WrongType(path: "max_query_length", reason: "wrong type") { $0["max_query_length"] = [200] },
-        WrongType(path: "records[0].title", reason: "bad value") { $0["records"] = [["id": 1, "title": ["nested"]]] },
-        WrongType(path: "cases[0].limit", reason: "wrong type") { ContractJSON.changingCase(&$0) { $0["limit"] = "ten" } },
-        WrongType(path: "cases[0].mode", reason: "bad value") { ContractJSON.changingCase(&$0) { $0["mode"] = "fuzzy" } },
-        WrongType(path: "cases[0].expect[1]", reason: "wrong type") { ContractJSON.changingCase(&$0) { $0["expect"] = [1, "two"] } },
-        WrongType(path: "cases[0].steps[1].key", reason: "wrong type") {
+        WrongType(message: "bad value at legacy_version: 'one' is not a version (expected a whole number, or digits with '.' or '_' between them, such as \"1.1\")") {
+            $0["legacy_version"] = "one"
+        },
+        WrongType(message: "bad number at legacy_version: -1 is below 1 (the version at which old databases held records)") { $0["legacy_version"] = -1 },
+        WrongType(message: "bad number at legacy_version: 0 is below 1 (the version at which old databases held records)") { $0["legacy_version"] = 0 },
+        WrongType(message: "missing 'query' at cases[0]") { ContractJSON.changingCase(&$0) { $0["query"] = nil } },
+        WrongType(message: "wrong type at max_query_length (expected a whole number)") { $0["max_query_length"] = [200] },
+        WrongType(message: "bad value at records[0].title (expected a string, number or null)") { $0["records"] = [["id": 1, "title": ["nested"]]] },
+        WrongType(message: "wrong type at cases[0].limit (expected a whole number)") { ContractJSON.changingCase(&$0) { $0["limit"] = "ten" } },
+        WrongType(message: "bad value at cases[0].mode: 'fuzzy' (expected one of literal, prefix, syntax)") {
+            ContractJSON.changingCase(&$0) { $0["mode"] = "fuzzy" }
+        },
+        WrongType(message: "wrong type at cases[0].expect[1] (expected a whole number)") { ContractJSON.changingCase(&$0) { $0["expect"] = [1, "two"] } },
+        WrongType(message: "bad number at cases[0].expect[1]: 2.5 is not a whole number") { ContractJSON.changingCase(&$0) { $0["expect"] = [1, 2.5] } },
+        WrongType(message: "wrong type at cases[0].expect_error (expected true or false)") { ContractJSON.changingCase(&$0) { $0["expect_error"] = "yes" } },
+        WrongType(message: "wrong type at cases[0].steps[1].key (expected a whole number)") {
             ContractJSON.changingCase(&$0) { $0["steps"] = [["op": "begin"], ["op": "delete", "key": "3"]] }
+        },
+        WrongType(message: "bad number at cases[0].steps[1].key: 3.5 is not a whole number") {
+            ContractJSON.changingCase(&$0) { $0["steps"] = [["op": "begin"], ["op": "delete", "key": 3.5]] }
+        },
+        // Misspelled keys are refused with their JSON path, never ignored.
+        WrongType(message: "unknown key recordz (expected one of version, description, table, key, records, cases, fts_table, legacy_version, max_query_length)") {
+            $0["recordz"] = [[String: Any]]()
+        },
+        WrongType(message: "unknown key cases[0].limt (expected one of name, steps, query, mode, limit, offset, expect, expect_rejection, expect_error)") {
+            ContractJSON.changingCase(&$0) { $0["limt"] = 2 }
+        },
+        WrongType(message: "unknown key cases[0].steps[1].kye (expected one of op, key, values)") {
+            ContractJSON.changingCase(&$0) { $0["steps"] = [["op": "begin"], ["op": "delete", "kye": 3]] }
+        },
+        WrongType(message: "unknown key cases[0].Expect (expected one of name, steps, query, mode, limit, offset, expect, expect_rejection, expect_error)") {
+            ContractJSON.changingCase(&$0) { $0["Expect"] = [1] }
         },
     ]
 
@@ -223,23 +246,28 @@ enum ContractJSON {
         wrong.change(&object)
         let error = try refusal(String(decoding: try ContractJSON.data(object), as: UTF8.self))
         #expect(error.kind == .badInput)
-        #expect(error.message == "malformed contract \(directory.file("contract.json")): \(wrong.reason) at \(wrong.path)")
+        #expect(error.message == "malformed contract \(directory.file("contract.json")): \(wrong.message)")
     }
 
-    // Foundation's JSONDecoder gives neither path nor reason for these: the message must
-    // not call valid JSON invalid.
+    /// A number that its key does not take is named by that key.
     @Test(arguments: [
-        (#""legacy_version": 3000000000"#),
-        (#""max_query_length": 2.5"#),
+        (#""max_query_length": 2.5"#, "bad number at max_query_length: 2.5 is not a whole number"),
+        (#""max_query_length": 1e30"#, "bad number at max_query_length: 1e+30 is too large for a 64-bit whole number"),
+        (#""legacy_version": 2.5"#, "bad number at legacy_version: 2.5 is not a whole number"),
+        (#""legacy_version": 20240105093000"#, nil),
     ])
-    func numbersThatDoNotFitAreNamedAsSuch(_ field: String) throws {
+    func numbersThatDoNotFitNameTheirKey(_ field: String, _ reason: String?) throws {
         var text = String(decoding: try ContractJSON.data(ContractJSON.valid()), as: UTF8.self)
         let name = String(field.split(separator: ":")[0])
         let range = try #require(text.range(of: #"\#(name):\s*-?[0-9]+"#, options: .regularExpression))
         text.replaceSubrange(range, with: field)
+        guard let reason else {
+            #expect(try SearchContract.load(path: try write(text)).legacyVersion == 20240105093000, "a timestamp version fits")
+            return
+        }
         let error = try refusal(text)
         #expect(error.kind == .badInput)
-        #expect(error.message == "malformed contract \(directory.file("contract.json")): a number is out of range or not a whole number")
+        #expect(error.message == "malformed contract \(directory.file("contract.json")): \(reason)")
     }
 
     @Test func missingFileIsNotFound() throws {

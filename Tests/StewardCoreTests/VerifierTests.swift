@@ -132,13 +132,13 @@ import TestSupport
         }
     }
 
-    @Test func aContractWithoutMigrationsSaysSo() throws {
+    /// A contract asked for always runs: without a set to build its databases from, the
+    /// run is refused, never reported as a skipped check that passes.
+    @Test func aContractWithoutMigrationsIsRefused() throws {
         try makeExample()
         let contract = Fixtures.exampleMigrations.appendingPathComponent("ticket-search.contract.json").path
-        let report = try verify { $0.contractPath = contract }
-        let skipped = try check(report, "search-contract")
-        #expect(skipped.status == .skipped)
-        #expect(skipped.missingInput == .migrationsForContract)
+        let error = try #require(throws: StewardError.self) { try verify { $0.contractPath = contract } }
+        #expect(error.kind == .usage)
     }
 
     // MARK: - Options
@@ -159,7 +159,9 @@ import TestSupport
         let fromSet = try verify { $0.migrationsDirectory = migrations }
         #expect(try check(fromSet, "version").status == .fail)
         #expect(try check(fromSet, "version").summary == "user_version is 2, expected 7")
-        #expect(fromSet.failedChecks == ["version"])
+        // Version 2 is no file of the set: the schema cannot be compared, which fails it.
+        #expect(fromSet.failedChecks == ["version", "schema"])
+        #expect(try check(fromSet, "schema").summary == "cannot run: no migration of the set has version 2")
         #expect(!fromSet.passed)
 
         let expected = try verify { $0.migrationsDirectory = migrations; $0.expectedVersion = 2 }
@@ -177,9 +179,9 @@ import TestSupport
         let report = try verify()
         #expect(report.passed)
         #expect(try check(report, "fts-sync").status == .pass)
-        #expect(try check(report, "fts-sync").summary == "no FTS5 tables")
+        #expect(try check(report, "fts-sync").summary == "no full-text tables (FTS3, FTS4 or FTS5)")
         #expect(try check(report, "fts-triggers").status == .pass)
-        #expect(try check(report, "fts-triggers").summary == "no external-content FTS5 tables")
+        #expect(try check(report, "fts-triggers").summary == "no full-text tables (FTS3, FTS4 or FTS5)")
         #expect(report.database?.ftsTables.isEmpty == true)
         #expect(report.database?.userVersion == 0)
     }
@@ -198,7 +200,8 @@ import TestSupport
         #expect(sync.status == .pass)
         #expect(sync.summary.hasPrefix("FTS5 integrity-check passed for "))
         #expect(sync.summary.contains("note_index") && sync.summary.contains("note_copy"))
-        #expect(try check(report, "fts-triggers").summary == "no external-content FTS5 tables")
+        #expect(try check(report, "fts-triggers").summary
+            == "no external-content or trigger-filled full-text tables; none of note_copy, note_index needs sync triggers")
         let modes = Dictionary(uniqueKeysWithValues: (report.database?.ftsTables ?? []).map { ($0.name, $0.contentMode) })
         #expect(modes == ["note_index": "contentless", "note_copy": "internal"])
         #expect(report.database?.userVersion == 5)
@@ -212,9 +215,13 @@ import TestSupport
         let report = try verify()
         let sync = try check(report, "fts-sync")
         #expect(sync.status == .fail)
-        #expect(sync.summary == "FTS5 index out of sync: ticket_fts")
+        #expect(sync.summary == "full-text check failed: ticket_fts (drift from ticket)")
         #expect(sync.details.count == 1)
-        #expect(sync.details.first?.hasPrefix("ticket_fts: the index does not match its content table ticket (") == true)
+        #expect(sync.details.first?.hasPrefix("ticket_fts: the index is out of step with its content table ticket (drift, not damage to the file; ") == true)
+        #expect(sync.details.first?.hasSuffix(
+            "rebuild it with INSERT INTO \"ticket_fts\"(\"ticket_fts\") VALUES('rebuild'), or with '-- steward: rebuild-fts ticket_fts' in the migration that changes ticket") == true,
+            "drift is worded with its remedy: \(sync.details)")
+        #expect(sync.details.first?.contains("malformed") == false, "never worded as a damaged file")
         #expect(sync.details.first?.contains("SQLite error \(ResultCode.corruptVirtualTable)") == true)
         #expect(report.failedChecks == ["fts-sync"])
         #expect(try check(report, "integrity").status == .pass, "the file itself is sound")
@@ -229,7 +236,7 @@ import TestSupport
         let report = try verify()
         let sync = try check(report, "fts-sync")
         #expect(sync.status == .fail)
-        #expect(sync.summary == "FTS5 index out of sync: note")
+        #expect(sync.summary == "full-text check failed: note (damaged index)")
         #expect(sync.details.first?.hasPrefix("note: the index is damaged (") == true)
     }
 

@@ -60,11 +60,15 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         /// The FTS5 tables whose FTS5 integrity-check (rank 1) passed on the snapshot, when
         /// `fts5_integrity` ran; missing otherwise.
         public let fts5Tables: [String]?
+        /// The FTS3 and FTS4 tables whose own integrity-check passed on the snapshot, when
+        /// `fts5_integrity` (the full-text check, named for FTS5 in format 1) ran and the
+        /// database has some; missing otherwise, and in bundles made before they were checked.
+        public let fts4Tables: [String]?
 
         public init(
             integrityCheck: String, foreignKeyViolations: Int, userVersion: Int32, userVersionMatchesSource: Bool,
             journalMode: String, writeVersion: Int, readVersion: Int, durationSeconds: Double,
-            checksRun: [String]? = nil, fts5Tables: [String]? = nil
+            checksRun: [String]? = nil, fts5Tables: [String]? = nil, fts4Tables: [String]? = nil
         ) {
             self.integrityCheck = integrityCheck
             self.foreignKeyViolations = foreignKeyViolations
@@ -76,6 +80,7 @@ public struct BundleManifest: Codable, Sendable, Equatable {
             self.durationSeconds = durationSeconds
             self.checksRun = checksRun
             self.fts5Tables = fts5Tables
+            self.fts4Tables = fts4Tables
         }
     }
 
@@ -83,7 +88,8 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     /// - `integrity_check`: `PRAGMA integrity_check` said `ok`, on a read-write connection,
     ///   so CHECK constraints included;
     /// - `foreign_key_check`, `user_version`, `journal_mode`: as in `Checks`;
-    /// - `fts5_integrity`: FTS5's integrity-check (rank 1) passed for every FTS5 table.
+    /// - `fts5_integrity`: the full-text check passed for every full-text table: FTS5's
+    ///   integrity-check (rank 1), and FTS3's and FTS4's own (the name predates them).
     ///
     /// These are the manifest's own names, kept for the bundle format; reports name the
     /// same checks by `CheckName` (`CheckName.manifestName` maps between them).

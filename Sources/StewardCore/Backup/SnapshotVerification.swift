@@ -5,8 +5,12 @@ import SQLiteKit
 /// read-write, query-only connection, so that CHECK constraints are checked),
 /// `foreign_key_check` finds nothing, `user_version` is the source's, the header says
 /// rollback journal, and on request FTS5's integrity-check passes for every FTS5 table
-/// (inside `BEGIN … ROLLBACK`; it writes nothing). The SHA-256 of the copy is computed
-/// by the thread that compresses it (`PayloadCompression`), from the same read.
+/// (inside `BEGIN … ROLLBACK`; it writes nothing). What restore requires of every bundle
+/// is checked here by the same functions, so that a bundle backup publishes is one
+/// restore accepts: every view, trigger and virtual table prepares (`schema-objects`; a
+/// database a newer SQLite wrote fails it), and the file is exactly its pages
+/// (`payload-size`). The SHA-256 of the copy is computed by the thread that compresses
+/// it (`PayloadCompression`), from the same read.
 struct SnapshotVerification {
     struct Result {
         /// The manifest's record of the checks (bundle format 1).
@@ -38,7 +42,8 @@ struct SnapshotVerification {
                                      cancellation: cancellation, interruptedDetail: "; no bundle was written").error(for: error)
         }
         // The header as it will be bundled: nothing writes the copy any more.
-        let headerBytes = try DatabaseFile(path: copyPath).headerBytes
+        let copyFile = try DatabaseFile(path: copyPath)
+        let headerBytes = copyFile.headerBytes
 
         var problems: [String] = []
         let recordsIntegrity = asIs == .integrityAndForeignKeys
@@ -47,7 +52,7 @@ struct SnapshotVerification {
             problems.append("\(CheckName.integrity.rawValue): \(findings.integrity.problems.joined(separator: "; "))")
         }
         if let fts = findings.fts5, !fts.passed, !recordsIntegrity {
-            problems.append("FTS5 integrity-check: \(fts.problems.joined(separator: "; "))")
+            problems.append("full-text integrity-check: \(fts.problems.joined(separator: "; "))")
         }
         if !findings.foreignKeys.passed && !recordsForeignKeys {
             problems.append("\(CheckName.foreignKeys.rawValue): \(findings.foreignKeys.countsSummary)")
@@ -58,6 +63,13 @@ struct SnapshotVerification {
         let header = try? DatabaseHeader(bytes: headerBytes)
         if findings.journalMode != "delete" || header?.writeVersion != 1 || header?.readVersion != 1 {
             problems.append("the copy is not in rollback-journal mode (journal_mode \(findings.journalMode), header bytes 18-19 \(headerBytes.dropFirst(18).prefix(2).map(String.init)))")
+        }
+        if !findings.schemaObjects.passed {
+            problems.append("\(CheckName.schemaObjects.rawValue): \(findings.schemaObjects.detail): \(findings.schemaObjects.problems.joined(separator: "; "))")
+        }
+        let payloadSize = header.map { PayloadSizeCheck.check(size: copyFile.size, header: $0, source: source) }
+        if let payloadSize, payloadSize.status != .pass {
+            problems.append("\(CheckName.payloadSize.rawValue): \(payloadSize.summary)")
         }
         guard problems.isEmpty else {
             throw StewardError(.checkFailed, "refusing to publish: the copy fails its checks: \(problems.joined(separator: "; "))")
@@ -73,8 +85,9 @@ struct SnapshotVerification {
                 durationSeconds: watch.roundedSeconds,
                 checksRun: ([.integrity, .foreignKeys, .version, .journalMode] + (checksFTS ? [.ftsSync] : []) as [CheckName])
                     .map(\.manifestName),
-                fts5Tables: findings.fts5.map(\.fts5Tables)),
-            results: findings.results(journalMode: journalSummary),
+                fts5Tables: findings.fts5.map(\.fts5Tables),
+                fts4Tables: findings.fts5.flatMap { $0.fts4Tables.isEmpty ? nil : $0.fts4Tables }),
+            results: findings.results(journalMode: journalSummary, payloadSize: payloadSize),
             recorded: recorded)
     }
 
@@ -84,6 +97,7 @@ struct SnapshotVerification {
         let userVersionCheck: Check
         let journalMode: String
         let fts5: Check?
+        let schemaObjects: Check
         let recorded: RecordedFailures?
         /// Seconds per check, by name.
         let durations: [CheckName: Double]
@@ -93,7 +107,7 @@ struct SnapshotVerification {
         /// The findings as report results. Reached only when every check passed or its
         /// failure is recorded (`--as-is`): a recorded failure stays `fail`, since the
         /// bundled database does fail it.
-        func results(journalMode: String) -> [CheckResult] {
+        func results(journalMode: String, payloadSize: CheckResult?) -> [CheckResult] {
             func result(_ check: Check) -> CheckResult {
                 CheckResult(check, durationSeconds: durations[check.name] ?? 0, recorded: true, versionsFrom: "the source")
             }
@@ -101,11 +115,13 @@ struct SnapshotVerification {
                 result(integrity), result(foreignKeys), result(userVersionCheck),
                 .init(name: .journalMode, status: .pass, summary: journalMode, durationSeconds: 0),
             ]
+            if let payloadSize { results.append(payloadSize) }
+            results.append(result(schemaObjects))
             if let fts5 {
                 results.append(result(fts5))
             } else {
                 results.append(.init(name: .ftsSync, status: .skipped,
-                                     summary: "not requested: FTS5 indexes were not checked", durationSeconds: 0))
+                                     summary: "not requested: full-text indexes were not checked", durationSeconds: 0))
             }
             return results
         }
@@ -144,7 +160,7 @@ struct SnapshotVerification {
             let writer = try DatabaseFile.open(path: copyPath, .readWrite, parameters: "&nolock=1", oneThread: true)
             try writer.harden(loadingExtensions: extensions)
             writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            fts5 = try DatabaseChecks.fts5Integrity(on: writer)
+            fts5 = try DatabaseChecks.fullTextIntegrity(on: writer)
         }
         var recorded: RecordedFailures?
         if asIs != .off {
@@ -153,8 +169,17 @@ struct SnapshotVerification {
                                         fts5Tables: fts5?.failedFTS5Tables ?? [])
         }
         let userVersion = try timed(.version) { try DatabaseChecks.userVersion(on: connection, expected: source.userVersion) }
+        // On a connection with the extensions loaded, as restore's: a module they provide
+        // must be there. Read-only and immutable: the copy is complete and takes no lock.
+        let schemaObjects = try timed(.schemaObjects) {
+            let reader = try DatabaseFile.open(path: copyPath, .readOnly, parameters: "&immutable=1", oneThread: true)
+            try reader.harden(loadingExtensions: extensions)
+            reader.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+            return try DatabaseChecks.schemaObjects(on: reader, extensionModulesAllowed: true)
+        }
         return Findings(
             integrity: integrity, foreignKeys: foreignKeys, userVersionCheck: userVersion,
-            journalMode: try connection.journalMode(), fts5: fts5, recorded: recorded, durations: durations)
+            journalMode: try connection.journalMode(), fts5: fts5, schemaObjects: schemaObjects, recorded: recorded,
+            durations: durations)
     }
 }

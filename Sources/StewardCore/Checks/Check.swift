@@ -15,17 +15,36 @@ struct Check: Sendable, Equatable {
     let detail: String
     /// One line per problem found.
     var problems: [String] = []
+    /// How a passing check looked where it could not look as usual (a contentless FTS4
+    /// table read through fts4aux); shown as details.
+    var notes: [String] = []
     /// What the check counted, by subject: the problems `integrity_check` found,
     /// violations per `child → parent` table pair.
     var counts: [String: Int] = [:]
     /// The `user_version` read, and the one it was held against (version check).
     var userVersion: Int32?
     var expectedUserVersion: Int32?
-    /// The FTS5 tables checked, and those whose check failed, in name order (FTS5 check).
+    /// The FTS5 tables checked, and the full-text tables (FTS5, FTS4 or FTS3) whose check
+    /// failed, in name order (full-text check).
     var fts5Tables: [String] = []
     var failedFTS5Tables: [String] = []
+    /// The FTS3 and FTS4 tables checked, in name order (full-text check).
+    var fts4Tables: [String] = []
+    /// Whether a failure is a module that is not loaded (schema-objects check): an
+    /// extension's, which loading it would give.
+    var missingModule = false
+
+    /// For integrity: the pragma stopped on damage after the findings in `problems`.
+    var stopped: String?
 
     var passed: Bool { status != .failed }
+
+    /// The lines a report shows for the problems: integrity_check's split into one line
+    /// per finding (`IntegrityMessages`), with where it stopped; the others as they are.
+    var shownProblems: [String] {
+        guard name == .integrity else { return problems }
+        return IntegrityMessages.lines(problems) + (stopped.map { [$0] } ?? [])
+    }
 
     /// The counts as `a → b: 3, c → d: 1`, in subject order.
     var countsSummary: String {

@@ -4,6 +4,9 @@
 /// mistyped name is a compile error instead of a check that silently drops out of a report.
 public enum CheckName: String, CaseIterable, Codable, Sendable {
     case sqlite
+    /// Every view, trigger and virtual table prepares (`SchemaObjectsCheck`): verify's,
+    /// backup's and restore's alike.
+    case schemaObjects = "schema-objects"
     case integrity
     case foreignKeys = "foreign-keys"
     case ftsSync = "fts-sync"
@@ -27,7 +30,8 @@ public enum CheckName: String, CaseIterable, Codable, Sendable {
 
     /// Every check verify runs, in the order its report lists them.
     static let verifyChecks: [CheckName] = [
-        .sqlite, .integrity, .foreignKeys, .ftsSync, .ftsTriggers, .version, .ledger, .schema, .assertions, .searchContract,
+        .sqlite, .schemaObjects, .integrity, .foreignKeys, .ftsSync, .ftsTriggers, .version, .ledger, .schema, .assertions,
+        .searchContract,
     ]
 
     /// The name a bundle's manifest records in `checksRun`: the bundle format predates the

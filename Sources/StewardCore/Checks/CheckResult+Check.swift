@@ -8,6 +8,7 @@ extension CheckResult {
         let wording = check.wording(recorded: recorded ? " (recorded)" : "", versionsFrom: versionsFrom)
         self.init(name: check.name, status: check.passed ? .pass : .fail, summary: wording.summary,
                   durationSeconds: durationSeconds, details: wording.details)
+        if check.missingModule { remedy = .loadExtension }
     }
 }
 
@@ -16,7 +17,8 @@ extension Check {
         switch name {
         case .integrity:
             guard !passed else { return ("ok", []) }
-            return ("\(problems.count) problem\(problems.count == 1 ? "" : "s") found\(recorded)", problems)
+            let lines = shownProblems
+            return ("\(lines.count) problem\(lines.count == 1 ? "" : "s") found\(recorded)", lines)
         case .foreignKeys:
             guard !passed else { return ("no violations", []) }
             return ("\(total) violation\(total == 1 ? "" : "s")\(recorded): \(countsSummary)", [])
@@ -25,9 +27,9 @@ extension Check {
             guard !passed else { return ("\(value), as in \(versionsFrom)", []) }
             return ("\(value), \(versionsFrom) says \(expectedUserVersion ?? 0)", [])
         case .ftsSync:
-            return (passed ? detail : "\(detail)\(recorded)", problems)
+            return (passed ? detail : "\(detail)\(recorded)", problems + notes)
         default:
-            return (detail, problems)
+            return (detail, problems + notes)
         }
     }
 }

@@ -7,8 +7,6 @@ extension CheckResult {
         case migrations
         /// No expected version and no migration set to take it from.
         case expectedVersion
-        /// A contract but no migration set to build its databases from.
-        case migrationsForContract
         /// No search contract.
         case contract
         /// No assertion file.
@@ -20,7 +18,6 @@ extension CheckResult {
             case .database: "no database given"
             case .migrations: "no migration set given"
             case .expectedVersion: "no expected version or migration set given"
-            case .migrationsForContract: "no migration set given to run the contract on"
             case .contract: "no search contract given"
             case .assertions: "no assertion file given"
             }

@@ -13,10 +13,22 @@ enum DatabaseChecks {
 
     /// `PRAGMA integrity_check` (or `quick_check`), stopping after `maximumErrors`
     /// problems. Only a read-write connection checks CHECK constraints (`IntegrityCheck`).
+    /// When the pragma itself stops on damage after it reported findings (SQLITE_CORRUPT
+    /// part way, as the sqlite3 shell shows: the rows, then the error), the findings are
+    /// kept and the stop is the last line; with no finding at all, the error is thrown.
     static func integrity(on connection: Connection, quick: Bool = false, maximumErrors: Int) throws -> Check {
         CheckRuns.ran(.integrity)
-        let problems = try connection.integrityCheck(quick: quick, maximumErrors: maximumErrors)
-        return integrity(problems == ["ok"] ? [] : problems, pragma: quick ? "quick_check" : "integrity_check")
+        let pragma = quick ? "quick_check" : "integrity_check"
+        var rows: [String] = []
+        var stopped: String?
+        do {
+            try connection.forEachRow(sql: "PRAGMA \(pragma)(\(maximumErrors))") { row in rows.append(row.text(at: 0) ?? "") }
+        } catch let error as SQLiteError where error.isCorrupt && !rows.isEmpty && rows != ["ok"] {
+            stopped = "\(pragma) stopped here: \(error.messageAndCode)"
+        }
+        var check = integrity(rows == ["ok"] ? [] : rows, pragma: pragma)
+        check.stopped = stopped
+        return check
     }
 
     /// The `integrity_check` that `found` was, as one stopping after `maximumErrors`
@@ -32,9 +44,12 @@ enum DatabaseChecks {
         if problems.isEmpty {
             return Check(name: .integrity, status: .ok, detail: "\(pragma) returned ok", counts: ["problems": 0])
         }
+        // What is shown, and counted in words, is a line per finding (`IntegrityMessages`);
+        // `problems` keeps SQLite's rows, which the manifest's record counts.
+        let lines = IntegrityMessages.lines(problems).count
         return Check(
             name: .integrity, status: .failed,
-            detail: "\(pragma) found \(problems.count) problem\(problems.count == 1 ? "" : "s")",
+            detail: "\(pragma) found \(lines) problem\(lines == 1 ? "" : "s")",
             problems: problems, counts: ["problems": problems.count])
     }
 
@@ -82,13 +97,56 @@ enum DatabaseChecks {
             userVersion: value, expectedUserVersion: expected)
     }
 
-    /// FTS5's integrity-check (rank 1) of every FTS5 table, inside `BEGIN … ROLLBACK` on a
-    /// connection that may write (`FTS5IntegrityCheck`).
-    static func fts5Integrity(on connection: Connection) throws -> Check {
-        let outcome = try FTS5IntegrityCheck(connection: connection).run()
+    /// Every view, trigger and virtual table of `main` prepares on `connection`
+    /// (`SchemaObjectsCheck`): what restore accepts, verify proves and backup publishes.
+    /// With `extensionModulesAllowed` (backup), a virtual table whose module is not loaded
+    /// is a note, not a failure: the bundle restores with the extension that provides it
+    /// loaded (restore, without it, refuses it by this same check).
+    static func schemaObjects(on connection: Connection, extensionModulesAllowed: Bool = false) throws -> Check {
+        var outcome = try SchemaObjectsCheck.run(on: connection)
+        var notes = outcome.applicationFunctions.map(SchemaObjectsCheck.note(for:))
+        if extensionModulesAllowed {
+            let modules = outcome.problems.filter(SchemaObjectsCheck.isMissingModule)
+            outcome.problems.removeAll(where: SchemaObjectsCheck.isMissingModule)
+            notes += modules.map { "\(SchemaObjectsCheck.line(for: $0)) (an extension's module: the bundle restores with it loaded)" }
+        }
         return Check(
-            name: .ftsSync, status: outcome.problems.isEmpty ? .ok : .failed,
-            detail: FTS5IntegrityCheck.summary(of: outcome), problems: outcome.problems,
-            fts5Tables: Set(outcome.tables).sorted(), failedFTS5Tables: Set(outcome.failedTables).sorted())
+            name: .schemaObjects, status: outcome.problems.isEmpty ? .ok : .failed,
+            detail: SchemaObjectsCheck.summary(of: outcome, noted: notes.count),
+            problems: outcome.problems.map(SchemaObjectsCheck.line(for:)), notes: notes,
+            missingModule: outcome.problems.contains(where: SchemaObjectsCheck.isMissingModule))
+    }
+
+    /// The full-text check of every full-text table, each by its own module, inside
+    /// `BEGIN … ROLLBACK` on a connection that may write: FTS5's integrity-check (rank 1,
+    /// `FTS5IntegrityCheck`) and FTS3's and FTS4's (`FTS4IntegrityCheck`). The summary
+    /// names what was checked; "no full-text tables" only when there is none of any kind.
+    static func fullTextIntegrity(on connection: Connection) throws -> Check {
+        let outcome = try FTS5IntegrityCheck(connection: connection).run()
+        let fts4 = try fts4Integrity(on: connection)
+        let fts4Problems = fts4.compactMap(\.problem)
+        let fts4Failed = fts4.filter { $0.problem != nil }.map(\.table)
+        let problems = outcome.problems + fts4Problems
+        let summaries = [outcome.tables.isEmpty ? nil : FTS5IntegrityCheck.summary(of: outcome), FTS4IntegrityCheck.summary(of: fts4)]
+            .compactMap { $0 }
+        return Check(
+            name: .ftsSync, status: problems.isEmpty ? .ok : .failed,
+            detail: summaries.isEmpty ? "no full-text tables (FTS3, FTS4 or FTS5)" : summaries.joined(separator: "; "),
+            problems: problems, notes: fts4.compactMap(\.note),
+            fts5Tables: Set(outcome.tables).sorted(), failedFTS5Tables: Set(outcome.failedTables + fts4Failed).sorted(),
+            fts4Tables: fts4.map(\.table))
+    }
+
+    /// FTS3's and FTS4's integrity-check of every FTS3 and FTS4 table, each in a
+    /// transaction that is rolled back.
+    static func fts4Integrity(on connection: Connection) throws -> [FTS4IntegrityCheck.Result] {
+        let definitions = try Schema(reading: connection).fts4Tables
+        guard !definitions.isEmpty else { return [] }
+        defer { connection.rollbackIfNeeded() }
+        return try definitions.sorted { $0.name < $1.name }.map { table in
+            // A failed statement may have ended the transaction: each check runs in one.
+            if connection.isAutocommit { try connection.execute(sql: "BEGIN") }
+            return try FTS4IntegrityCheck.check(table, on: connection)
+        }
     }
 }

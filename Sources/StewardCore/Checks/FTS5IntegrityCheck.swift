@@ -58,20 +58,38 @@ struct FTS5IntegrityCheck {
                 if connection.isAutocommit { try connection.execute(sql: "BEGIN") }
                 try Self.check(table.name, rank: rank, on: connection)
             } catch let error as SQLiteError where !error.isInterrupt {
-                let what: String
-                if !error.isCorrupt {
-                    what = "the check failed"
-                } else if table.contentMode == .external && rank == 1 {
-                    what = "the index is damaged or does not match its content table \(table.contentTable ?? "")"
+                // Rank 1 failed: if the index is sound on its own (rank 0), it is drift from
+                // the content table, not damage to the file.
+                if error.isCorrupt, table.contentMode == .external, rank == 1, Self.passesOnItsOwn(table.name, on: connection) {
+                    problems.append(Self.driftLine(table: table.name, content: table.contentTable ?? "", error: error))
                 } else {
-                    what = "the index is damaged"
+                    problems.append(Self.failureLine(table: table, error: error))
                 }
-                // FTS5's messages name the table and the damage, never a row.
-                problems.append("\(table.name): \(what) (\(error.messageAndCode))")
                 failed.append(table.name)
             }
         }
         return Outcome(tables: definitions.map(\.name), problems: problems, unreachable: unreachable, failedTables: failed)
+    }
+
+    /// Whether the default check (rank 0: the index's own consistency) passes.
+    static func passesOnItsOwn(_ table: String, on connection: Connection) -> Bool {
+        if connection.isAutocommit { try? connection.execute(sql: "BEGIN") }
+        return (try? check(table, rank: nil, on: connection)) != nil
+    }
+
+    /// An external-content index out of step with its content table: worded as what it
+    /// is, with the remedy (SQLite's message alone reads like a damaged file).
+    static func driftLine(table: String, content: String, error: SQLiteError) -> String {
+        let name = Connection.quote(identifier: table)
+        return "\(table): the index is out of step with its content table \(content) (drift, not damage to the file; SQLite error \(error.extendedCode)): "
+            + "rebuild it with INSERT INTO \(name)(\(name)) VALUES('rebuild'), or with '-- steward: rebuild-fts \(table)' in the migration that changes \(content)"
+    }
+
+    /// A damaged index, or a check that could not run (a table this SQLite cannot open).
+    /// FTS5's messages name the table and the damage, never a row.
+    static func failureLine(table: FTS5Definition, error: SQLiteError) -> String {
+        let what = error.isCorrupt ? "the index is damaged" : "the check could not run"
+        return "\(table.name): \(what) (\(NewerSQLite.explained(error, tokenizer: table.options["tokenize"])), SQLite error \(error.extendedCode))"
     }
 
     private func exists(_ name: String) throws -> Bool {

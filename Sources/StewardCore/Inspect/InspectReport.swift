@@ -110,5 +110,15 @@ public struct InspectReport: Codable, Sendable {
     public let triggers: [Trigger]
     public let views: [String]
     public let ftsTables: [FTSTable]
-    public let warnings: [String]
+    public var warnings: [String]
+    /// `PRAGMA quick_check(20)` on the read connection: whether it said `ok`, and its
+    /// findings (pages, tables and indexes named, never a value; `IntegrityMessages`).
+    /// A warning says so too; inspect still exits 0, since it describes the file, and
+    /// `steward verify` is what proves it.
+    public var quickCheck: QuickCheck?
+
+    public struct QuickCheck: Codable, Sendable, Equatable {
+        public let passed: Bool
+        public let problems: [String]
+    }
 }

@@ -111,7 +111,19 @@ public struct Inspector {
                 warnings.append("this SQLite cannot create FTS5 tables: full-text search will not work here")
             }
 
-            return InspectReport(
+            // A damaged file can still show its schema: say so, as sqlite3's quick_check would.
+            let quickCheck: InspectReport.QuickCheck
+            do {
+                let check = try DatabaseChecks.integrity(on: connection, quick: true, maximumErrors: 20)
+                quickCheck = .init(passed: check.passed, problems: check.shownProblems)
+            } catch let error as SQLiteError where !error.isInterrupt {
+                quickCheck = .init(passed: false, problems: ["quick_check could not run: \(error.messageAndCode)"])
+            }
+            if !quickCheck.passed {
+                warnings.append("quick_check found problems: the file is damaged (\(quickCheck.problems.count) finding\(quickCheck.problems.count == 1 ? "" : "s") listed under quickCheck); steward verify proves it")
+            }
+
+            var report = InspectReport(
                 stewardVersion: StewardVersion.current, kind: "database", sqlite: library,
                 file: .init(sizeBytes: probe.size, isEmpty: false, walExists: walExists, shmExists: shmExists,
                             journalExists: journalExists, openedAs: openedAs),
@@ -127,6 +139,8 @@ public struct Inspector {
                 tables: tables, indexes: schema.indexes,
                 triggers: schema.triggers.map { .init(name: $0.name, table: $0.table, timing: $0.timing, event: $0.event) },
                 views: schema.views, ftsTables: ftsTables, warnings: warnings)
+            report.quickCheck = quickCheck
+            return report
         } catch let error as SQLiteError {
             throw DatabaseFile.explain(error, path: path)
         }

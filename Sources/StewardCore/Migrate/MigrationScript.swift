@@ -23,6 +23,16 @@ struct MigrationScript {
         self.createdVirtualTables = Self.createdVirtualTables(in: migration.sql)
     }
 
+    /// One script per migration of a set in any layout, in the set's order: what runs is
+    /// each file's up part. `migrate` and the search contract both run these.
+    static func scripts(for set: DialectSet) throws -> [MigrationScript] {
+        try set.migrations.map { migration in
+            try MigrationScript(Migration(
+                version: Int32(clamping: migration.version.integer ?? 0), fileName: migration.fileName,
+                path: migration.path, sql: migration.upSQL))
+        }
+    }
+
     /// Reads the directive comments of a migration.
     static func directives(in migration: Migration) throws -> [Directive] {
         var result: [Directive] = []

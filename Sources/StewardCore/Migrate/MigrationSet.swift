@@ -203,7 +203,8 @@ public struct MigrationSet: Sendable {
         else {
             throw StewardError(
                 .badInput,
-                "\(display(directory, name)): version \(digits) is out of range (1 to \(Int32.max), the range of user_version)")
+                "\(display(directory, name)): version \(digits) is out of range (1 to \(Int32.max), the range of user_version)",
+                remedy: .chooseDialect)
         }
         return Int32(value)
     }

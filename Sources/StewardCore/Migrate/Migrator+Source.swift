@@ -72,12 +72,7 @@ extension Migrator {
             set = try DialectSet(directory: directory, dialect: detection.dialect, placeholders: FlywayPlaceholders(options.placeholders))
         }
         set = set.withoutDeclaration
-        let scripts = try set.migrations.map { migration in
-            try MigrationScript(Migration(
-                version: Int32(clamping: migration.version.integer ?? 0), fileName: migration.fileName,
-                path: migration.path, sql: migration.upSQL))
-        }
-        return Source(detection: detection, set: set, scripts: scripts, ledger: Ledgers.ledger(for: set.dialect))
+        return Source(detection: detection, set: set, scripts: try MigrationScript.scripts(for: set), ledger: Ledgers.ledger(for: set.dialect))
     }
 
     /// The ledger tables and `user_version` of the database, when it exists, for detection.

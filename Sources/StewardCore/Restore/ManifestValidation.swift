@@ -80,6 +80,9 @@ enum ManifestValidation {
         if manifest.checks.fts5Tables != nil, manifest.checks.checksRun?.contains(CheckName.ftsSync.manifestName) != true {
             return "checks.fts5Tables is present, but checks.checksRun does not record fts5_integrity"
         }
+        if manifest.checks.fts4Tables != nil, manifest.checks.checksRun?.contains(CheckName.ftsSync.manifestName) != true {
+            return "checks.fts4Tables is present, but checks.checksRun does not record fts5_integrity"
+        }
         return nil
     }
 

@@ -114,14 +114,14 @@ struct RestoredDatabaseChecks {
         let watch = Stopwatch()
         let check: CheckResult
         if !checksFTS {
-            check = .init(name: .ftsSync, status: .skipped, summary: "skipped on request: FTS5 indexes were not checked",
+            check = .init(name: .ftsSync, status: .skipped, summary: "skipped on request: full-text indexes were not checked",
                           durationSeconds: 0)
         } else {
             do {
                 let connection = try Self.openForFTS5Check(databasePath, extensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
-                check = .init(try DatabaseChecks.fts5Integrity(on: connection), durationSeconds: watch.roundedSeconds,
+                check = .init(try DatabaseChecks.fullTextIntegrity(on: connection), durationSeconds: watch.roundedSeconds,
                               versionsFrom: Self.versionsFrom)
             } catch let error as SQLiteError {
                 check = .init(name: .ftsSync, status: .fail, summary: try Self.failure(error, cancellation),
@@ -178,7 +178,7 @@ struct RestoredDatabaseChecks {
             connection = try Self.openReadOnly(databasePath, extensions: extensions) { cancellation.isCancelled }
         } catch let error as SQLiteError {
             let summary = try Self.failure(error, cancellation)
-            let names: [CheckName] = [.foreignKeys, .version, .applicationID, .pageCount, .tables]
+            let names: [CheckName] = [.foreignKeys, .version, .applicationID, .pageCount, .tables, .schemaObjects]
             let failed = names.map { CheckResult(name: $0, status: .fail, summary: summary, durationSeconds: 0) }
             failed.forEach(finished)
             return (failed, [], digest().check, nil)
@@ -240,6 +240,11 @@ struct RestoredDatabaseChecks {
             }
             return (.pass, "\(counted.count) table\(counted.count == 1 ? "" : "s") read (\(rows) row\(rows == 1 ? "" : "s") counted)", [])
         }
+        // Views, triggers and virtual tables prepare: the one check verify and backup run too.
+        try run(.schemaObjects) {
+            let result = CheckResult(try DatabaseChecks.schemaObjects(on: connection), durationSeconds: 0, versionsFrom: Self.versionsFrom)
+            return (result.status, result.summary, result.details)
+        }
         return (checks, tables, contentDigest.check, foreignKeyPairs)
     }
 
@@ -261,7 +266,11 @@ struct RestoredDatabaseChecks {
                 let count = try connection.integer(sql: "SELECT count(*) FROM main.\(Connection.quote(identifier: name))")
                 tables.append(.init(name: name, type: type, rowCount: count, error: nil))
             } catch let error as SQLiteError {
-                let message = try Self.failure(error, cancellation)
+                var message = try Self.failure(error, cancellation)
+                // A newer SQLite's option or function is named with its release (`NewerSQLite`).
+                if NewerSQLite.feature(in: error.message) != nil {
+                    message = "\(NewerSQLite.explained(error)) (SQLite error \(error.extendedCode))"
+                }
                 tables.append(.init(name: name, type: type, rowCount: nil, error: message))
                 failures.append("\(name): \(message)")
             }

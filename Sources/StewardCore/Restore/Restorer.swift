@@ -288,30 +288,12 @@ public struct Restorer: Sendable {
         return report
     }
 
-    /// A database file is exactly its pages: page size × page count from its own header,
-    /// and from the manifest. Anything after the last page (a valid small database
-    /// followed by gigabytes of zeros, say) is refused here, before SQLite opens the file
-    /// and before the checks would read all of it.
+    /// A database file is exactly its pages (`PayloadSizeCheck`, which backup runs on its
+    /// copy too): refused before SQLite opens the file and before the checks read it.
     private func payloadSize(_ size: Int64, header: DatabaseHeader, source: BundleManifest.Source) -> CheckResult {
         let watch = Stopwatch()
-        func fail(_ summary: String) -> CheckResult {
-            .init(name: .payloadSize, status: .fail, summary: summary, durationSeconds: watch.roundedSeconds)
-        }
-        guard header.isPageCountValid else {
-            return fail("\(size) bytes; the header's page count is not valid (bytes 92-95 differ from the change counter), "
-                        + "which no database made by the online backup API has")
-        }
-        let fromHeader = Int64(header.pageSize) * Int64(header.pageCount)
-        guard fromHeader == size else {
-            return fail("\(size) bytes, but the header says \(header.pageCount) pages of \(header.pageSize) bytes (\(fromHeader) bytes)")
-        }
-        let fromManifest = Int64(source.pageSize) * Int64(source.pageCount)
-        guard fromManifest == size else {
-            return fail("\(size) bytes, but the manifest says \(source.pageCount) pages of \(source.pageSize) bytes (\(fromManifest) bytes)")
-        }
-        return .init(name: .payloadSize, status: .pass,
-                     summary: "\(size) bytes = \(header.pageCount) pages of \(header.pageSize) bytes, as in the header and the manifest",
-                     durationSeconds: watch.roundedSeconds)
+        let check = PayloadSizeCheck.check(size: size, header: header, source: source)
+        return .init(name: check.name, status: check.status, summary: check.summary, durationSeconds: watch.roundedSeconds)
     }
 
     // MARK: - Phases

@@ -28,6 +28,8 @@ public struct Schema: Sendable {
     public let triggers: [TriggerDefinition]
     public let views: [String]
     public let fts5Tables: [FTS5Definition]
+    /// FTS3 and FTS4 tables.
+    public let fts4Tables: [FTS4Definition]
 
     /// Reads the schema through `connection`.
     public init(reading connection: Connection) throws {
@@ -63,6 +65,7 @@ public struct Schema: Sendable {
         var triggers: [TriggerDefinition] = []
         var views: [String] = []
         var fts5Tables: [FTS5Definition] = []
+        var fts4Tables: [FTS4Definition] = []
         try connection.forEachRow(sql: "SELECT type, name, sql FROM main.sqlite_schema ORDER BY name") { row in
             let type = row.text(at: 0) ?? ""
             let name = row.text(at: 1) ?? ""
@@ -73,7 +76,11 @@ public struct Schema: Sendable {
             case "view":
                 views.append(name)
             case "table":
-                if let fts = FTS5Definition(name: name, sql: sql) { fts5Tables.append(fts) }
+                if let fts = FTS5Definition(name: name, sql: sql) {
+                    fts5Tables.append(fts)
+                } else if let fts = FTS4Definition(name: name, sql: sql) {
+                    fts4Tables.append(fts)
+                }
             default:
                 break
             }
@@ -84,6 +91,17 @@ public struct Schema: Sendable {
         self.triggers = triggers
         self.views = views
         self.fts5Tables = fts5Tables
+        self.fts4Tables = fts4Tables
+    }
+
+    /// The names of every full-text table (FTS3, FTS4 and FTS5), in name order.
+    public var fullTextTableNames: [String] {
+        (fts5Tables.map(\.name) + fts4Tables.map(\.name)).sorted()
+    }
+
+    /// The sync triggers of an external-content FTS4 table.
+    public func syncTriggers(for definition: FTS4Definition) -> FTS4SyncTriggers {
+        FTS4SyncTriggers(for: definition, among: triggers)
     }
 
     /// The sync triggers of an external-content FTS5 table.

@@ -12,6 +12,8 @@ public struct TriggerDefinition: Sendable, Equatable, Codable {
     public let updateColumns: [String]
     /// Tables the body writes to with `INSERT INTO` (lower-cased for comparison).
     public let insertTargets: [String]
+    /// Tables the body deletes from with `DELETE FROM` (lower-cased for comparison).
+    public let deleteTargets: [String]
     /// Whether the body holds the string literal `'delete'` (the FTS5 delete command).
     public let usesDeleteCommand: Bool
 
@@ -62,11 +64,20 @@ public struct TriggerDefinition: Sendable, Equatable, Codable {
         }
 
         var targets: [String] = []
+        var deleted: [String] = []
         var usesDelete = false
         var bodyIndex = index
         while bodyIndex < tokens.count {
             let token = tokens[bodyIndex]
             if token.kind == .string && token.text.caseInsensitiveEquals("delete") { usesDelete = true }
+            if token.isKeyword("DELETE"), bodyIndex + 2 < tokens.count, tokens[bodyIndex + 1].isKeyword("FROM"),
+               let target = tokens[bodyIndex + 2].name {
+                var name = target
+                if bodyIndex + 4 < tokens.count, tokens[bodyIndex + 3].text == ".", let qualified = tokens[bodyIndex + 4].name {
+                    name = qualified
+                }
+                deleted.append(name.lowercased())
+            }
             if token.isKeyword("INTO"), bodyIndex + 1 < tokens.count, let target = tokens[bodyIndex + 1].name {
                 var name = target
                 if bodyIndex + 3 < tokens.count, tokens[bodyIndex + 2].text == ".",
@@ -85,11 +96,17 @@ public struct TriggerDefinition: Sendable, Equatable, Codable {
         self.event = event
         self.updateColumns = columns
         self.insertTargets = targets
+        self.deleteTargets = deleted
         self.usesDeleteCommand = usesDelete
     }
 
     /// Whether the body inserts into the table `name`.
     public func writes(to name: String) -> Bool {
         insertTargets.contains(name.lowercased())
+    }
+
+    /// Whether the body deletes from the table `name`.
+    public func deletes(from name: String) -> Bool {
+        deleteTargets.contains(name.lowercased())
     }
 }

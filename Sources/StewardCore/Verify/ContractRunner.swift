@@ -3,9 +3,10 @@ import SQLiteKit
 
 /// Runs a search contract on two scratch databases built from a migration set:
 /// **fresh** (every migration, then the records) and **migrated** (the records inserted
-/// at `legacy_version`, then the remaining migrations). Migrations are applied as plain
-/// SQL, each in its own transaction, the way an application's own runner applies them,
-/// without Steward's automatic rebuilds, so that a set that relies on them is caught.
+/// at `legacy_version`, then the remaining migrations). The set is read in its runner's
+/// layout by the reader `migrate` uses (`DialectSet`), and each file's up part is applied
+/// as plain SQL, in its own transaction, the way that runner applies it, without
+/// Steward's automatic rebuilds, so that a set that relies on them is caught.
 struct ContractRunner {
     /// What a query gave.
     enum Outcome: Equatable, CustomStringConvertible {
@@ -37,12 +38,23 @@ struct ContractRunner {
     }
 
     let contract: SearchContract
-    let set: MigrationSet
+    let set: DialectSet
     let cancellation: Cancellation
+
+    init(contract: SearchContract, set: DialectSet, cancellation: Cancellation) {
+        self.contract = contract
+        self.set = set
+        self.cancellation = cancellation
+    }
+
+    /// A set in Steward's own layout.
+    init(contract: SearchContract, set: MigrationSet, cancellation: Cancellation) {
+        self.init(contract: contract, set: DialectSet(steward: set), cancellation: cancellation)
+    }
 
     /// Builds both databases and runs every case on each.
     func run() throws -> [VerifyReport.ContractCase] {
-        let scripts = try set.migrations.map(MigrationScript.init)
+        let scripts = try MigrationScript.scripts(for: set)
         let fresh = try build(scripts: scripts, recordsAt: nil)
         let migrated = try build(scripts: scripts, recordsAt: contract.legacyVersion)
         return try contract.cases.map { item in
@@ -68,16 +80,17 @@ struct ContractRunner {
 
     /// An in-memory database with the migrations applied and the records inserted, either
     /// after every migration (`recordsAt` nil) or once the version reaches `recordsAt`.
-    private func build(scripts: [MigrationScript], recordsAt legacyVersion: Int32?) throws -> Connection {
+    private func build(scripts: [MigrationScript], recordsAt legacyVersion: VersionKey?) throws -> Connection {
         let connection = try Connection.inMemory()
+        let rule = LedgerPlan.rule(for: set.migrations)
         var inserted = false
-        for script in scripts {
-            let version = script.migration.version
+        // `scripts` has one script per migration of the set, in its order.
+        for (index, (script, migration)) in zip(scripts, set.migrations).enumerated() {
             try connection.transaction(.immediate) {
                 try script.apply(on: connection, cancellation: cancellation)
-                try connection.setUserVersion(version)
+                try connection.setUserVersion(LedgerPlan.userVersion(for: Array(set.migrations[...index]), rule: rule))
             }
-            if let legacyVersion, !inserted, version >= legacyVersion {
+            if let legacyVersion, !inserted, migration.version >= legacyVersion {
                 try insertRecords(on: connection, at: "legacy_version \(legacyVersion)")
                 inserted = true
             }

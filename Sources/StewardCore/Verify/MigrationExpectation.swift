@@ -1,36 +1,33 @@
 import SQLiteKit
 
 /// What `verify --migrations` expects of a database migrated with a set, in whichever
-/// runner's layout the set is (as `migrate` detects it): the `user_version` once every
-/// migration is applied, and the set itself when it is in Steward's own layout (the search
-/// contract builds its databases from that one).
+/// runner's layout the set is (named, or detected as `migrate` detects it): the
+/// `user_version` once every migration is applied, and the set itself, read by the reader
+/// `migrate` uses, for the ledger and schema checks and the search contract's databases.
 struct MigrationExpectation: Sendable {
     let dialect: Dialect
     let newestUserVersion: Int32
-    let stewardSet: MigrationSet?
-    /// The set in its runner's layout, for the ledger check (nil for Steward's own).
-    let dialectSet: DialectSet?
+    let set: DialectSet
 
-    init(directory: String, databasePath: String?) throws {
+    init(directory: String, dialect chosen: Dialect? = nil, databasePath: String?) throws {
         // verify writes nothing: a set several runners read alike is read in Steward's own
         // layout, as it always was (only a run that writes must not guess).
-        let detection = try DialectSet.detect(
+        let dialect = try chosen ?? DialectSet.detect(
             directory: directory, records: { DialectSet.DatabaseRecords(ledgers: Self.ledgers(of: databasePath)) },
-            whenAmbiguous: .stewardsOwn)
-        dialect = detection.dialect
+            whenAmbiguous: .stewardsOwn).dialect
+        self.dialect = dialect
         if dialect == .steward {
-            let set = try MigrationSet(directory: directory)
-            stewardSet = set
-            dialectSet = nil
-            newestUserVersion = set.newestVersion
+            // Steward's own layout is read by `MigrationSet`, whose refusals stand, as in migrate.
+            set = DialectSet(steward: try MigrationSet(directory: directory))
         } else {
             // The SQL is not run here, so Flyway placeholders stay as written.
-            let set = try DialectSet(directory: directory, dialect: dialect, placeholders: nil)
-            stewardSet = nil
-            dialectSet = set
-            newestUserVersion = LedgerPlan.userVersion(for: set.migrations, rule: LedgerPlan.rule(for: set.migrations))
+            set = try DialectSet(directory: directory, dialect: dialect, placeholders: nil)
         }
+        newestUserVersion = LedgerPlan.userVersion(for: set.migrations, rule: LedgerPlan.rule(for: set.migrations))
     }
+
+    /// Whether the layout keeps a ledger table (every runner's but Steward's own).
+    var hasLedger: Bool { Ledgers.ledger(for: dialect) != nil }
 
     /// The `ledger` check: the files and the runner's ledger agree, and the applied files are
     /// the ones the ledger recorded (checksums), as `migrate` requires before it runs. The
@@ -38,7 +35,7 @@ struct MigrationExpectation: Sendable {
     /// which the next `migrate` that writes rewrites, and is said, not failed. Nil when the
     /// set has no ledger (Steward's own layout).
     func checkLedger(on connection: Connection) throws -> (Bool, String, [String])? {
-        guard let set = dialectSet, let ledger = Ledgers.ledger(for: set.dialect) else { return nil }
+        guard let ledger = Ledgers.ledger(for: set.dialect) else { return nil }
         guard try ledger.exists(on: connection) else {
             return (false, "no \(ledger.table): \(set.dialect.rawValue) would apply every migration again", [])
         }
@@ -60,7 +57,7 @@ struct MigrationExpectation: Sendable {
     /// database keeps it): every migration of the set applied. Nil otherwise, when
     /// `user_version` is the record.
     func checkVersionFromLedger(on connection: Connection) throws -> (Bool, String, [String])? {
-        guard let set = dialectSet, let ledger = Ledgers.ledger(for: set.dialect), try ledger.exists(on: connection) else {
+        guard let ledger = Ledgers.ledger(for: set.dialect), try ledger.exists(on: connection) else {
             return nil
         }
         let reading = try ledger.read(on: connection, migrations: set.migrations)

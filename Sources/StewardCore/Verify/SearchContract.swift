@@ -37,7 +37,7 @@ public struct SearchContract: Codable, Sendable {
         }
     }
 
-    public enum Mode: String, Codable, Sendable {
+    public enum Mode: String, Codable, Sendable, CaseIterable {
         /// Trim, double every inner `"`, wrap in `"…"`: a phrase, whatever the input holds.
         case literal
         /// A literal phrase whose last token is a prefix (`"…"*`).
@@ -53,6 +53,18 @@ public struct SearchContract: Codable, Sendable {
         public let key: Int64?
         /// Column values to insert or set.
         public let values: [String: Value]?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case op, key, values
+        }
+
+        public init(from decoder: Decoder) throws {
+            try SearchContract.refuseUnknownKeys(in: decoder, allowed: CodingKeys.self)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            op = try container.decode(String.self, forKey: .op)
+            key = try container.wholeNumber(forKey: .key)
+            values = try container.decodeIfPresent([String: Value].self, forKey: .values)
+        }
     }
 
     public struct Case: Codable, Sendable {
@@ -69,10 +81,24 @@ public struct SearchContract: Codable, Sendable {
         /// Whether an error is expected instead of results (a syntax error).
         public let expectError: Bool?
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case name, steps, query, mode, limit, offset, expect
             case expectRejection = "expect_rejection"
             case expectError = "expect_error"
+        }
+
+        public init(from decoder: Decoder) throws {
+            try SearchContract.refuseUnknownKeys(in: decoder, allowed: CodingKeys.self)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            steps = try container.decodeIfPresent([Step].self, forKey: .steps)
+            query = try container.decode(String.self, forKey: .query)
+            mode = try container.choice(Mode.self, forKey: .mode)
+            limit = try container.wholeNumber(forKey: .limit).map { Int($0) }
+            offset = try container.wholeNumber(forKey: .offset).map { Int($0) }
+            expect = try container.wholeNumbers(forKey: .expect)
+            expectRejection = try container.decodeIfPresent(String.self, forKey: .expectRejection)
+            expectError = try container.decodeIfPresent(Bool.self, forKey: .expectError)
         }
     }
 
@@ -81,18 +107,71 @@ public struct SearchContract: Codable, Sendable {
     public let table: String
     public let ftsTable: String
     public let key: String
-    /// The version at which old databases hold records, before search was added.
-    public let legacyVersion: Int32
+    /// The version at which old databases hold records, before search was added, as the
+    /// set's layout orders its versions: a number (`1`, `20240101120000`) or a version
+    /// as text (Flyway's `"1.1"`).
+    public let legacyVersion: VersionKey
     public let maxQueryLength: Int
     public let records: [[String: Value]]
     public let cases: [Case]
 
     // Explicit keys: a key strategy would also rewrite the column names in records.
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case version, description, table, key, records, cases
         case ftsTable = "fts_table"
         case legacyVersion = "legacy_version"
         case maxQueryLength = "max_query_length"
+    }
+
+    public init(from decoder: Decoder) throws {
+        try Self.refuseUnknownKeys(in: decoder, allowed: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(String.self, forKey: .version)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        table = try container.decode(String.self, forKey: .table)
+        ftsTable = try container.decode(String.self, forKey: .ftsTable)
+        key = try container.decode(String.self, forKey: .key)
+        legacyVersion = try Self.decodeVersion(container, forKey: .legacyVersion)
+        guard let maxQueryLength = try container.wholeNumber(forKey: .maxQueryLength) else {
+            throw DecodingError.keyNotFound(CodingKeys.maxQueryLength, .init(codingPath: container.codingPath, debugDescription: ""))
+        }
+        self.maxQueryLength = Int(maxQueryLength)
+        records = try container.decode([[String: Value]].self, forKey: .records)
+        cases = try container.decode([Case].self, forKey: .cases)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encodeIfPresent(description, forKey: .description)
+        try container.encode(table, forKey: .table)
+        try container.encode(ftsTable, forKey: .ftsTable)
+        try container.encode(key, forKey: .key)
+        if let number = legacyVersion.integer {
+            try container.encode(number, forKey: .legacyVersion)
+        } else {
+            try container.encode(legacyVersion.description, forKey: .legacyVersion)
+        }
+        try container.encode(maxQueryLength, forKey: .maxQueryLength)
+        try container.encode(records, forKey: .records)
+        try container.encode(cases, forKey: .cases)
+    }
+
+    /// `legacy_version`: a whole number, or a version as text in any layout's syntax
+    /// (digits, with `.` or `_` between groups).
+    private static func decodeVersion(_ container: KeyedDecodingContainer<CodingKeys>, forKey key: CodingKeys) throws -> VersionKey {
+        let rule = " (the version at which old databases held records)"
+        if let text = try? container.decode(String.self, forKey: key) {
+            guard let version = VersionKey(text, dotted: true) else {
+                throw ReadingError(message: "bad value at \(jsonPath(container.codingPath + [key])): '\(shown(text))' is not a version"
+                    + " (expected a whole number, or digits with '.' or '_' between them, such as \"1.1\")")
+            }
+            return version
+        }
+        guard let number = try container.wholeNumber(forKey: key, minimum: 1, rule: rule) else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: container.codingPath, debugDescription: ""))
+        }
+        return VersionKey(number)
     }
 
     /// Reads and checks a contract file. Throws `.notFound` or `.badInput` naming the file.
@@ -107,6 +186,8 @@ public struct SearchContract: Codable, Sendable {
         let contract: SearchContract
         do {
             contract = try decoder.decode(SearchContract.self, from: data)
+        } catch let error as ReadingError {
+            throw StewardError(.badInput, "malformed contract \(path): \(error.message)")
         } catch let error as DecodingError {
             throw StewardError(.badInput, "malformed contract \(path): \(describe(error, in: data))")
         } catch {
@@ -125,7 +206,7 @@ public struct SearchContract: Codable, Sendable {
             return "\(field) is empty"
         }
         // Migration versions start at 1: at version 0 the table does not exist yet.
-        if legacyVersion < 1 { return "legacy_version must be at least 1 (the version at which old databases held records)" }
+        if legacyVersion == VersionKey(0) { return "legacy_version must be at least 1 (the version at which old databases held records)" }
         if maxQueryLength < 1 { return "max_query_length must be at least 1" }
         if cases.isEmpty { return "there are no cases" }
         var names = Set<String>()
@@ -161,27 +242,17 @@ public struct SearchContract: Codable, Sendable {
     }
 
     private static func describe(_ error: DecodingError, in data: Data) -> String {
-        // Written as in JSON: `cases[0].steps[1].key`.
-        func path(_ context: DecodingError.Context) -> String {
-            let path = context.codingPath.reduce(into: "") { path, key in
-                if let index = key.intValue {
-                    path += "[\(index)]"
-                } else {
-                    path += path.isEmpty ? key.stringValue : "." + key.stringValue
-                }
-            }
-            return path.isEmpty ? "the top level" : path
-        }
         switch error {
         case .keyNotFound(let key, let context):
-            return "missing '\(key.stringValue)' at \(path(context))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "wrong type at \(path(context))"
+            return "missing '\(key.stringValue)' at \(jsonPath(context.codingPath))"
+        case .typeMismatch(let type, let context):
+            return "wrong type at \(jsonPath(context.codingPath)) (expected \(typeName(type)))"
+        case .valueNotFound(let type, let context):
+            return "wrong type at \(jsonPath(context.codingPath)) (expected \(typeName(type)), not null)"
         case .dataCorrupted(let context) where !context.codingPath.isEmpty:
-            return "bad value at \(path(context))"
+            // The one value decoded by hand that reports this: a record's or step's value.
+            return "bad value at \(jsonPath(context.codingPath)) (expected a string, number or null)"
         case .dataCorrupted:
-            // Foundation reports a number that does not fit its type (2.5 or 3000000000
-            // where an Int32 is expected) as invalid JSON, without a path.
             let parses = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
             return parses ? "a number is out of range or not a whole number" : "not valid JSON"
         @unknown default:

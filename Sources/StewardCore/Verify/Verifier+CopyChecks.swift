@@ -18,13 +18,13 @@ extension Verifier {
         do {
             let source = try DatabaseFile.openReadOnly(path: path, header: header, waits: lockWaits)
             for path in options.extensions { try source.loadExtension(path: path) }
-            // Only fts-sync (when there is an FTS5 table) and assertions write, so only
+            // Only fts-sync (when there is a full-text table) and assertions write, so only
             // they need a copy; a schema that cannot be read is left for the copy's
             // checks to report.
-            let hasFTS5 = (try? Self.declaresFTS5Table(source)) ?? true
-            guard hasFTS5 || !assertions.isEmpty || quick != nil else {
+            let hasFullText = (try? Self.declaresFullTextTable(source)) ?? true
+            guard hasFullText || !assertions.isEmpty || quick != nil else {
                 timed(.ftsSync, into: results) {
-                    SQLiteLibrary.canCreateFTS5() ? (true, "no FTS5 tables", []) : (false, "cannot run: FTS5 unavailable", [])
+                    SQLiteLibrary.canCreateFTS5() ? (true, Self.noFullTextTables, []) : (false, "cannot run: FTS5 unavailable", [])
                 }
                 results.skip(.assertions, missing: .assertions)
                 return
@@ -81,45 +81,60 @@ extension Verifier {
         }
     }
 
-    /// fts-sync's outcome on `copy`: FTS5's own check of every FTS5 table, then the rows
-    /// of trigger-filled tables against their source. With `throwingFull`, SQLITE_FULL
-    /// (a check that would grow a fixed-size image) is thrown, not reported.
+    /// What fts-sync says of a database without any full-text table.
+    static let noFullTextTables = "no full-text tables (FTS3, FTS4 or FTS5)"
+
+    /// fts-sync's outcome on `copy`: each full-text table's own module's check (FTS5's,
+    /// and FTS3's and FTS4's), then the rows of trigger-filled tables against their
+    /// source. With `throwingFull`, SQLITE_FULL (a check that would grow a fixed-size
+    /// image) is thrown, not reported.
     func ftsSync(on copy: Connection, throwingFull: Bool = false) throws -> (Bool, String, [String]) {
-        guard SQLiteLibrary.canCreateFTS5(on: copy) else {
+        let schema = try Schema(reading: copy)
+        let tables = schema.fts5Tables
+        if tables.isEmpty, schema.fts4Tables.isEmpty {
+            return SQLiteLibrary.canCreateFTS5(on: copy) ? (true, Self.noFullTextTables, []) : (false, "cannot run: FTS5 unavailable", [])
+        }
+        if !tables.isEmpty, !SQLiteLibrary.canCreateFTS5(on: copy) {
             return (false, "cannot run: FTS5 unavailable", [])
         }
-        let tables = try Schema(reading: copy).fts5Tables
-        if tables.isEmpty { return (true, "no FTS5 tables", []) }
         var details: [String] = []
         var deferred: [String] = []
+        /// Each failed table, with what is wrong with it, for the summary.
+        var failed: [(table: String, what: String)] = []
         for table in tables {
             // Rank 1 compares the index with the content table (SQLite 3.40) and fails
             // with SQLITE_CORRUPT_VTAB on drift; the default form does not look at it.
             do {
                 try FTS5IntegrityCheck.check(table.name, rank: table.contentMode == .external ? 1 : nil, on: copy)
             } catch let error as SQLiteError where !error.isInterrupt && !(throwingFull && error.code == .full) {
-                let what = error.isCorrupt
-                    ? (table.contentMode == .external
-                        ? "the index does not match its content table \(table.contentTable ?? "")"
-                        : "the index is damaged")
-                    : "the check failed"
-                // Rows not yet indexed differ from a damaged index: the default form of
-                // the check, which does not read the content table, must still pass.
-                if error.isCorrupt, table.contentMode == .external, options.ftsDeferred.contains(table.name.lowercased()),
+                // Rows not indexed as they are now differ from a damaged index: the default
+                // form of the check, which does not read the content table, still passes.
+                if error.isCorrupt, table.contentMode == .external,
                    try Self.passes({ try FTS5IntegrityCheck.check(table.name, rank: nil, on: copy) }, throwingFull: throwingFull) {
-                    deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
+                    if options.ftsDeferred.contains(table.name.lowercased()) {
+                        deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
+                    } else {
+                        details.append(FTS5IntegrityCheck.driftLine(table: table.name, content: table.contentTable ?? "", error: error))
+                        failed.append((table.name, "drift from \(table.contentTable ?? "its content table")"))
+                    }
                 } else {
-                    details.append("\(table.name): \(what) (\(error.messageAndCode))")
+                    details.append(FTS5IntegrityCheck.failureLine(table: table, error: error))
+                    failed.append((table.name, error.isCorrupt ? "damaged index" : "check could not run"))
                 }
             }
         }
+        var notes: [String] = []
+        let fts4 = try checkFTS4(schema.fts4Tables, on: copy)
+        details += fts4.details
+        deferred += fts4.deferred
+        notes += fts4.notes
+        failed += fts4.failed
         // Tables with their own content, filled by triggers from another table: their
         // rows against the source's, as counts (never the rows). Only a table whose
         // own index is sound gets here with a meaningful answer.
         var compared: [String] = []
-        var notes: [String] = []
         for fill in try FTS5TriggerFill.find(on: copy) {
-            guard !details.contains(where: { $0.hasPrefix(fill.table + ":") }) else { continue }
+            guard !failed.contains(where: { $0.table == fill.table }) else { continue }
             guard let difference = try fill.compare(on: copy) else {
                 notes.append("\(fill.table): rows not compared with \(fill.source): \(fill.notCompared ?? "no column mapping")")
                 continue
@@ -131,16 +146,45 @@ extension Verifier {
                 deferred.append(line + " (deferred: indexed in the background)")
             } else {
                 details.append(line)
+                failed.append((fill.table, "rows differ from \(fill.source)"))
             }
         }
-        var names = tables.map(\.name).joined(separator: ", ")
-        if !compared.isEmpty { names += "; rows compared: \(compared.joined(separator: ", "))" }
-        if details.isEmpty, !deferred.isEmpty {
-            return (true, "FTS5 integrity-check passed or deferred (as asked) for \(names)", deferred + notes)
+        // What was looked at, by module.
+        var checked: [String] = []
+        if !tables.isEmpty { checked.append("FTS5 integrity-check \(deferred.isEmpty ? "passed" : "passed or deferred (as asked)") for \(tables.map(\.name).joined(separator: ", "))") }
+        if !schema.fts4Tables.isEmpty {
+            checked.append("FTS3/FTS4 integrity-check passed for \(schema.fts4Tables.map(\.name).sorted().joined(separator: ", "))")
         }
-        return details.isEmpty
-            ? (true, "FTS5 integrity-check passed for \(names)", notes)
-            : (false, "FTS5 index out of sync: \(details.map { $0.components(separatedBy: ":")[0] }.joined(separator: ", "))", details)
+        var summary = checked.joined(separator: "; ")
+        if !compared.isEmpty { summary += "; rows compared: \(compared.joined(separator: ", "))" }
+        guard details.isEmpty else {
+            return (false, "full-text check failed: \(failed.map { "\($0.table) (\($0.what))" }.joined(separator: ", "))", details)
+        }
+        return (true, summary, deferred + notes)
+    }
+
+    /// FTS3's and FTS4's own check of each table (`FTS4IntegrityCheck`): the problems,
+    /// what `--fts-deferred` lets pass (an external-content table whose index is sound
+    /// when read in full, but does not match its content table yet), how tables without
+    /// text were checked, and the tables that failed.
+    private func checkFTS4(_ tables: [FTS4Definition], on copy: Connection) throws
+        -> (details: [String], deferred: [String], notes: [String], failed: [(table: String, what: String)])
+    {
+        var details: [String] = [], deferred: [String] = [], notes: [String] = [], failed: [(table: String, what: String)] = []
+        for table in tables.sorted(by: { $0.name < $1.name }) {
+            let result = try FTS4IntegrityCheck.check(table, on: copy)
+            if let note = result.note { notes.append(note) }
+            guard let problem = result.problem else { continue }
+            if result.drift, options.ftsDeferred.contains(table.name.lowercased()),
+               (try? FTS4IntegrityCheck.walkIndex(of: table, on: copy)) != nil {
+                deferred.append("\(table.name): not fully indexed yet (deferred: indexed in the background)")
+            } else {
+                details.append(problem)
+                failed.append((table.name, result.drift ? "drift from \(table.contentTable ?? "its content table")"
+                    : problem.contains("the index is damaged") ? "damaged index" : "check could not run"))
+            }
+        }
+        return (details, deferred, notes, failed)
     }
 
     /// Whether `check` passes; with `throwingFull`, SQLITE_FULL is thrown instead.
@@ -155,12 +199,13 @@ extension Verifier {
         }
     }
 
-    /// Whether the schema declares an FTS5 table, from its text alone: nothing is
-    /// instantiated on a connection that has not been hardened.
-    static func declaresFTS5Table(_ connection: Connection) throws -> Bool {
+    /// Whether the schema declares a full-text table (FTS3, FTS4 or FTS5), from its text
+    /// alone: nothing is instantiated on a connection that has not been hardened.
+    static func declaresFullTextTable(_ connection: Connection) throws -> Bool {
         var found = false
         try connection.forEachRow(sql: "SELECT name, sql FROM main.sqlite_schema WHERE type = 'table'") { row in
-            if !found, let name = row.text(at: 0), let sql = row.text(at: 1), FTS5Definition(name: name, sql: sql) != nil {
+            if !found, let name = row.text(at: 0), let sql = row.text(at: 1),
+               FTS5Definition(name: name, sql: sql) != nil || FTS4Definition(name: name, sql: sql) != nil {
                 found = true
             }
         }

@@ -19,33 +19,25 @@ extension Verifier {
         let cancellation = self.cancellation
         connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
 
-        var needsExtension = false
         timed(.sqlite, into: results) {
             let canCreate = SQLiteLibrary.canCreateFTS5(on: connection)
             let options = SQLiteLibrary.compileOptions.filter { $0.hasPrefix("ENABLE_FTS") }
             let summary = canCreate
                 ? "SQLite \(SQLiteLibrary.version); an FTS5 table can be created on this connection"
                 : "SQLite \(SQLiteLibrary.version); FTS5 unavailable: no FTS5 table can be created on this connection"
-            // integrity_check skips virtual tables, so one whose module is not loaded (an
-            // extension's, not asked to load) would pass unnoticed: each is prepared.
-            var unusable: [String] = []
-            let virtualTables = try connection.rows(
-                sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")
-            for row in virtualTables {
-                guard case .text(let name)? = row.first else { continue }
-                do {
-                    _ = try connection.prepare(sql: "SELECT * FROM \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\" LIMIT 0")
-                } catch let error as SQLiteError {
-                    unusable.append("virtual table \(name): \(error.shownMessage)")
-                }
-            }
-            if !unusable.isEmpty {
-                needsExtension = true
-                return (false, "\(unusable.count) virtual table(s) cannot be used on this connection", unusable)
-            }
             return (canCreate, summary, options)
         }
-        if needsExtension { results.attach(.loadExtension, to: .sqlite) }
+
+        // integrity_check skips views, triggers and virtual tables: one that no longer
+        // prepares (a table it names was dropped, a module not loaded) passes it, and
+        // restore refuses the file. The one check restore and backup run too.
+        var missingModule = false
+        timed(.schemaObjects, into: results) {
+            let check = try DatabaseChecks.schemaObjects(on: connection)
+            missingModule = check.missingModule
+            return Self.outcome(check)
+        }
+        if missingModule { results.attach(.loadExtension, to: .schemaObjects) }
 
         if integrityInPlace {
             timed(.integrity, into: results) {
@@ -75,14 +67,27 @@ extension Verifier {
             let read = try Schema(reading: connection)
             schema = read
             let external = read.fts5Tables.filter { $0.contentMode == .external }
+            let external4 = read.fts4Tables.filter { $0.contentMode == .external }
             // FTS5 tables with their own content that triggers fill from another table
             // depend on those triggers just as much.
             let filled = try FTS5TriggerFill.find(on: connection)
-            if external.isEmpty, filled.isEmpty { return (true, "no external-content FTS5 tables", []) }
+            if external.isEmpty, external4.isEmpty, filled.isEmpty {
+                let all = read.fullTextTableNames
+                // Says what it looked at: a pass over no table is named as such.
+                return (true, all.isEmpty
+                    ? "no full-text tables (FTS3, FTS4 or FTS5)"
+                    : "no external-content or trigger-filled full-text tables; none of \(all.joined(separator: ", ")) needs sync triggers", [])
+            }
             var details: [String] = []
             var deferred: [String] = []
-            let gaps = external.map { ($0.name, $0.contentTable ?? "its content table", read.syncTriggers(for: $0).missing) }
-                + filled.map { ($0.table, $0.source, $0.missing) }
+            var mistimed: [String] = []
+            var gaps = external.map { ($0.name, $0.contentTable ?? "its content table", read.syncTriggers(for: $0).missing) }
+            for table in external4 {
+                let sync = read.syncTriggers(for: table)
+                gaps.append((table.name, table.contentTable ?? "its content table", sync.missing))
+                mistimed += sync.mistimed
+            }
+            gaps += filled.map { ($0.table, $0.source, $0.missing) }
             for (table, source, missing) in gaps where !missing.isEmpty {
                 let line = "\(table): no \(missing.joined(separator: ", ")) trigger on \(source) that writes to it"
                 if options.ftsDeferred.contains(table.lowercased()) {
@@ -91,8 +96,13 @@ extension Verifier {
                     details.append(line)
                 }
             }
-            let names = (external.map(\.name) + filled.map { "\($0.table) (from \($0.source))" }).joined(separator: ", ")
-            if !details.isEmpty { return (false, "missing sync triggers", details + deferred) }
+            details += mistimed
+            let names = (external.map(\.name) + external4.map(\.name) + filled.map { "\($0.table) (from \($0.source))" })
+                .joined(separator: ", ")
+            if !details.isEmpty {
+                return (false, details.count == mistimed.count ? "sync triggers that run at the wrong moment" : "missing sync triggers",
+                        details + deferred)
+            }
             return deferred.isEmpty
                 ? (true, "insert, delete and update sync triggers present for \(names)", [])
                 : (true, "sync triggers present or deferred (as asked) for \(names)", deferred)
@@ -116,7 +126,7 @@ extension Verifier {
         } else {
             results.skip(.version, missing: .expectedVersion)
         }
-        if let expectation, expectation.dialectSet != nil {
+        if let expectation, expectation.hasLedger {
             timed(.ledger, into: results) { try expectation.checkLedger(on: connection) ?? (true, "", []) }
         } else if expectation != nil {
             results.skip(.ledger, "the set is in Steward's own layout: user_version is its record (see version)")
@@ -135,15 +145,20 @@ extension Verifier {
             results.skip(.schema, missing: .migrations)
             return
         }
-        guard let expectation, let set = expectation.dialectSet ?? expectation.stewardSet.map(DialectSet.init(steward:)) else {
-            results.skip(.schema, "the migration set could not be read")
+        guard let expectation else {
+            results.add(.init(name: .schema, status: .fail, summary: "cannot run: the migration set could not be read",
+                              durationSeconds: 0, details: []), as: .schema)
             return
         }
         let watch = Stopwatch()
-        let found = SchemaDriftCheck(extensions: options.extensions).compare(on: connection, set: set, cancellation: cancellation)
-        // Skipped before it is timed: a skipped check is never announced as passed.
+        let found = SchemaDriftCheck(extensions: options.extensions).compare(on: connection, set: expectation.set, cancellation: cancellation)
+        // Asked for by --migrations: a comparison that cannot be made fails, saying why
+        // (never "skipped" with exit 0); it is timed only once known, so the progress
+        // line never announces it as passed first.
         if found.status == "skipped" {
-            results.skip(.schema, found.reason ?? "the schema could not be compared")
+            timed(.schema, into: results, since: watch) {
+                (false, "cannot run: \(found.reason ?? "the schema could not be compared")", [])
+            }
             return
         }
         timed(.schema, into: results, since: watch) {

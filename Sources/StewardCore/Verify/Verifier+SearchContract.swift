@@ -2,7 +2,7 @@ import Foundation
 import SQLiteKit
 
 extension Verifier {
-    func checkContract(_ contract: SearchContract, set: MigrationSet, results: CheckResults) throws {
+    func checkContract(_ contract: SearchContract, set: DialectSet, results: CheckResults) throws {
         progress(.started(check: .searchContract))
         let watch = Stopwatch()
         guard SQLiteLibrary.canCreateFTS5() else {

@@ -22,6 +22,8 @@ public struct Verifier: Sendable {
         public var quick = false
         public var expectedVersion: Int32?
         public var migrationsDirectory: String?
+        /// The layout of the migration set; nil to detect it as `migrate` does.
+        public var dialect: Dialect?
         public var assertionFiles: [String] = []
         public var contractPath: String?
         /// FTS5 tables (lower-cased) that the application indexes in the background: their
@@ -64,9 +66,13 @@ public struct Verifier: Sendable {
         let stopwatch = Stopwatch()
         // Every input is read and checked before any check runs: 65/66 come first.
         let expectation = try options.migrationsDirectory.map {
-            try MigrationExpectation(directory: $0, databasePath: options.databasePath)
+            try MigrationExpectation(directory: $0, dialect: options.dialect, databasePath: options.databasePath)
         }
-        let set = expectation?.stewardSet
+        // A contract asked for always runs: without a set to build its databases from, the
+        // run is refused before any check (never a skipped check and exit 0).
+        if options.contractPath != nil, expectation == nil {
+            throw StewardError(.usage, "a search contract needs a migration set to build its databases from")
+        }
         let contract = try options.contractPath.map { try SearchContract.load(path: $0) }
         let assertions = try options.assertionFiles.map { try AssertionRunner(path: $0) }
         // An extension that cannot load is a bad input, not a failed check.
@@ -106,14 +112,8 @@ public struct Verifier: Sendable {
                 results.skip(name, missing: .database)
             }
         }
-        if let contract, let set {
+        if let contract, let set = expectation?.set {
             dispatch(group, results) { try self.checkContract(contract, set: set, results: results) }
-        } else if contract != nil, let expectation {
-            results.skip(
-                .searchContract,
-                "the migrations are in \(expectation.dialect.rawValue)'s layout; the contract builds its databases from Steward's own")
-        } else if contract != nil {
-            results.skip(.searchContract, missing: .migrationsForContract)
         } else {
             results.skip(.searchContract, missing: .contract)
         }
@@ -155,7 +155,7 @@ public struct Verifier: Sendable {
     /// Runs one check, timing it and turning thrown errors into a recorded failure.
     /// A shared database check as verify reports it: passed, summary, details.
     static func outcome(_ check: Check) -> (Bool, String, [String]) {
-        (check.passed, check.detail, check.problems)
+        (check.passed, check.detail, check.shownProblems + check.notes)
     }
 
     /// `watch` is when the check's work began, when some of it ran before (schema).
