@@ -47,8 +47,8 @@ tickets_db() {
 # where a chain is the components that must run one after another (the formula each
 # script passes, from the best wall time of each component over the runs), and the total
 # CPU is the sum of each component's lowest CPU time. Steward's best time / limit is the
-# ratio the issue's fallback asks to be within 5% of (docs/design-notes.md, "Performance
-# (issue 14)").
+# ratio the issue's fallback asks to be within 5% of (bench/README.md, "Reading the
+# output").
 component() {
     local name=$1 command=$2 out
     out=$(mktemp)

@@ -7,10 +7,10 @@
 # Prints the mean and the fastest run, and the same loop around /bin/true; then, when
 # `perf` and `strace` are there, the CPU time (task-clock, 50 runs: less sensitive to
 # other load than wall time) and the system calls of one no-op migrate.
-# Recorded 2026-12-01 under load (docs/design-notes.md, "Start-up and a no-op migrate"):
+# Recorded 2026-12-01 under load (bench/README.md, "Start-up and a no-op migrate"):
 # no-op migrate task-clock median 10.0 -> 8.0 ms (--version 5.2 ms), 590 -> 330 system
 # calls, 89 -> 12 fcntl, no thread. libarchive and libcrypto loaded on first use
-# (s4-startup, load 9-11): no-op migrate task-clock median 9.2 -> 5.3 ms, --version
+# (15:26 UTC, load 9-11): no-op migrate task-clock median 9.2 -> 5.3 ms, --version
 # 7.9 -> 3.8 ms, fastest of 100 wall 11.3-13.6 -> 7.3-7.4 ms, 329 -> 207 system calls.
 set -euo pipefail
 cd "$(dirname "$0")/.."

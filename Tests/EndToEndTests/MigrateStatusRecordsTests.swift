@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// Regression (review, session 4): `--status` said "Pending none: the database is up to
+/// Regression (review of 2026-12-01): `--status` said "Pending none: the database is up to
 /// date" and outcome `current` for a database whose only write in a run is its records (a
 /// ledger to backfill), so a fleet `--status` called it current while a run wrote it. It
 /// now asks the run's own question (`Migrator.writes`): outcome `pending`,

@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// Regression (review, session 4): fleet runs and `--backup-dir` looked at the database
+/// Regression (review of 2026-12-01): fleet runs and `--backup-dir` looked at the database
 /// read-only (`--status`) and decided from that look; a database whose only write was
 /// `user_version` (the runner applied every file itself) or a ledger backfill was "current"
 /// there, left unchanged and without a backup, while a plain run wrote it. Now the run's
