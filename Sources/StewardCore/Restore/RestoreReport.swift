@@ -2,10 +2,11 @@
 /// extracting, every check with its result and duration, and where the database is now.
 /// Names, counts, hashes and settings only; never row data.
 public struct RestoreReport: Codable, Sendable {
-    /// A table of the restored database and its row count (nil when it could not be read).
+    /// A table of the restored database and its row count (nil when it could not be read);
+    /// views are not counted (`schema-objects` prepares them).
     public struct Table: Codable, Sendable, Equatable {
         public let name: String
-        /// `table`, `view`, `virtual` or `shadow` (`pragma_table_list`).
+        /// `table`, `virtual` or `shadow` (`pragma_table_list`).
         public let type: String
         public let rowCount: Int64?
         public let error: String?
