@@ -145,7 +145,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
         switch event {
         case .copying(let pages, let total, let rate):
             let percent = total > 0 ? pages * 100 / total : 100
-            line = "copying \(pages) of \(total) pages (\(percent)%), \(rateText(rate))"
+            line = "copying \(pages) of \(Counted.phrase(total, "page")) (\(percent)%), \(rateText(rate))"
         case .copied:
             line = "copied; source released"
         case .checking:
@@ -206,7 +206,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
         lines.append("Source      \(ReportOutput.escaped(report.database.path)): \(ManifestWording.source(manifest.source))")
         lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(manifest.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "
-                     + "of up to \(snapshot.pagesPerStep) pages, waited \(ReportOutput.seconds(snapshot.lockWaitSeconds)) for locks")
+                     + "of up to \(Counted.phrase(snapshot.pagesPerStep, "page")), waited \(ReportOutput.seconds(snapshot.lockWaitSeconds)) for locks")
         lines.append("Checks      \(ManifestWording.checks(checks)) as in the source, journal mode \(checks.journalMode) "
                      + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
         lines.append("            ran: \(checksRun(checks))")

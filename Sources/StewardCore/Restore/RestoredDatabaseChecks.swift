@@ -222,9 +222,9 @@ struct RestoredDatabaseChecks {
             let count = Int(try connection.integer(sql: "PRAGMA page_count"))
             let size = Int(try connection.integer(sql: "PRAGMA page_size"))
             guard count == source.pageCount, size == source.pageSize else {
-                return (.fail, "\(count) pages of \(size) bytes, the manifest says \(source.pageCount) of \(source.pageSize)", [])
+                return (.fail, "\(Counted.phrase(count, "page")) of \(size) bytes, the manifest says \(source.pageCount) of \(source.pageSize)", [])
             }
-            return (.pass, "\(count) pages of \(size) bytes, as in the manifest", [])
+            return (.pass, "\(Counted.phrase(count, "page")) of \(size) bytes, as in the manifest", [])
         }
         // The digests read every row of every ordinary and FTS5 table: their row counts
         // are the table check's, so that no table is read twice (design notes, "Performance").

@@ -76,7 +76,7 @@ extension Verifier {
                 failures += failed
             }
             if failures.isEmpty { return (true, "all \(total) statement\(total == 1 ? "" : "s") passed", []) }
-            return (false, "\(failures.count) of \(total) statements failed: \(failures.map(\.name).joined(separator: ", "))",
+            return (false, "\(failures.count) of \(Counted.phrase(total, "statement")) failed: \(failures.map(\.name).joined(separator: ", "))",
                     failures.map { "\($0.name): \($0.reason)" })
         }
     }
