@@ -164,6 +164,9 @@ struct VerifyCommand: OperationCommand, FleetCommand {
                 lines.append("          … \(check.details.count - 20) more in the JSON report")
             }
         }
+        if !report.staleTemporariesRemoved.isEmpty {
+            lines.append("Removed    stale temporaries of killed runs under TMPDIR: \(report.staleTemporariesRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
+        }
         lines.append("")
         if report.passed {
             let passed = report.checks.filter { $0.status == .pass }.count

@@ -39,6 +39,9 @@ public struct RestoreReport: Codable, Sendable {
     public let tables: [Table]
     /// Staging directories of earlier, killed runs that this run removed.
     public let staleStagingRemoved: [String]
+    /// Workspaces of earlier, killed runs of Steward's commands that this run removed from
+    /// TMPDIR (a drill's decrypted database, a spooled bundle; names only).
+    public internal(set) var staleTemporariesRemoved: [String] = []
     /// Reading, hashing and writing the bundle's entries.
     public let extractSeconds: Double
     /// From the header check to the end of the read-write probe.

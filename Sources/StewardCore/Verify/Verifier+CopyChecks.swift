@@ -7,9 +7,6 @@ extension Verifier {
         held: HeldDescriptors
     ) throws {
         let base = FileManager.default.temporaryDirectory.path
-        // Leftovers of killed runs hold customer data: cleared on every run, copy or not,
-        // with those of Steward's other commands under TMPDIR.
-        TemporaryWorkspace.removeStaleInTemporaryDirectory()
 
         var copy: Connection?
         var copyFailure: (summary: String, details: [String])?
