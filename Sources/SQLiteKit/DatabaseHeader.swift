@@ -14,7 +14,7 @@ public struct DatabaseHeader: Sendable, Equatable, Codable {
 
         public var description: String {
             switch self {
-            case .tooShort(let count): return "the file is \(count) bytes, shorter than a database header"
+            case .tooShort(let count): return "the file is \(count) byte\(count == 1 ? "" : "s"), shorter than a database header"
             case .badMagic: return "the header string is not 'SQLite format 3'"
             case .badPageSize(let size): return "the page size \(size) is not a power of two between 512 and 65536"
             case .badFileFormat(let write, let read):

@@ -21,14 +21,17 @@ struct BackupCommand: OperationCommand, FleetCommand {
             the output directory (a rollback-journal database as it is, in the kernel, with its compression \
             starting behind the copy; a WAL database with SQLite's online backup API, then switched to \
             rollback-journal mode), and releases it. The copy is checked (integrity_check on a read-write, query-only \
-            connection so that CHECK constraints count, foreign_key_check, user_version; with \
-            --check-fts also the full-text integrity-check of FTS5, FTS4 and FTS3 tables), then written with its manifest and SHA-256 list into a tar+zstd bundle, \
+            connection so that CHECK constraints count, foreign_key_check, user_version, and what restore \
+            checks: every view, trigger and virtual table prepares, every table reads, and the full-text \
+            integrity-check of FTS5, FTS4 and FTS3 tables passes: about 7 s per GiB of indexed database, \
+            measured on a 256 MiB one), then written \
+            with its manifest and SHA-256 list into a tar+zstd bundle, \
             which appears under its final name only when complete and synced. A bundle is never \
             replaced; on any failure or signal, every temporary file is removed. With --recipient, \
             --recipients-file or a passphrase, the whole bundle is encrypted in the age format \
             (age-encryption.org/v1) and named .tar.zst.age; `age -d` opens it. The manifest records a SHA-256 \
             of each table's rows and of the schema (see inspect --digest). --as-is bundles a database that \
-            fails integrity or foreign-key checks, with the failures recorded. With --out -, the bundle \
+            fails integrity, full-text or foreign-key checks, with the failures recorded. With --out -, the bundle \
             (plain or encrypted) is written to standard output once the snapshot has passed its checks, \
             the temporaries live under TMPDIR, and the report goes to standard error; a reader that \
             goes away is exit status 74.
@@ -45,9 +48,9 @@ struct BackupCommand: OperationCommand, FleetCommand {
                                        default: BackupMaker.defaultCompressionLevel, in: 1...19)
         static let pagesPerStep = Option<Int>("pages-per-step", value: "n", help: "Pages copied per step of the online backup (a WAL database).",
                                               default: Int(BackupMaker.defaultPagesPerStep), in: 1...1_000_000)
-        static let asIs = Flag("as-is", help: "Bundle a database that fails integrity or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst.")
+        static let asIs = Flag("as-is", help: "Bundle a database that fails integrity, full-text or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst.")
         static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database and its snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
-        static let checkFTS = Flag("check-fts", help: "Also run the full-text integrity-check on every full-text table of the snapshot: FTS5's (rank 1), FTS3's and FTS4's own.")
+        static let checkFTS = Flag("check-fts", help: "Accepted for scripts written for earlier versions, and changes nothing: the full-text integrity-check (FTS5's rank 1, FTS3's and FTS4's own) always runs, as restore runs it.")
     }
 
     let options: BackupMaker.Options
@@ -83,7 +86,6 @@ struct BackupCommand: OperationCommand, FleetCommand {
         options.compressionLevel = values[Opt.level] ?? BackupMaker.defaultCompressionLevel
         options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
         options.pagesPerStep = Int32(values[Opt.pagesPerStep] ?? Int(BackupMaker.defaultPagesPerStep))
-        options.checksFTS = values[Opt.checkFTS]
         options.extensions = values[Opt.loadExtension]
         if let fleet, fleet.jobs > 1 { options.threads = 1 }
         if values[Opt.asIs] {
@@ -143,7 +145,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
         switch event {
         case .copying(let pages, let total, let rate):
             let percent = total > 0 ? pages * 100 / total : 100
-            line = "copying \(pages) of \(total) pages (\(percent)%), \(rateText(rate))"
+            line = "copying \(pages) of \(Counted.phrase(total, "page")) (\(percent)%), \(rateText(rate))"
         case .copied:
             line = "copied; source released"
         case .checking:
@@ -204,7 +206,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
         lines.append("Source      \(ReportOutput.escaped(report.database.path)): \(ManifestWording.source(manifest.source))")
         lines.append("Snapshot    \(ReportOutput.seconds(snapshot.durationSeconds)) at \(ReportOutput.escaped(manifest.createdAt)); source held \(ReportOutput.seconds(snapshot.sourceHeldSeconds)), "
                      + "\(snapshot.restarts) restart\(snapshot.restarts == 1 ? "" : "s"), \(snapshot.steps) step\(snapshot.steps == 1 ? "" : "s") "
-                     + "of up to \(snapshot.pagesPerStep) pages, waited \(ReportOutput.seconds(snapshot.lockWaitSeconds)) for locks")
+                     + "of up to \(Counted.phrase(snapshot.pagesPerStep, "page")), waited \(ReportOutput.seconds(snapshot.lockWaitSeconds)) for locks")
         lines.append("Checks      \(ManifestWording.checks(checks)) as in the source, journal mode \(checks.journalMode) "
                      + "(header \(checks.writeVersion), \(checks.readVersion)) in \(ReportOutput.seconds(checks.durationSeconds))")
         lines.append("            ran: \(checksRun(checks))")

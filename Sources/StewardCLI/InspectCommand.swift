@@ -157,11 +157,11 @@ struct InspectCommand: OperationCommand {
         lines.append("Beside it  \(beside.isEmpty ? "no -wal, -shm or -journal" : beside.joined(separator: ", "))")
 
         let database = report.database
-        lines.append("Reads as   page size \(database.pageSize), \(database.pageCount) pages, \(database.freelistCount) free, \(database.textEncoding), auto-vacuum \(database.autoVacuum)")
+        lines.append("Reads as   page size \(database.pageSize), \(Counted.phrase(database.pageCount, "page")), \(database.freelistCount) free, \(database.textEncoding), auto-vacuum \(database.autoVacuum)")
         lines.append("           user_version \(database.userVersion), application_id \(database.applicationID), schema version \(database.schemaVersion), journal mode \(report.journalMode ?? "unknown")")
         let header = report.fileHeader
         lines.append("File header (the main file on disk, without the -wal applied)")
-        lines.append("           page size \(header.pageSize), \(header.pageCount) pages, \(header.freelistCount) free, \(header.textEncoding), auto-vacuum \(header.autoVacuum)")
+        lines.append("           page size \(header.pageSize), \(Counted.phrase(header.pageCount, "page")), \(header.freelistCount) free, \(header.textEncoding), auto-vacuum \(header.autoVacuum)")
         lines.append("           journal \(header.journalMode) (bytes 18-19 = \(header.writeVersion), \(header.readVersion)), schema format \(header.schemaFormat), written by SQLite \(header.writtenBySQLite)")
         lines.append("           user_version \(header.userVersion), application_id \(header.applicationID)")
         if report.file.openedAs == "immutable" {

@@ -114,7 +114,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             case .applying:
                 break
             case .applied(let file, let version, let statements, let seconds):
-                terminal.diagnose("applied \(ReportOutput.escaped(file)) (version \(version), \(statements) statements) in \(ReportOutput.seconds(seconds))")
+                terminal.diagnose("applied \(ReportOutput.escaped(file)) (version \(version), \(Counted.phrase(statements, "statement"))) in \(ReportOutput.seconds(seconds))")
             case .rebuildingFTS(let table):
                 if live { terminal.progress("rebuilding \(ReportOutput.escaped(table)) ...") }
             case .working(let phase, let table, let seconds):
@@ -225,7 +225,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
                 lines.append("Version     \(verb) from \(shownVersion(report.fromVersionText, report)) to \(shownVersion(report.toVersionText, report)) \(counts(report, report.appliedCountAfter))")
                 lines.append("Applied     \(report.applied.count) migration\(report.applied.count == 1 ? "" : "s")")
                 lines.append(ReportOutput.table(report.applied.map {
-                    [$0.versionText, $0.file, "\($0.statements) statements", ReportOutput.seconds($0.durationSeconds)]
+                    [$0.versionText, $0.file, Counted.phrase($0.statements, "statement"), ReportOutput.seconds($0.durationSeconds)]
                 }, indent: 4))
             }
             if !report.ftsRebuilt.isEmpty {
@@ -240,7 +240,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
                     lines.append("Foreign keys no violations")
                 } else {
                     let existing = keys.existingViolations.map { "\(ReportOutput.escaped($0.table)) → \(ReportOutput.escaped($0.parent)): \($0.count)" }.joined(separator: ", ")
-                    lines.append("Foreign keys \(keys.violationsAfter) violations, none new (before the run: \(keys.violationsBefore): \(existing))")
+                    lines.append("Foreign keys \(Counted.phrase(keys.violationsAfter, "violation")), none new (before the run: \(keys.violationsBefore): \(existing))")
                 }
                 for table in keys.comparedByCount {
                     lines.append("             \(ReportOutput.escaped(table.table)) compared by count only: \(table.reason)")
@@ -259,7 +259,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             case .dryRun: "would be created by this run"
             default: "created by this run"
             }
-            let state = ledger.existed ? "\(ledger.rowsBefore) rows before the run" : missing
+            let state = ledger.existed ? "\(Counted.phrase(ledger.rowsBefore, "row")) before the run" : missing
             lines.append("Ledger      \(ledger.table): \(state)\(ledger.recorded > 0 ? ", \(ledger.recorded) recorded" : "")")
         }
         for note in report.notes {

@@ -158,7 +158,7 @@ enum ReportOutput {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@ (%lld bytes)", value, units[unit], count)
+        return unit == 0 ? Counted.phrase(count, "byte") : String(format: "%.1f %@ (%lld bytes)", value, units[unit], count)
     }
 
     /// Left-aligned columns, two spaces apart; every cell escaped (`escaped(_:)`).

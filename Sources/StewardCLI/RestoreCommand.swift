@@ -214,6 +214,9 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         if !report.staleStagingRemoved.isEmpty {
             lines.append("Removed     staging directories of killed runs: \(report.staleStagingRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
         }
+        if !report.staleTemporariesRemoved.isEmpty {
+            lines.append("Removed     stale temporaries of killed runs under TMPDIR: \(report.staleTemporariesRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
+        }
         if report.checkOnly == true {
             lines.append(report.passed
                 ? "Checked     every check passed; check only: the staging directory was removed, nothing was published"

@@ -125,7 +125,7 @@ struct VerifyCommand: OperationCommand, FleetCommand {
             let outcome = report.passed ? "passed" : "failed"
             let envelope = FleetEnvelope(report: report, command: "verify", exitCode: status, outcome: outcome)
             let detail = report.passed
-                ? "\(report.checks.filter { $0.status == .pass }.count) checks passed"
+                ? "\(Counted.phrase(report.checks.filter { $0.status == .pass }.count, "check")) passed"
                 : "failed: \(report.failedChecks.joined(separator: ", "))"
             return FleetRun.Item(outcome: outcome, exitCode: status, json: try envelope.line(), detail: detail,
                                  message: report.passed ? nil : detail)
@@ -149,7 +149,7 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         }
         lines.append("SQLite     \(report.sqliteVersion), FTS5 \(report.fts5Available ? "available" : "NOT available")")
         if let version = report.contractVersion {
-            lines.append("Contract   \(ReportOutput.escaped(version)), \(report.contractCases.count) cases")
+            lines.append("Contract   \(ReportOutput.escaped(version)), \(Counted.phrase(report.contractCases.count, "case"))")
         }
         lines.append("")
         for check in report.checks {
@@ -164,11 +164,14 @@ struct VerifyCommand: OperationCommand, FleetCommand {
                 lines.append("          … \(check.details.count - 20) more in the JSON report")
             }
         }
+        if !report.staleTemporariesRemoved.isEmpty {
+            lines.append("Removed    stale temporaries of killed runs under TMPDIR: \(report.staleTemporariesRemoved.map(ReportOutput.escaped).joined(separator: ", "))")
+        }
         lines.append("")
         if report.passed {
             let passed = report.checks.filter { $0.status == .pass }.count
             let skipped = report.checks.filter { $0.status == .skipped }.count
-            lines.append("Result     PASSED: \(passed) checks passed, \(skipped) skipped (\(ReportOutput.seconds(report.totalSeconds)))")
+            lines.append("Result     PASSED: \(Counted.phrase(passed, "check")) passed, \(skipped) skipped (\(ReportOutput.seconds(report.totalSeconds)))")
         } else {
             lines.append("Result     FAILED: \(report.failedChecks.joined(separator: ", "))")
             if !report.failedCases.isEmpty {

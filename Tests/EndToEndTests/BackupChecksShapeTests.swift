@@ -49,7 +49,7 @@ struct BackupChecksShapeTests {
         let backupChecks = try #require(report["checks"] as? [[String: Any]], "checks is an array: \(backup.stdout)")
         let verifyChecks = try #require(try verify.json()["checks"] as? [[String: Any]])
         #expect(backupChecks.compactMap { $0["name"] as? String }
-                == ["integrity", "foreign-keys", "version", "journal-mode", "payload-size", "schema-objects", "fts-sync"])
+                == ["integrity", "foreign-keys", "version", "journal-mode", "payload-size", "schema-objects", "tables", "fts-sync"])
         #expect(backupChecks.allSatisfy { $0["status"] as? String == "pass" }, "\(backupChecks)")
         #expect(report["failedChecks"] as? [String] == [])
         let problems = try Self.checkProblems([("backup", backupChecks), ("verify", verifyChecks)], in: directory)
@@ -76,13 +76,15 @@ struct BackupChecksShapeTests {
         #expect(!invalid.isEmpty, "the schema refuses the manifest's record under checks")
     }
 
-    @Test func withoutCheckFTSTheFTS5CheckIsListedAsSkipped() throws {
+    /// The full-text check runs unasked, as restore runs it.
+    @Test func withoutCheckFTSTheFullTextCheckRunsAllTheSame() throws {
         try Fixtures.makeExampleDatabase(at: database)
         let run = try StewardProcess.run(["backup", "--db", database, "--out", out, "--name", "b.tar.zst", "--json"])
         try #require(run.status == 0, "\(run.allOutput)")
         let checks = try #require(try run.json()["checks"] as? [[String: Any]])
         let fts = try #require(checks.first { $0["name"] as? String == "fts-sync" })
-        #expect(fts["status"] as? String == "skipped")
+        #expect(fts["status"] as? String == "pass")
+        #expect(fts["summary"] as? String == "FTS5 integrity-check (rank 1) passed for 1 table: ticket_fts", "\(fts)")
         #expect(try Self.checkProblems([("backup", checks)], in: directory).isEmpty)
     }
 

@@ -53,6 +53,37 @@ import TestSupport
             """)
     }
 
+    /// A database of one page and a bundle with one foreign-key violation are said in the
+    /// singular in backup's, inspect's and restore's text ("1 page", "1 foreign key
+    /// violation", "1 byte" apart).
+    @Test func oneOfAnythingIsSaidInTheSingular() throws {
+        try Connection(path: database).execute(sql: "PRAGMA user_version = 3")
+        #expect(try DatabaseHeader(bytes: Array(try #require(FileManager.default.contents(atPath: database)).prefix(100))).pageCount == 1)
+        let made = try backup(["--name", "one.tar.zst"])
+        #expect(made.status == 0, "\(made.allOutput)")
+        #expect(made.stdout.contains("1 page of 4096 bytes"), "\(made.stdout)")
+        let inspect = try StewardProcess.run(["inspect", out + "/one.tar.zst"])
+        #expect(inspect.stdout.contains("1 page of 4096 bytes"), "\(inspect.stdout)")
+        let restore = try StewardProcess.run(["restore", out + "/one.tar.zst", "--check-only"])
+        #expect(restore.status == 0, "\(restore.allOutput)")
+        #expect(restore.stdout.contains("4096 bytes = 1 page of 4096 bytes"), "\(restore.stdout)")
+        #expect(restore.stdout.contains("1 page of 4096 bytes, as in the manifest"), "\(restore.stdout)")
+
+        let orphan = directory.file("orphan.sqlite")
+        try Connection(path: orphan).execute(sql: """
+            CREATE TABLE customer(id INTEGER PRIMARY KEY);
+            CREATE TABLE ticket(id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer(id));
+            INSERT INTO ticket VALUES (1, 42);
+            """)
+        let kept = try StewardProcess.run(["backup", "--db", orphan, "--out", out, "--as-is"])
+        #expect(kept.status == 0, "\(kept.allOutput)")
+        #expect(kept.stdout.contains("1 foreign key violation,"), "\(kept.stdout)")
+        for run in [made, inspect, restore, kept] {
+            #expect(run.allOutput.range(of: #"\b1 (pages|bytes|foreign key violations|checks|rows|statements)\b"#, options: .regularExpression) == nil,
+                    "\(run.allOutput)")
+        }
+    }
+
     // MARK: - The bundle
 
     @Test func bundlePassesSha256sumAfterSystemTarAndHoldsTheSameDatabase() throws {

@@ -6,7 +6,8 @@ import TestSupport
 /// A bundle Steward publishes must restore with Steward (issue 25 item 5): backup and
 /// restore check the same things by the same functions. A legacy header whose page count
 /// is 0 is a valid database; a database a newer SQLite wrote (an FTS5 option SQLite 3.40
-/// lacks) is refused by backup, as restore refuses it.
+/// lacks), an FTS5 index that drifted and a table that cannot be read are refused by
+/// backup, as restore refuses them; a view that fails on its rows passes both.
 @Suite struct BundleRestorableTests {
     let directory: TemporaryDirectory
     var bundles: String { directory.file("bundles") }
@@ -93,6 +94,72 @@ import TestSupport
         #expect((objects["details"] as? [String])?.first?.contains("no such function: ST_IsEmpty") == true, "\(objects)")
         let verified = try StewardProcess.run(["verify", "--db", path, "--json"])
         #expect(verified.status == 0, "\(verified.stdout)")
+    }
+
+    // MARK: - Views, tables and full-text indexes
+
+    /// A view that fails on the rows it reads (a JSON function over text that is no JSON)
+    /// says nothing about the file, and fails on the source alike: both ends prepare it,
+    /// neither runs it. Restore used to count every view's rows and refused such a bundle.
+    @Test func aViewThatFailsOnItsRowsIsPreparedNotRunAtBothEnds() throws {
+        let path = directory.file("documents.sqlite")
+        try Connection(path: path).execute(sql: """
+            CREATE TABLE document(id INTEGER PRIMARY KEY, body TEXT);
+            INSERT INTO document(body) VALUES ('{"kind": "invoice"}'), ('not json');
+            CREATE VIEW invoice AS SELECT id FROM document WHERE json_extract(body, '$.kind') = 'invoice';
+            """)
+        let made = try backup(path, name: "documents.tar.zst")
+        #expect(made.status == 0, "\(made.allOutput)")
+        let run = try drill("documents.tar.zst")
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(try check(made, "tables")["summary"] as? String == "1 table read (2 rows counted)")
+        #expect(try check(run, "tables")["summary"] as? String == "1 table read (2 rows counted)")
+        #expect(try check(run, "schema-objects")["summary"] as? String == "1 view, 0 triggers and 0 virtual tables prepare on SQLite \(SQLiteLibrary.version)")
+        let tables = try #require(try run.json()["tables"] as? [[String: Any]])
+        #expect(tables.compactMap { $0["name"] as? String } == ["document"], "views are not counted: \(tables)")
+    }
+
+    /// Restore refuses an external-content FTS5 index that drifted from its table (its
+    /// full-text check runs by default), so backup runs that check by default too and does
+    /// not publish it; `--as-is` bundles it with the failure recorded.
+    @Test func anFTS5IndexThatDriftedIsRefusedByBackupAsByRestore() throws {
+        let path = directory.file("tickets.sqlite")
+        let connection = try Fixtures.makeExampleDatabase(at: path)
+        try connection.execute(sql: "DROP TRIGGER ticket_fts_after_update; UPDATE ticket SET title = 'Toner low' WHERE id = 1")
+        let refused = try backup(path, name: "tickets.tar.zst")
+        #expect(refused.status == 1, "\(refused.allOutput)")
+        #expect(refused.stderr.contains("full-text integrity-check: ticket_fts: the index is out of step with its content table ticket"),
+                "\(refused.stderr)")
+        #expect(try directory.contents(of: "bundles").isEmpty, "nothing is published")
+
+        let kept = try StewardProcess.run(["backup", "--db", path, "--out", bundles, "--name", "tickets-as-is.tar.zst", "--as-is", "--json"])
+        #expect(kept.status == 0, "\(kept.allOutput)")
+        #expect(try kept.json()["failedChecks"] as? [String] == ["fts-sync"])
+        let run = try drill("tickets-as-is.tar.zst")
+        #expect(run.status == 1, "\(run.stdout)")
+        #expect(try run.json()["failedChecks"] as? [String] == ["fts-sync"])
+        let accepted = try StewardProcess.run(
+            ["restore", bundles + "/tickets-as-is.tar.zst", "--check-only", "--accept-recorded-failures", "--json"])
+        #expect(accepted.status == 0, "\(accepted.stdout)")
+    }
+
+    /// An FTS4 table whose content table is gone passes integrity_check, schema-objects (it
+    /// prepares) and its full-text check (its index is read in full), and cannot be read:
+    /// restore's `tables` refuses it, and backup runs that same check.
+    @Test func anFTS4TableWithoutItsContentTableIsRefusedByBackupAsByRestore() throws {
+        let path = directory.file("notes.sqlite")
+        try Connection(path: path).execute(sql: """
+            CREATE TABLE note(body TEXT);
+            CREATE VIRTUAL TABLE note_fts USING fts4(content='note', body);
+            INSERT INTO note VALUES ('harbour lights');
+            INSERT INTO note_fts(note_fts) VALUES ('rebuild');
+            DROP TABLE note;
+            """)
+        let refused = try backup(path, name: "notes.tar.zst")
+        #expect(refused.status == 1, "\(refused.allOutput)")
+        #expect(refused.stderr.contains("tables: 1 of 5 tables cannot be read: note_fts: SQL logic error (SQLite error 1)"),
+                "\(refused.stderr)")
+        #expect(try directory.contents(of: "bundles").isEmpty, "nothing is published")
     }
 
     // MARK: - Databases from a newer SQLite

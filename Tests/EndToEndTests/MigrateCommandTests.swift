@@ -66,6 +66,24 @@ import TestSupport
         #expect(text.stdout.contains("nothing to do"))
     }
 
+    /// Progress and the report say "1 statement", never "1 statements"; JSON keeps the number.
+    @Test func oneStatementIsSaidInTheSingular() throws {
+        try write(".steward-dialect", "steward\n")
+        try write("0001_note.sql", "CREATE TABLE note(id INTEGER PRIMARY KEY);\n")
+        try write("0002_tag.sql", "CREATE TABLE tag(id INTEGER PRIMARY KEY);\nCREATE INDEX tag_id ON tag(id);\n")
+        let run = try migrate(["--create"])
+        #expect(run.status == 0, "\(run.allOutput)")
+        #expect(run.stderr.contains("applied 0001_note.sql (version 1, 1 statement) in "), "\(run.stderr)")
+        #expect(run.stderr.contains("applied 0002_tag.sql (version 2, 2 statements) in "), "\(run.stderr)")
+        #expect(run.stdout.contains("0001_note.sql  1 statement  "), "\(run.stdout)")
+        #expect(run.stdout.contains("0002_tag.sql   2 statements  "), "\(run.stdout)")
+        #expect(!run.allOutput.contains("1 statements"), "\(run.allOutput)")
+
+        try FileManager.default.removeItem(atPath: database)
+        let json = try migrate(["--create", "--json"])
+        #expect((try json.json()["applied"] as? [[String: Any]])?.map { $0["statements"] as? Int } == [1, 2])
+    }
+
     @Test func toThenHeadAndSearchFindsRowsThatExistedBefore() throws {
         try makeVersionOne(titles: ["Café crème spilled", "Printer jammed", "客户工单搜索"])
         #expect(try Connection(path: database).userVersion() == 1)

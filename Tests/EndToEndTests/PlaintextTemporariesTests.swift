@@ -148,9 +148,31 @@ import Glibc
         #expect(paused.kill().status == SIGKILL)
         #expect(Self.entries(temporary, prefix: "steward-check-") == left, "what kill -9 leaves")
 
-        let next = try StewardProcess.run(drill, environment: environment)
+        // Removed and named (names only), as backup names what it removes.
+        let next = try StewardProcess.run(drill + ["--json"], environment: environment)
         #expect(next.status == 0, "\(next.allOutput)")
         #expect(Self.entries(temporary, prefix: "steward-check-").isEmpty)
+        #expect(try next.json()["staleTemporariesRemoved"] as? [String] == left, "\(next.stdout)")
+        if JSONValidator.isInstalled { #expect(try JSONValidator.problems([("restore", next.stdout)], in: directory) == []) }
+    }
+
+    /// verify removes what killed runs left under TMPDIR too, and names it in its text and
+    /// its JSON.
+    @Test func aKilledDrillsDecryptedDatabaseIsRemovedAndNamedByTheNextVerify() throws {
+        let bundle = try makeBundle()
+        let drill = ["restore", bundle, "--check-only", "--passphrase-file", passphrase, "--quiet"]
+        let paused = try PausedSteward(drill, at: "restore-checks", marker: marker, environment: environment)
+        let left = Self.entries(temporary, prefix: "steward-check-")
+        #expect(left.count == 1)
+        #expect(paused.kill().status == SIGKILL)
+
+        let text = try StewardProcess.run(["verify", "--db", database], environment: environment)
+        #expect(text.status == 0, "\(text.allOutput)")
+        #expect(Self.entries(temporary, prefix: "steward-check-").isEmpty)
+        #expect(text.stdout.contains("Removed    stale temporaries of killed runs under TMPDIR: \(left.first ?? "")\n"), "\(text.stdout)")
+        let json = try StewardProcess.run(["verify", "--db", database, "--json"], environment: environment)
+        #expect(try json.json()["staleTemporariesRemoved"] as? [String] == [], "nothing left the second time")
+        if JSONValidator.isInstalled { #expect(try JSONValidator.problems([("verify", json.stdout)], in: directory) == []) }
     }
 
     @Test func aKilledRestoreFromStandardInputLeavesItsSpoolForTheNextRestoreToRemove() throws {
@@ -164,10 +186,12 @@ import Glibc
         #expect(Self.entries(temporary, prefix: "steward-stdin-").count == 1, "what kill -9 leaves")
 
         // Any restore clears it, a drill of another bundle as well.
+        let left = Self.entries(temporary, prefix: "steward-stdin-")
         let next = try StewardProcess.run(["restore", bundle, "--check-only", "--passphrase-file", passphrase, "--quiet"],
                                           environment: environment)
         #expect(next.status == 0, "\(next.allOutput)")
         #expect(Self.entries(temporary, prefix: "steward-stdin-").isEmpty)
+        #expect(next.stdout.contains("Removed     stale temporaries of killed runs under TMPDIR: \(left.first ?? "")\n"), "\(next.stdout)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("restored")))
     }
 }

@@ -130,8 +130,8 @@ import TestSupport
             """)
         #expect(count == 12)
         #expect(failures.map(\.name) == ["zero", "null", "text one", "every row", "five items", "checks.sql line 20"])
-        #expect(failures[0].reason == "the first column is not 1 in 1 of 1 rows")
-        #expect(failures[1].reason == "the first column is not 1 in 1 of 1 rows")
+        #expect(failures[0].reason == "the first column is not 1 in 1 of 1 row")
+        #expect(failures[1].reason == "the first column is not 1 in 1 of 1 row")
         #expect(failures[3].reason == "the first column is not 1 in 1 of 2 rows")
         #expect(failures[4].reason.hasPrefix("violated: "))
         #expect(failures[5].reason.hasPrefix("violated: "), "NOT NULL is a constraint too")
@@ -153,7 +153,7 @@ import TestSupport
         #expect(failures.count == 2)
         #expect(failures.first?.name == "checks.sql line 5")
         #expect(failures.first?.reason.hasPrefix("cannot be prepared: ") == true)
-        #expect(failures.last == AssertionRunner.Failure(name: "after", reason: "the first column is not 1 in 1 of 1 rows"))
+        #expect(failures.last == AssertionRunner.Failure(name: "after", reason: "the first column is not 1 in 1 of 1 row"))
     }
 
     @Test func aSyntaxErrorIsNamedByTheStatementsFirstLine() throws {
@@ -205,7 +205,7 @@ import TestSupport
         #expect(count == 4)
         #expect(failures.map(\.name) == ["checks.sql line 1", "checks.sql line 1"])
         #expect(failures[0].reason.hasPrefix("cannot be prepared: "))
-        #expect(failures[1].reason == "the first column is not 1 in 1 of 1 rows")
+        #expect(failures[1].reason == "the first column is not 1 in 1 of 1 row")
     }
 
     @Test func linesAreCountedInCRLFFiles() throws {

@@ -42,6 +42,35 @@ import TestSupport
         #expect(waits.secondsWaited >= 0.05)
     }
 
+    /// The allowance is wall time: two connections waiting at once spend it once. Their
+    /// pauses used to be added up, so `--timeout 2` gave up after about 1 s of two waits.
+    @Test func waitsAtTheSameTimeCountOnce() {
+        let waits = LockWaits(timeout: 0.6, cancellation: Cancellation())
+        let group = DispatchGroup()
+        let start = Date()
+        for _ in 0..<2 {
+            group.enter()
+            Thread.detachNewThread {
+                var attempt = 0
+                while waits.pause(attempt: attempt) { attempt += 1 }
+                group.leave()
+            }
+        }
+        group.wait()
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 0.55, "both waited until 0.6 s of wall time were spent, not half of it: \(elapsed) s")
+        #expect(waits.secondsWaited >= 0.6)
+        #expect(waits.secondsWaited <= elapsed + 0.01, "never more than the wall time: \(waits.secondsWaited) of \(elapsed) s")
+    }
+
+    /// Waits one after the other still add up.
+    @Test func waitsOneAfterTheOtherAddUp() {
+        let waits = LockWaits(timeout: 30, cancellation: Cancellation())
+        #expect(waits.pause(attempt: 1_000))
+        #expect(waits.pause(attempt: 1_000))
+        #expect(waits.secondsWaited >= 0.1)
+    }
+
     /// The one policy for `--timeout`: connections attached to one allowance share it, so
     /// a second wait gets what the first left, not the whole timeout again.
     @Test func connectionsOfOneRunShareTheAllowance() throws {

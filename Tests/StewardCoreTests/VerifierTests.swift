@@ -256,7 +256,7 @@ import TestSupport
         let check = try check(report, "assertions")
         #expect(check.status == .fail)
         #expect(check.summary == "2 of 6 statements failed: fails, fails")
-        #expect(check.details == ["fails: the first column is not 1 in 1 of 1 rows", "fails: the first column is not 1 in 1 of 1 rows"])
+        #expect(check.details == ["fails: the first column is not 1 in 1 of 1 row", "fails: the first column is not 1 in 1 of 1 row"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
         #expect(try Connection(path: database, mode: [.readOnly]).integer(sql: "SELECT count(*) FROM ticket") == 2)
     }

@@ -54,6 +54,27 @@ public struct BundleParts {
         self.file = file
     }
 
+    /// Replaces the payload with another database's bytes, the manifest's source describing
+    /// its header (page count, page size, user_version), as a Steward that bundled that file
+    /// would have written it.
+    public mutating func replaceDatabase(with bytes: [UInt8]) throws {
+        try replacePayload(with: bytes)
+        let header = try DatabaseHeader(bytes: Array(bytes.prefix(100)))
+        setSource("pageCount", Int(header.pageCount))
+        setSource("pageSize", header.pageSize)
+        setSource("userVersion", Int(header.userVersion))
+    }
+
+    /// The record of a Steward whose backup ran the full-text check only when asked and was
+    /// not asked: `checksRun` without `fts5_integrity`, no lists of full-text tables.
+    public mutating func recordNoFullTextCheck() {
+        var checks = manifest["checks"] as? [String: Any] ?? [:]
+        checks["checksRun"] = (checks["checksRun"] as? [String])?.filter { $0 != "fts5_integrity" }
+        checks["fts5Tables"] = nil
+        checks["fts4Tables"] = nil
+        manifest["checks"] = checks
+    }
+
     /// Sets `manifest.source.<key>`.
     public mutating func setSource(_ key: String, _ value: Any) {
         var source = manifest["source"] as? [String: Any] ?? [:]

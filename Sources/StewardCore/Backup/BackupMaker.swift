@@ -39,9 +39,6 @@ public struct BackupMaker {
         /// How long, in all, to wait for other connections' locks.
         public var timeout: Double = 30
         public var pagesPerStep: Int32 = BackupMaker.defaultPagesPerStep
-        /// Whether FTS5's integrity-check (rank 1) runs on the snapshot; the manifest
-        /// records it in `checks.checksRun`.
-        public var checksFTS = false
         /// SQLite extensions loaded into every connection to the source and its snapshot
         /// (the copy, the checks, the digests), for schemas that use them; those
         /// connections trust only innocuous functions then. A bundle is restored with the
@@ -288,8 +285,8 @@ public struct BackupMaker {
                 progress: Self.throttled(progress))
             do {
                 verified = try SnapshotVerification(
-                    copyPath: copyPath, source: snapshot.source, cancellation: cancellation, checksFTS: options.checksFTS,
-                    asIs: options.asIs, extensions: options.extensions
+                    copyPath: copyPath, source: snapshot.source, cancellation: cancellation, asIs: options.asIs,
+                    extensions: options.extensions, digested: Self.rowCounts(of: digesting)
                 ).run()
                 _ = try compression.wait()
                 digests = try digesting.wait()
@@ -324,6 +321,15 @@ public struct BackupMaker {
             try connection.harden(loadingExtensions: extensions)
             connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop?.isCancelled == true) }
             return try ContentDigests.compute(connection, cancellation: cancellation)
+        }
+    }
+
+    /// The row counts of the tables `digesting` read in full, once it is done; none when
+    /// it failed (the backup then fails with its error, after the checks).
+    private static func rowCounts(of digesting: BackgroundWork<ContentDigests>) -> () -> [String: Int64] {
+        {
+            guard let digests = try? digesting.wait() else { return [:] }
+            return Dictionary(digests.tables.map { ($0.name, $0.rows) }, uniquingKeysWith: { first, _ in first })
         }
     }
 

@@ -21,7 +21,8 @@ public struct BackupReport: Codable, Sendable {
     /// `manifest.json` as written into the bundle (as restore and inspect show it).
     public let manifest: BundleManifest
     /// Every check on the snapshot, named as verify and restore name them: `integrity`,
-    /// `foreign-keys`, `version`, `journal-mode`, `fts-sync` (`skipped` without `checksFTS`).
+    /// `foreign-keys`, `version`, `journal-mode`, `payload-size`, `schema-objects`, `tables`,
+    /// `fts-sync`.
     public let checks: [CheckResult]
     /// The checks that failed: empty, except for the failures a `--as-is` bundle records.
     public let failedChecks: [String]

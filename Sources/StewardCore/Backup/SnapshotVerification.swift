@@ -4,12 +4,12 @@ import SQLiteKit
 /// The checks on the copy: `integrity_check` says exactly `ok` (on a
 /// read-write, query-only connection, so that CHECK constraints are checked),
 /// `foreign_key_check` finds nothing, `user_version` is the source's, the header says
-/// rollback journal, and on request FTS5's integrity-check passes for every FTS5 table
-/// (inside `BEGIN … ROLLBACK`; it writes nothing). What restore requires of every bundle
-/// is checked here by the same functions, so that a bundle backup publishes is one
-/// restore accepts: every view, trigger and virtual table prepares (`schema-objects`; a
-/// database a newer SQLite wrote fails it), and the file is exactly its pages
-/// (`payload-size`). The SHA-256 of the copy is computed by the thread that compresses
+/// rollback journal. What restore requires of every bundle is checked here by the same
+/// functions, so that a bundle backup publishes is one restore accepts: every view,
+/// trigger and virtual table prepares (`schema-objects`; a database a newer SQLite wrote
+/// fails it), every table reads (`tables`, `TableReadsCheck`), the full-text check of
+/// every FTS5, FTS4 and FTS3 table passes (`fts-sync`, inside `BEGIN … ROLLBACK`; it
+/// writes nothing), and the file is exactly its pages (`payload-size`). The SHA-256 of the copy is computed by the thread that compresses
 /// it (`PayloadCompression`), from the same read.
 struct SnapshotVerification {
     struct Result {
@@ -24,12 +24,13 @@ struct SnapshotVerification {
     let copyPath: String
     let source: BundleManifest.Source
     let cancellation: Cancellation
-    /// Whether FTS5's integrity-check runs (it takes about 15 s per GiB of index).
-    var checksFTS = false
     /// Which failed checks are recorded instead of refusing the copy.
     var asIs: BackupMaker.AsIs = .off
     /// Loaded into the checking connection (`harden(loadingExtensions:)`).
     var extensions: [String] = []
+    /// The row counts of the tables the content digests read in full (waited for), which
+    /// the `tables` check does not read again; empty when they could not be computed.
+    var digested: () -> [String: Int64] = { [:] }
 
     /// Throws `.checkFailed` (exit 1) when any check fails: such a copy is never bundled.
     func run() throws -> Result {
@@ -51,8 +52,8 @@ struct SnapshotVerification {
         if !findings.integrity.passed && !recordsIntegrity {
             problems.append("\(CheckName.integrity.rawValue): \(findings.integrity.problems.joined(separator: "; "))")
         }
-        if let fts = findings.fts5, !fts.passed, !recordsIntegrity {
-            problems.append("full-text integrity-check: \(fts.problems.joined(separator: "; "))")
+        if !findings.fullText.passed && !recordsIntegrity {
+            problems.append("full-text integrity-check: \(findings.fullText.problems.joined(separator: "; "))")
         }
         if !findings.foreignKeys.passed && !recordsForeignKeys {
             problems.append("\(CheckName.foreignKeys.rawValue): \(findings.foreignKeys.countsSummary)")
@@ -64,8 +65,8 @@ struct SnapshotVerification {
         if findings.journalMode != "delete" || header?.writeVersion != 1 || header?.readVersion != 1 {
             problems.append("the copy is not in rollback-journal mode (journal_mode \(findings.journalMode), header bytes 18-19 \(headerBytes.dropFirst(18).prefix(2).map(String.init)))")
         }
-        if !findings.schemaObjects.passed {
-            problems.append("\(CheckName.schemaObjects.rawValue): \(findings.schemaObjects.detail): \(findings.schemaObjects.problems.joined(separator: "; "))")
+        for check in [findings.schemaObjects, findings.tables] where !check.passed {
+            problems.append("\(check.name.rawValue): \(check.detail): \(check.problems.joined(separator: "; "))")
         }
         let payloadSize = header.map { PayloadSizeCheck.check(size: copyFile.size, header: $0, source: source) }
         if let payloadSize, payloadSize.status != .pass {
@@ -83,10 +84,9 @@ struct SnapshotVerification {
                 userVersionMatchesSource: true, journalMode: findings.journalMode,
                 writeVersion: Int(header?.writeVersion ?? 0), readVersion: Int(header?.readVersion ?? 0),
                 durationSeconds: watch.roundedSeconds,
-                checksRun: ([.integrity, .foreignKeys, .version, .journalMode] + (checksFTS ? [.ftsSync] : []) as [CheckName])
-                    .map(\.manifestName),
-                fts5Tables: findings.fts5.map(\.fts5Tables),
-                fts4Tables: findings.fts5.flatMap { $0.fts4Tables.isEmpty ? nil : $0.fts4Tables }),
+                checksRun: ([.integrity, .foreignKeys, .version, .journalMode, .ftsSync] as [CheckName]).map(\.manifestName),
+                fts5Tables: findings.fullText.fts5Tables,
+                fts4Tables: findings.fullText.fts4Tables.isEmpty ? nil : findings.fullText.fts4Tables),
             results: findings.results(journalMode: journalSummary, payloadSize: payloadSize),
             recorded: recorded)
     }
@@ -96,8 +96,9 @@ struct SnapshotVerification {
         let foreignKeys: Check
         let userVersionCheck: Check
         let journalMode: String
-        let fts5: Check?
+        let fullText: Check
         let schemaObjects: Check
+        let tables: Check
         let recorded: RecordedFailures?
         /// Seconds per check, by name.
         let durations: [CheckName: Double]
@@ -117,12 +118,8 @@ struct SnapshotVerification {
             ]
             if let payloadSize { results.append(payloadSize) }
             results.append(result(schemaObjects))
-            if let fts5 {
-                results.append(result(fts5))
-            } else {
-                results.append(.init(name: .ftsSync, status: .skipped,
-                                     summary: "not requested: full-text indexes were not checked", durationSeconds: 0))
-            }
+            results.append(result(tables))
+            results.append(result(fullText))
             return results
         }
     }
@@ -151,35 +148,36 @@ struct SnapshotVerification {
         let integrity = DatabaseChecks.integrity(integrityFound, limitedTo: 10)
         let foreignKeyPairs = try timed(.foreignKeys) { try DatabaseChecks.foreignKeyCounts(on: connection) }
         let foreignKeys = DatabaseChecks.foreignKeys(counted: foreignKeyPairs)
-        var fts5: Check?
-        if checksFTS {
-            let watch = Stopwatch()
-            defer { durations[.ftsSync] = watch.roundedSeconds }
-            // FTS5's check is an INSERT: a connection of its own that may write, inside
-            // BEGIN … ROLLBACK, though it writes nothing.
+        // The full-text check restore runs too, whatever was asked (FTS5's rank 1, FTS3's and
+        // FTS4's own): an INSERT, so a connection of its own that may write, inside
+        // BEGIN … ROLLBACK, though it writes nothing.
+        let fullText = try timed(.ftsSync) {
             let writer = try DatabaseFile.open(path: copyPath, .readWrite, parameters: "&nolock=1", oneThread: true)
             try writer.harden(loadingExtensions: extensions)
             writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            fts5 = try DatabaseChecks.fullTextIntegrity(on: writer)
+            return try DatabaseChecks.fullTextIntegrity(on: writer)
         }
         var recorded: RecordedFailures?
         if asIs != .off {
             recorded = RecordedFailures(integrity: try .init(integrityFound, tablesIn: connection),
                                         foreignKeyViolations: foreignKeyPairs.map(RecordedFailures.ForeignKeys.init),
-                                        fts5Tables: fts5?.failedFTS5Tables ?? [])
+                                        fts5Tables: fullText.failedFTS5Tables)
         }
         let userVersion = try timed(.version) { try DatabaseChecks.userVersion(on: connection, expected: source.userVersion) }
         // On a connection with the extensions loaded, as restore's: a module they provide
         // must be there. Read-only and immutable: the copy is complete and takes no lock.
-        let schemaObjects = try timed(.schemaObjects) {
-            let reader = try DatabaseFile.open(path: copyPath, .readOnly, parameters: "&immutable=1", oneThread: true)
-            try reader.harden(loadingExtensions: extensions)
-            reader.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            return try DatabaseChecks.schemaObjects(on: reader, extensionModulesAllowed: true)
+        let reader = try DatabaseFile.open(path: copyPath, .readOnly, parameters: "&immutable=1", oneThread: true)
+        try reader.harden(loadingExtensions: extensions)
+        reader.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
+        let schemaObjects = try timed(.schemaObjects) { try DatabaseChecks.schemaObjects(on: reader, extensionModulesAllowed: true) }
+        // Last: the tables the digests read in full (on their own thread) are not read again.
+        let counted = digested()
+        let tables = try timed(.tables) {
+            try TableReadsCheck.run(on: reader, counted: counted, extensionModulesAllowed: true) { $0.messageAndCode }.check
         }
         return Findings(
             integrity: integrity, foreignKeys: foreignKeys, userVersionCheck: userVersion,
-            journalMode: try connection.journalMode(), fts5: fts5, schemaObjects: schemaObjects, recorded: recorded,
-            durations: durations)
+            journalMode: try connection.journalMode(), fullText: fullText, schemaObjects: schemaObjects, tables: tables,
+            recorded: recorded, durations: durations)
     }
 }

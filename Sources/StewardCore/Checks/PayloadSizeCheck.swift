@@ -26,12 +26,12 @@ enum PayloadSizeCheck {
             pages = Int64(header.pageCount)
             let fromHeader = pageSize * pages
             guard fromHeader == size else {
-                return fail("\(size) bytes, but the header says \(header.pageCount) pages of \(header.pageSize) bytes (\(fromHeader) bytes)")
+                return fail("\(Counted.phrase(size, "byte")), but the header says \(Counted.phrase(header.pageCount, "page")) of \(header.pageSize) bytes (\(fromHeader) bytes)")
             }
             from = "as in the header and the manifest"
         } else {
             guard size > 0, size % pageSize == 0 else {
-                return fail("\(size) bytes, not a whole number of \(header.pageSize)-byte pages (the header keeps no valid page count)")
+                return fail("\(Counted.phrase(size, "byte")), not a whole number of \(header.pageSize)-byte pages (the header keeps no valid page count)")
             }
             pages = size / pageSize
             from = "as in the manifest (the header keeps no valid page count, bytes 28-31 and 92-95, as SQLite before 3.7.0 "
@@ -39,9 +39,9 @@ enum PayloadSizeCheck {
         }
         let fromManifest = Int64(source.pageSize) * Int64(source.pageCount)
         guard fromManifest == size else {
-            return fail("\(size) bytes, but the manifest says \(source.pageCount) pages of \(source.pageSize) bytes (\(fromManifest) bytes)")
+            return fail("\(Counted.phrase(size, "byte")), but the manifest says \(Counted.phrase(source.pageCount, "page")) of \(source.pageSize) bytes (\(fromManifest) bytes)")
         }
-        return .init(name: .payloadSize, status: .pass, summary: "\(size) bytes = \(pages) pages of \(header.pageSize) bytes, \(from)",
+        return .init(name: .payloadSize, status: .pass, summary: "\(Counted.phrase(size, "byte")) = \(Counted.phrase(pages, "page")) of \(header.pageSize) bytes, \(from)",
                      durationSeconds: durationSeconds)
     }
 }

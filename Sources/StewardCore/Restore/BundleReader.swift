@@ -96,7 +96,7 @@ struct BundleReader {
                 guard verified[file.path] == nil else { throw refusal("the entry '\(entry.name)' appears twice") }
                 if entry.size != file.size {
                     let comparison = entry.size > file.size ? "more than" : "fewer than"
-                    throw refusal("the entry '\(entry.name)' holds \(entry.size) bytes, \(comparison) the \(file.size) bytes \(BundleManifest.manifestEntry) lists")
+                    throw refusal("the entry '\(entry.name)' holds \(Counted.phrase(entry.size, "byte")), \(comparison) the \(Counted.phrase(file.size, "byte")) \(BundleManifest.manifestEntry) lists")
                 }
                 let sink = try open(file)
                 let summary = try reader.readData(maximumSize: file.size) { block in
@@ -173,7 +173,7 @@ struct BundleReader {
         case .duplicateName(let name):
             return refusal("the entry '\(ArchiveEntryName.printable(name))' appears twice")
         case .sizeMismatch(let name, let declared, let actual):
-            return refusal("the entry '\(ArchiveEntryName.printable(name))' holds more data than its \(declared) bytes (\(actual) read); reading stopped there")
+            return refusal("the entry '\(ArchiveEntryName.printable(name))' holds more data than its \(Counted.phrase(declared, "byte")) (\(actual) read); reading stopped there")
         case .tooLarge(let name, let limit):
             return refusal("'\(ArchiveEntryName.printable(name))' is larger than \(limit) bytes")
         case .truncated(let message):

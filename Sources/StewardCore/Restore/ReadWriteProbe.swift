@@ -88,7 +88,7 @@ final class ReadWriteProbe {
                 SELECT i, hex(randomblob(500)) FROM n
                 """)
             guard connection.changes == Self.rows else {
-                throw ProbeFailure(reason: "the insert added \(connection.changes) rows, not \(Self.rows)")
+                throw ProbeFailure(reason: "the insert added \(Counted.phrase(connection.changes, "row")), not \(Self.rows)")
             }
             try connection.execute(sql: "UPDATE main.\(quoted) SET value = 'TWO' WHERE id = 2")
             guard connection.changes == 1 else { throw ProbeFailure(reason: "the update changed \(connection.changes) rows, not 1") }
@@ -97,7 +97,7 @@ final class ReadWriteProbe {
             let count = try connection.integer(sql: "SELECT count(*) FROM main.\(quoted) WHERE length(value) = 1000 OR value = 'TWO'")
             let two = try connection.scalar(sql: "SELECT value FROM main.\(quoted) WHERE id = 2")
             guard count == Int64(Self.rows - 1), case .text("TWO")? = two else {
-                throw ProbeFailure(reason: "read back inside the transaction, the probe table holds \(count) rows, not the \(Self.rows - 1) written")
+                throw ProbeFailure(reason: "read back inside the transaction, the probe table holds \(Counted.phrase(count, "row")), not the \(Self.rows - 1) written")
             }
             try connection.execute(sql: "ROLLBACK")
         }

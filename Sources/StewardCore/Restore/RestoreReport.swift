@@ -2,10 +2,11 @@
 /// extracting, every check with its result and duration, and where the database is now.
 /// Names, counts, hashes and settings only; never row data.
 public struct RestoreReport: Codable, Sendable {
-    /// A table of the restored database and its row count (nil when it could not be read).
+    /// A table of the restored database and its row count (nil when it could not be read);
+    /// views are not counted (`schema-objects` prepares them).
     public struct Table: Codable, Sendable, Equatable {
         public let name: String
-        /// `table`, `view`, `virtual` or `shadow` (`pragma_table_list`).
+        /// `table`, `virtual` or `shadow` (`pragma_table_list`).
         public let type: String
         public let rowCount: Int64?
         public let error: String?
@@ -38,6 +39,9 @@ public struct RestoreReport: Codable, Sendable {
     public let tables: [Table]
     /// Staging directories of earlier, killed runs that this run removed.
     public let staleStagingRemoved: [String]
+    /// Workspaces of earlier, killed runs of Steward's commands that this run removed from
+    /// TMPDIR (a drill's decrypted database, a spooled bundle; names only).
+    public internal(set) var staleTemporariesRemoved: [String] = []
     /// Reading, hashing and writing the bundle's entries.
     public let extractSeconds: Double
     /// From the header check to the end of the read-write probe.

@@ -15,9 +15,10 @@ import Glibc
 /// CHECK constraints), then, read-only on the file opened `immutable` so that
 /// nothing is created beside it: `foreign_key_check`, `user_version`, `application_id`
 /// and the page count against the manifest, the content digests (`digest`, reported by
-/// the caller) and a count of every table, the digested ones counted by the digests'
-/// pass. None of them writes the file, so they can share it. Only when all of those on
-/// this thread pass and have closed their connections, the read-write probe (`ReadWriteProbe`), in
+/// the caller), a count of every table (`TableReadsCheck`, as backup's; the digested ones
+/// counted by the digests' pass; views are prepared by `schema-objects`, never run).
+/// None of them writes the file, so they can share it. Only when all of those on this
+/// thread pass and have closed their connections, the read-write probe (`ReadWriteProbe`), in
 /// a rolled-back transaction on the file itself, which it proves unchanged afterwards,
 /// while FTS5's check (which takes no lock) may still run.
 struct RestoredDatabaseChecks {
@@ -221,9 +222,9 @@ struct RestoredDatabaseChecks {
             let count = Int(try connection.integer(sql: "PRAGMA page_count"))
             let size = Int(try connection.integer(sql: "PRAGMA page_size"))
             guard count == source.pageCount, size == source.pageSize else {
-                return (.fail, "\(count) pages of \(size) bytes, the manifest says \(source.pageCount) of \(source.pageSize)", [])
+                return (.fail, "\(Counted.phrase(count, "page")) of \(size) bytes, the manifest says \(source.pageCount) of \(source.pageSize)", [])
             }
-            return (.pass, "\(count) pages of \(size) bytes, as in the manifest", [])
+            return (.pass, "\(Counted.phrase(count, "page")) of \(size) bytes, as in the manifest", [])
         }
         // The digests read every row of every ordinary and FTS5 table: their row counts
         // are the table check's, so that no table is read twice (design notes, "Performance").
@@ -231,14 +232,11 @@ struct RestoredDatabaseChecks {
         var digested: [String: Int64] = [:]
         for table in contentDigest.found?.tables ?? [] { digested[table.name] = table.rows }
         var tables: [RestoreReport.Table] = []
-        try run(.tables) {
-            let (counted, failures) = try countTables(connection, digested: digested)
-            tables = counted
-            let rows = counted.compactMap(\.rowCount).reduce(0, +)
-            guard failures.isEmpty else {
-                return (.fail, "\(failures.count) of \(counted.count) table\(counted.count == 1 ? "" : "s") cannot be read", failures)
-            }
-            return (.pass, "\(counted.count) table\(counted.count == 1 ? "" : "s") read (\(rows) row\(rows == 1 ? "" : "s") counted)", [])
+        // Every table reads: the one check backup runs on its copy too (views are prepared, not run).
+        try report(.tables) {
+            let outcome = try TableReadsCheck.run(on: connection, counted: digested) { try Self.failure($0, cancellation) }
+            tables = outcome.tables.map { .init(name: $0.name, type: $0.type, rowCount: $0.rowCount, error: $0.error) }
+            return outcome.check
         }
         // Views, triggers and virtual tables prepare: the one check verify and backup run too.
         try run(.schemaObjects) {
@@ -246,36 +244,6 @@ struct RestoredDatabaseChecks {
             return (result.status, result.summary, result.details)
         }
         return (checks, tables, contentDigest.check, foreignKeyPairs)
-    }
-
-    /// Counts every table, shadow and virtual ones included: each must be readable. Only
-    /// the counts are kept, never a row. A table the digests read has their count.
-    private func countTables(_ connection: Connection, digested: [String: Int64]) throws -> ([RestoreReport.Table], [String]) {
-        var listed: [(String, String)] = []
-        try connection.forEachRow(sql: "SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND name <> 'sqlite_schema' ORDER BY name") { row in
-            listed.append((row.text(at: 0) ?? "", row.text(at: 1) ?? ""))
-        }
-        var tables: [RestoreReport.Table] = []
-        var failures: [String] = []
-        for (name, type) in listed {
-            if let rows = digested[name] {
-                tables.append(.init(name: name, type: type, rowCount: rows, error: nil))
-                continue
-            }
-            do {
-                let count = try connection.integer(sql: "SELECT count(*) FROM main.\(Connection.quote(identifier: name))")
-                tables.append(.init(name: name, type: type, rowCount: count, error: nil))
-            } catch let error as SQLiteError {
-                var message = try Self.failure(error, cancellation)
-                // A newer SQLite's option or function is named with its release (`NewerSQLite`).
-                if NewerSQLite.feature(in: error.message) != nil {
-                    message = "\(NewerSQLite.explained(error)) (SQLite error \(error.extendedCode))"
-                }
-                tables.append(.init(name: name, type: type, rowCount: nil, error: message))
-                failures.append("\(name): \(message)")
-            }
-        }
-        return (tables, failures)
     }
 
     // MARK: - Connections and errors

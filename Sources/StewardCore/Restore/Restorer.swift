@@ -82,9 +82,13 @@ public struct Restorer: Sendable {
     public func run() throws -> RestoreReport {
         try ExtensionLoading.requireLoadable(options.extensions)
         // What killed drills and spools left under TMPDIR (a decrypted database, a
-        // spooled bundle): removed by the next restore, whatever it restores.
-        TemporaryWorkspace.removeStaleInTemporaryDirectory()
-        guard options.bundlePath == Self.standardInput else { return try restoreOrReplace() }
+        // spooled bundle): removed by the next restore, whatever it restores, and named.
+        let stale = TemporaryWorkspace.removeStaleInTemporaryDirectory()
+        guard options.bundlePath == Self.standardInput else {
+            var report = try restoreOrReplace()
+            report.staleTemporariesRemoved = stale
+            return report
+        }
         // A pipe cannot be read twice or looked into first: the stream is spooled into a
         // private workspace (0700) under TMPDIR, then restored like a file, with the same
         // checks, staging and publish. The spooled copy goes with the workspace.
@@ -99,6 +103,7 @@ public struct Restorer: Sendable {
         do {
             var report = try Restorer(options: options, cancellation: cancellation, progress: progress).restoreOrReplace()
             report.bundle = BundleReference(path: Self.standardInput, sizeBytes: report.bundle.sizeBytes)
+            report.staleTemporariesRemoved = stale
             return report
         } catch let error as StewardError {
             throw StewardError(error.kind, error.message.replacingOccurrences(of: spooled, with: "from standard input"), remedy: error.remedy)

@@ -11,13 +11,29 @@ import Glibc
 /// (`attach(to:)`) and every retry of its own (`sqlite3_backup_step`, the replacement's
 /// lock) draw on the same allowance, so `--timeout` bounds the whole run's waiting, not
 /// each wait; a cancelled run stops waiting at once.
+///
+/// The allowance is wall time: while several connections of the run wait at once (verify
+/// checks the original while it copies), the time counts once. Summing each connection's
+/// pauses spent a 2 s allowance in about 1 s with two waiting side by side.
 final class LockWaits: Sendable {
     let timeout: Double
     private let cancellation: Cancellation
-    private let waited = Mutex<Double>(0)
+    private let spent = Mutex(Spent())
     /// The database a wait is shown for (`LockWaitBoard`), nil for none.
     private let database: String?
     private let board: LockWaitBoard
+
+    /// The time during which at least one pause was under way: the ended stretches, and
+    /// the one going on since `since` while `pausing` pauses overlap.
+    private struct Spent {
+        var ended: Double = 0
+        var pausing = 0
+        var since: UInt64 = 0
+
+        func seconds(at now: UInt64) -> Double {
+            ended + (pausing > 0 ? Double(now &- since) / 1e9 : 0)
+        }
+    }
 
     init(timeout: Double, cancellation: Cancellation, database: String? = nil, board: LockWaitBoard = .shared) {
         self.timeout = timeout
@@ -31,7 +47,8 @@ final class LockWaits: Sendable {
     }
 
     var secondsWaited: Double {
-        waited.withLock { $0 }
+        let now = DispatchTime.now().uptimeNanoseconds
+        return spent.withLock { $0.seconds(at: now) }
     }
 
     /// Lets `connection` wait for other connections' locks on this allowance (SQLite's
@@ -44,15 +61,21 @@ final class LockWaits: Sendable {
     /// returns false at once when the allowance is spent or the run was cancelled.
     func pause(attempt: Int) -> Bool {
         if cancellation.isCancelled { return false }
-        let remaining = timeout - secondsWaited
-        guard remaining > 0 else { return false }
-        let pause = min(remaining, 0.05, 0.002 * Double(attempt + 1))
-        let start = DispatchTime.now().uptimeNanoseconds
-        usleep(useconds_t(pause * 1_000_000))
-        let slept = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let total = waited.withLock { waited in
-            waited += slept
-            return waited
+        let remaining: Double? = spent.withLock { spent in
+            let now = DispatchTime.now().uptimeNanoseconds
+            let remaining = timeout - spent.seconds(at: now)
+            guard remaining > 0 else { return nil }
+            if spent.pausing == 0 { spent.since = now }
+            spent.pausing += 1
+            return remaining
+        }
+        guard let remaining else { return false }
+        usleep(useconds_t(min(remaining, 0.05, 0.002 * Double(attempt + 1)) * 1_000_000))
+        let total = spent.withLock { spent in
+            let now = DispatchTime.now().uptimeNanoseconds
+            spent.pausing -= 1
+            if spent.pausing == 0 { spent.ended += Double(now &- spent.since) / 1e9 }
+            return spent.seconds(at: now)
         }
         if let database {
             board.note(ObjectIdentifier(self), database: database, waitedSeconds: total, timeoutSeconds: timeout)

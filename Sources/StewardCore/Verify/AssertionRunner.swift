@@ -88,7 +88,7 @@ struct AssertionRunner: Sendable {
                 default: wrong += 1
                 }
             }
-            return wrong == 0 ? nil : "the first column is not 1 in \(wrong) of \(rows) rows"
+            return wrong == 0 ? nil : "the first column is not 1 in \(wrong) of \(Counted.phrase(rows, "row"))"
         } catch let error as SQLiteError {
             // A constraint's message names the constraint, from the schema; a RAISE() text
             // or an FTS5 query built from a row is not shown (`SQLiteMessage`).

@@ -69,7 +69,7 @@ struct MigrationExpectation: Sendable {
         }
         let newest = set.migrations.last?.ledgerVersion ?? ""
         let at = plan.applied.last.map { "version \($0.ledgerVersion)" } ?? "no migration applied"
-        let counts = "\(plan.applied.count) of \(set.migrations.count) migrations applied"
+        let counts = "\(plan.applied.count) of \(Counted.phrase(set.migrations.count, "migration")) applied"
         return plan.pending.isEmpty
             ? (true, "\(ledger.table) records version \(newest), the newest of the set (\(counts))", [])
             : (false, "\(ledger.table) records \(at), expected \(newest), the newest of the set (\(counts))", [])

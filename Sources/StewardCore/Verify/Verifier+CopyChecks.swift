@@ -7,9 +7,6 @@ extension Verifier {
         held: HeldDescriptors
     ) throws {
         let base = FileManager.default.temporaryDirectory.path
-        // Leftovers of killed runs hold customer data: cleared on every run, copy or not,
-        // with those of Steward's other commands under TMPDIR.
-        TemporaryWorkspace.removeStaleInTemporaryDirectory()
 
         var copy: Connection?
         var copyFailure: (summary: String, details: [String])?
@@ -76,7 +73,7 @@ extension Verifier {
                 failures += failed
             }
             if failures.isEmpty { return (true, "all \(total) statement\(total == 1 ? "" : "s") passed", []) }
-            return (false, "\(failures.count) of \(total) statements failed: \(failures.map(\.name).joined(separator: ", "))",
+            return (false, "\(failures.count) of \(Counted.phrase(total, "statement")) failed: \(failures.map(\.name).joined(separator: ", "))",
                     failures.map { "\($0.name): \($0.reason)" })
         }
     }

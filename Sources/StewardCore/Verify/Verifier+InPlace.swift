@@ -96,7 +96,7 @@ extension Verifier {
             return StewardError(.inputOutput, "cannot read \(path) while FTS5's check read it: \(SystemCall.message(code)); no result of this run can be trusted")
         case .cutShort, nil:
             guard overlay.readProblem != nil || (now ?? overlay.size) < overlay.size else { return nil }
-            let size = now.map { "it is now \($0) bytes, \(overlay.size) when verify began" } ?? "it is shorter than its \(overlay.size) bytes"
+            let size = now.map { "it is now \(Counted.phrase($0, "byte")), \(overlay.size) when verify began" } ?? "it is shorter than its \(overlay.size) bytes"
             return StewardError(.inputOutput, "the database file \(path) changed while verify read it: \(size) (a program cut it short "
                                 + "without SQLite's locks); no result of this run can be trusted")
         }

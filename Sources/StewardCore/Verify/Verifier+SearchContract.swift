@@ -33,8 +33,8 @@ extension Verifier {
             details.insert("fresh and migrated databases disagree on: \(disagreeing.joined(separator: ", "))", at: 0)
         }
         let summary = failed.isEmpty
-            ? "\(cases.count) cases passed on the fresh and the migrated database (contract \(contract.version))"
-            : "\(failed.count) of \(cases.count) cases failed: \(failed.map(\.name).joined(separator: ", "))"
+            ? "\(Counted.phrase(cases.count, "case")) passed on the fresh and the migrated database (contract \(contract.version))"
+            : "\(failed.count) of \(Counted.phrase(cases.count, "case")) failed: \(failed.map(\.name).joined(separator: ", "))"
         let check = CheckResult(
             name: .searchContract, status: failed.isEmpty ? .pass : .fail, summary: summary,
             durationSeconds: watch.roundedSeconds, details: details)

@@ -92,6 +92,9 @@ public struct Verifier: Sendable {
         let held = HeldDescriptors()
         let fts5Available = SQLiteLibrary.canCreateFTS5()
 
+        // Leftovers of killed runs hold customer data: cleared on every run with a database,
+        // copy or not, with those of Steward's other commands under TMPDIR, and named.
+        let stale = options.databasePath == nil ? [] : TemporaryWorkspace.removeStaleInTemporaryDirectory()
         if let path = options.databasePath {
             let expected = options.expectedVersion ?? expectation?.newestUserVersion
             let quick = options.quick
@@ -137,7 +140,7 @@ public struct Verifier: Sendable {
             fts5Available: fts5Available, database: database, contractVersion: contract?.version,
             contractCases: cases, checks: checks, failedChecks: failedChecks,
             failedCases: cases.filter { !$0.passed }.map(\.name), passed: failedChecks.isEmpty,
-            totalSeconds: stopwatch.roundedSeconds)
+            totalSeconds: stopwatch.roundedSeconds, staleTemporariesRemoved: stale)
     }
 
     func dispatch(_ group: DispatchGroup, _ results: CheckResults, _ work: @escaping @Sendable () throws -> Void) {

@@ -47,4 +47,7 @@ public struct VerifyReport: Codable, Sendable {
     public let failedCases: [String]
     public let passed: Bool
     public let totalSeconds: Double
+    /// Workspaces of earlier, killed runs of Steward's commands that this run removed from
+    /// TMPDIR (names only; with `--db`).
+    public var staleTemporariesRemoved: [String] = []
 }

@@ -125,7 +125,7 @@ public struct LedgerPlan: Sendable {
                 guard Int(userVersion) <= migrations.count else {
                     throw StewardError(
                         .badInput,
-                        "user_version is \(userVersion), but \(set.directory) holds only \(migrations.count) migrations")
+                        "user_version is \(userVersion), but \(set.directory) holds only \(Counted.phrase(migrations.count, "migration"))")
                 }
                 unrecorded = Array(migrations.prefix(Int(userVersion)))
             }
