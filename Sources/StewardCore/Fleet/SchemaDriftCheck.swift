@@ -142,10 +142,7 @@ public final class SchemaDriftCheck: Sendable {
         }
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
         for migration in migrations {
-            let script = try MigrationScript(Migration(
-                version: Int32(clamping: migration.version.integer ?? 0), fileName: migration.fileName,
-                path: migration.path, sql: migration.upSQL))
-            try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
+            try MigrationScript(migration).apply(on: scratch, cancellation: cancellation, schemaOnly: true)
         }
         return try SchemaFingerprint(reading: scratch)
     }

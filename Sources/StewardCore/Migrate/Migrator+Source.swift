@@ -26,11 +26,9 @@ extension Migrator {
         }
     }
 
-    /// Reads the set in the layout the caller names or detection picks. Steward's own
-    /// layout is read by `MigrationSet`, whose refusals (section markers, code files) stand
-    /// when that layout is forced. With the run's `setCache`, the files are read once per
-    /// run and layout; the database's ledgers (for detection) are read from `connection`
-    /// when given, else from a connection of their own.
+    /// Reads the set in the layout the caller names or detection picks. With the run's
+    /// `setCache`, the files are read once per run and layout; the database's ledgers (for
+    /// detection) are read from `connection` when given, else from a connection of their own.
     func loadSource(ledgersFrom connection: Connection? = nil) throws -> Source {
         let directory = options.migrationsDirectory
         let detection: DialectSet.Detection
@@ -64,14 +62,8 @@ extension Migrator {
 
     private func readSource(_ detection: DialectSet.Detection) throws -> Source {
         let directory = options.migrationsDirectory
-        var set: DialectSet
-        if detection.dialect == .steward {
-            let steward = try MigrationSet(directory: directory)
-            set = DialectSet(steward: steward)
-        } else {
-            set = try DialectSet(directory: directory, dialect: detection.dialect, placeholders: FlywayPlaceholders(options.placeholders))
-        }
-        set = set.withoutDeclaration
+        let set = try DialectSet(directory: directory, dialect: detection.dialect,
+                                 placeholders: FlywayPlaceholders(options.placeholders)).withoutDeclaration
         return Source(detection: detection, set: set, scripts: try MigrationScript.scripts(for: set), ledger: Ledgers.ledger(for: set.dialect))
     }
 
