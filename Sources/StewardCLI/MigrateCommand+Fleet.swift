@@ -9,30 +9,25 @@ extension MigrateCommand {
         var options = self.options
         // Read and checked once for the whole run, by whichever job needs it first.
         options.setCache = MigrationSetCache()
-        let backupDirectory = self.backupDirectory
-        let allowDrift = self.allowDrift
-        let drift = FleetMigration.driftCheck(options)
-        let threads = (fleet?.jobs ?? 1) > 1 ? 1 : max(1, ProcessInfo.processInfo.activeProcessorCount)
+        options.backupThreads = (fleet?.jobs ?? 1) > 1 ? 1 : max(1, ProcessInfo.processInfo.activeProcessorCount)
         // Once for the run, not once per database (the directory fills with bundles).
-        let swept = backupDirectory.map { _ = FleetMigration.removeStaleTemporaries(in: $0); return true } ?? false
+        if let directory = options.backupDirectory {
+            _ = Migrator.removeStaleTemporaries(in: directory)
+            options.backupDirectorySwept = true
+        }
         return { [options] path, cancellation in
             var options = options
             options.databasePath = path
-            var migration = FleetMigration(
-                options: options, backupDirectory: backupDirectory, backupThreads: threads, drift: drift,
-                allowDrift: allowDrift, cancellation: cancellation)
-            migration.backupDirectorySwept = swept
-            let result = try migration.run()
+            let result = try Migrator(options: options, cancellation: cancellation).run()
             let envelope = FleetEnvelope(
-                report: MigrateOutput(report: result.report, bundle: result.bundle, schema: result.schema),
-                command: "migrate", exitCode: ExitCode.success, outcome: result.outcome)
+                report: MigrateWording.worded(result), command: "migrate", exitCode: ExitCode.success, outcome: result.outcome)
             return FleetRun.Item(outcome: result.outcome, exitCode: 0, json: try envelope.line(),
                                  detail: Self.fleetDetail(result), message: nil)
         }
     }
 
-    static func fleetDetail(_ result: FleetMigration.Result) -> String {
-        let report = result.report
+    static func fleetDetail(_ result: Migrator.Report) -> String {
+        let report = result.migration
         var text: String
         let from = shownVersion(report.fromVersionText, report)
         switch result.outcome {

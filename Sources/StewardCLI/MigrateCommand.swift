@@ -57,8 +57,6 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     let options: Migrator.Options
     let output: OutputOptions
     let fleet: FleetOptions?
-    let backupDirectory: String?
-    let allowDrift: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
@@ -88,22 +86,20 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         if backupDirectory != nil && (options.dryRun || options.statusOnly) {
             throw values.error("'--backup-dir' cannot be used with '--dry-run' or '--status'")
         }
+        options.backupDirectory = backupDirectory
+        options.allowDrift = values[Opt.allowDrift]
         self.options = options
         self.output = OutputOptions(values)
         self.fleet = fleet
-        self.backupDirectory = backupDirectory
-        self.allowDrift = values[Opt.allowDrift]
     }
 
-    typealias Work = MigrationRun
+    typealias Work = Migrator
 
-    var operationOptions: MigrationRun.Options {
-        var run = MigrationRun.Options(migration: options)
-        run.backupDirectory = backupDirectory
-        run.allowDrift = allowDrift
+    var operationOptions: Migrator.Options {
+        var options = self.options
         // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
-        if backupDirectory != nil { run.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
-        return run
+        if options.backupDirectory != nil { options.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
+        return options
     }
 
     static var drawsLiveProgress: Bool { true }
@@ -131,16 +127,15 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         }
     }
 
-    /// The JSON of a single run is the fleet line's (`MigrateOutput`): `outcome`, and
+    /// The JSON of a single run is the fleet line's (`Migrator.Report`): `outcome`, and
     /// `bundle` and `schema` when they apply.
-    func deliver(_ run: MigrationRun.Report, status: Int32, on terminal: Terminal) throws {
+    func deliver(_ run: Migrator.Report, status: Int32, on terminal: Terminal) throws {
         terminal.print(output.json
-            ? try ReportOutput.json(MigrateOutput(report: run.migration, bundle: run.backup, schema: run.schema),
-                                    command: "migrate", exitCode: status)
+            ? try ReportOutput.json(MigrateWording.worded(run), command: "migrate", exitCode: status)
             : Self.render(run))
     }
 
-    static func render(_ run: MigrationRun.Report) -> String {
+    static func render(_ run: Migrator.Report) -> String {
         var text = Self.render(run.migration)
         guard run.backupRequested else {
             // A match is the normal case and stays quiet; a drift allowed or a check skipped is said.
@@ -152,7 +147,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             }
             return text
         }
-        if let bundle = run.backup {
+        if let bundle = run.bundle {
             text += "\nBackup      \(ReportOutput.escaped(bundle.path)) (user_version \(bundle.userVersion), sha256 \(bundle.sha256))"
             if let recorded = bundle.recordedFailures {
                 text += "\n            records what was already there: \(recorded.summary)"

@@ -12,6 +12,13 @@ enum MigrateWording {
         return report
     }
 
+    /// `run` with its report worded so.
+    static func worded(_ run: Migrator.Report) -> Migrator.Report {
+        var run = run
+        run.migration = worded(run.migration)
+        return run
+    }
+
     /// `--status` when no migration is pending but a run would write the records
     /// (`MigrateReport.recordsPending`): not "up to date".
     static let recordsPending = "no migration to apply; a run records what is applied (user_version or the runner's ledger)"

@@ -32,12 +32,11 @@ import TestSupport
     }
 
     /// The plain one-database run, as `steward migrate --db … --migrations …` makes it.
-    func run(cache: MigrationSetCache = MigrationSetCache(), timeout: Double = 2) throws -> MigrationRun.Report {
+    func run(cache: MigrationSetCache = MigrationSetCache(), timeout: Double = 2) throws -> Migrator.Report {
         var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
         options.timeout = timeout
         options.setCache = cache
-        return try MigrationRun(options: MigrationRun.Options(migration: options), cancellation: Cancellation(),
-                                progress: { _ in }).run()
+        return try Migrator(options: options, cancellation: Cancellation(), progress: { _ in }).run()
     }
 
     @Test func aCurrentDatabaseIsAnsweredWithoutCheckingTheSetAgain() throws {

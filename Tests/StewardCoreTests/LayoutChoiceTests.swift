@@ -155,7 +155,7 @@ import TestSupport
         try made.setUserVersion(1)
         var options = Migrator.Options(databasePath: old, migrationsDirectory: migrations)
         options.setCache = cache
-        #expect(try Migrator(options: options).run().dialect == "steward")
+        #expect(try Migrator(options: options).run().migration.dialect == "steward")
         options.databasePath = database
         options.create = true
         let error = try #require(throws: StewardError.self) { try Migrator(options: options).run() }

@@ -5,8 +5,9 @@ import Synchronization
 /// look and the migration of one database): the files are read, parsed and checked on an
 /// empty database once per run and layout, not once per database. Only what cannot depend
 /// on a database is kept: which layout the files alone select, the set read in a layout,
-/// and the set's check on an empty database. The ledgers a database has (for detection)
-/// and the check of pending files on a copy of a real schema stay per database.
+/// the set's check on an empty database, and the drift check's builds of what databases
+/// have applied. The ledgers a database has (for detection) and the check of pending
+/// files on a copy of a real schema stay per database.
 ///
 /// A cache lives for one run: a file changed before the next run is read by that run.
 public final class MigrationSetCache: Sendable {
@@ -25,6 +26,7 @@ public final class MigrationSetCache: Sendable {
     private let sources = Mutex<[String: Result<Migrator.Source, StewardError>]>([:])
     /// The set built on an empty database: its check and the schema after each migration.
     private let builds = Mutex<[String: SetBuild]>([:])
+    private let drift = Mutex<SchemaDriftCheck?>(nil)
     private let readCount = Atomic<Int>(0)
     private let validationCount = Atomic<Int>(0)
 
@@ -77,6 +79,17 @@ public final class MigrationSetCache: Sendable {
             let found = try build()
             known[key] = found
             return found
+        }
+    }
+
+    /// The run's drift check, made by its first database: each applied set it has to build
+    /// is built once for the run.
+    func driftCheck(extensions: [String]) -> SchemaDriftCheck {
+        drift.withLock { drift in
+            if let drift { return drift }
+            let made = SchemaDriftCheck(extensions: extensions)
+            drift = made
+            return made
         }
     }
 }

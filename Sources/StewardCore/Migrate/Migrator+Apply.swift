@@ -4,8 +4,8 @@ import SQLiteKit
 extension Migrator {
     func migrate(
         connection: Connection, source: Source, build: SetBuild, created: Bool, stopwatch: Stopwatch,
-        beforeMigrating: (PendingWrite) throws -> Void
-    ) throws -> MigrateReport {
+        holding held: HeldDescriptors
+    ) throws -> Report {
         let mode: MigrateReport.Mode = options.dryRun ? .dryRun : .apply
         installHandlers(on: connection)
         defer {
@@ -45,9 +45,18 @@ extension Migrator {
                 try validate(plan.pending.compactMap(source.script(for:)), onSchemaOf: connection)
             }
             let writes = Self.writes(plan: plan, source: source, ledgerExisted: ledgerExisted, userVersion: current)
-            if writes {
-                try beforeMigrating(PendingWrite(connection: connection, source: source, build: build, plan: plan,
-                                                 userVersion: current, created: created))
+            // Decided by the same read as the write, on the same connection, with no other
+            // writer in between: a database the run leaves unchanged gets neither the drift
+            // check nor the backup, one it changes never goes without them. A database the
+            // run created has nothing to compare or back up; a dry run changes nothing.
+            var schema: SchemaDriftCheck.Comparison?
+            var bundle: RollbackBundle?
+            if writes, !created, !options.dryRun {
+                schema = try refuseDrift(on: connection, source: source, build: build, applied: plan.applied, userVersion: current)
+                if let directory = options.backupDirectory {
+                    // Named by the runner's version of the newest applied migration.
+                    bundle = try backUp(into: directory, holding: held, version: plan.applied.last?.ledgerVersion ?? "0")
+                }
             }
             let pending = plan.pending.compactMap(source.script(for:))
             var notes = Self.notes(for: plan)
@@ -138,10 +147,13 @@ extension Migrator {
             if plan.rule == .appliedCount {
                 notes.append(Self.appliedCountNote(recordedVersion, ledger: source.ledger))
             }
-            return report(source: source, mode: mode, created: created, from: current, to: recordedVersion,
-                          appliedBefore: plan.applied, appliedAfter: Self.inSetOrder(appliedSoFar, of: source),
-                          applied: applied, pending: [], ledger: ledger, fts: fts, foreignKeys: foreignKeys,
-                          notes: notes, stopwatch: stopwatch)
+            let migration = report(
+                source: source, mode: mode, created: created, from: current, to: recordedVersion,
+                appliedBefore: plan.applied, appliedAfter: Self.inSetOrder(appliedSoFar, of: source),
+                applied: applied, pending: [], ledger: ledger, fts: fts, foreignKeys: foreignKeys,
+                notes: notes, stopwatch: stopwatch)
+            return Report(migration: migration, schema: schema, bundle: bundle,
+                          backupRequested: options.backupDirectory != nil)
         } catch {
             connection.rollbackIfNeeded()
             if let error = error as? SQLiteError { throw explain(error, waitingForLock: false) }

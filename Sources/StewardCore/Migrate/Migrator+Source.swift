@@ -26,9 +26,9 @@ extension Migrator {
         }
     }
 
-    /// Reads the set in the layout the caller names or detection picks. With the run's
-    /// `setCache`, the files are read once per run and layout; the database's ledgers (for
-    /// detection) are read from `connection` when given, else from a connection of their own.
+    /// Reads the set in the layout the caller names or detection picks, once per run and
+    /// layout (the run's `cache`); the database's ledgers (for detection) are read from
+    /// `connection` when given, else from a connection of their own.
     func loadSource(ledgersFrom connection: Connection? = nil) throws -> Source {
         let directory = options.migrationsDirectory
         let detection: DialectSet.Detection
@@ -39,19 +39,15 @@ extension Migrator {
                     "\(Paths.join(directory, DialectSet.declarationFile)) declares the set's layout \(declared.dialect.rawValue), and the run asks for \(dialect.rawValue); read in another layout, the set would get a ledger its application's runner never reads")
             }
             detection = .init(dialect: dialect, reason: .chosen)
-        } else if let cache = options.setCache {
+        } else {
             switch try cache.detection(directory: directory) {
             case .decided(let found): detection = found
             case .needsLedgers:
                 detection = try DialectSet.detection(
                     directory: directory, records: try recordsOfExistingDatabase(connection), whenAmbiguous: .refuse)
             }
-        } else {
-            detection = try DialectSet.detect(directory: directory, records: { try recordsOfExistingDatabase(connection) })
         }
-        let source = try options.setCache.map { cache in
-            try cache.source(directory: directory, dialect: detection.dialect) { try readSource(detection) }
-        } ?? readSource(detection)
+        let source = try cache.source(directory: directory, dialect: detection.dialect) { try readSource(detection) }
         if options.allowOutOfOrder, !source.set.dialect.canRecordOutOfOrder {
             throw StewardError(
                 .usage,
