@@ -20,8 +20,8 @@ extension MigrateCommand {
             options.databasePath = path
             let result = try Migrator(options: options, cancellation: cancellation).run()
             let envelope = FleetEnvelope(
-                report: MigrateWording.worded(result), command: "migrate", exitCode: ExitCode.success, outcome: result.outcome)
-            return FleetRun.Item(outcome: result.outcome, exitCode: 0, json: try envelope.line(),
+                report: MigrateWording.worded(result), command: "migrate", exitCode: ExitCode.success, outcome: result.outcome.rawValue)
+            return FleetRun.Item(outcome: result.outcome.rawValue, exitCode: 0, json: try envelope.line(),
                                  detail: Self.fleetDetail(result), message: nil)
         }
     }
@@ -31,18 +31,18 @@ extension MigrateCommand {
         var text: String
         let from = shownVersion(report.fromVersionText, report)
         switch result.outcome {
-        case "current": text = "version \(from)"
-        case "pending" where report.pending.isEmpty: text = "version \(from), \(MigrateWording.recordsPending)"
-        case "pending": text = "version \(from), \(report.pending.count) pending"
-        default: text = "\(from) → \(shownVersion(report.toVersionText, report)) in \(ReportOutput.seconds(report.totalSeconds))"
+        case .current: text = "version \(from)"
+        case .pending where report.pending.isEmpty: text = "version \(from), \(MigrateWording.recordsPending)"
+        case .pending: text = "version \(from), \(report.pending.count) pending"
+        case .migrated, .created, .wouldMigrate: text = "\(from) → \(shownVersion(report.toVersionText, report)) in \(ReportOutput.seconds(report.totalSeconds))"
         }
         if let bundle = result.bundle {
             text += ", backup \(bundle.path)"
             if let recorded = bundle.recordedFailures { text += " (records \(recorded.summary))" }
             text += ", rollback: \(ReportOutput.command(bundle.rollbackCommand))"
         }
-        if let schema = result.schema, schema.status != "match" {
-            text += schema.status == "drift"
+        if let schema = result.schema, schema.status != .match {
+            text += schema.status == .drift
                 ? ", schema drift allowed: \(schema.differences.joined(separator: "; "))"
                 : ", drift check skipped: \(schema.reason ?? "")"
         }

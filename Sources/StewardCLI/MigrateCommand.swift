@@ -114,7 +114,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             case .rebuildingFTS(let table):
                 if live { terminal.progress("rebuilding \(ReportOutput.escaped(table)) ...") }
             case .working(let phase, let table, let seconds):
-                if live { terminal.progress("\r\u{1B}[2K\(phase) \(ReportOutput.escaped(table)) ... \(String(format: "%.1f", seconds)) s") }
+                if live { terminal.progress("\r\u{1B}[2K\(phase.rawValue) \(ReportOutput.escaped(table)) ... \(String(format: "%.1f", seconds)) s") }
             case .rebuiltFTS(let table, let rebuiltBy, let seconds, let checkSeconds):
                 if live { terminal.progress("\r\u{1B}[2K") }
                 let check = "integrity-check passed in \(ReportOutput.seconds(checkSeconds))"
@@ -139,8 +139,8 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         var text = Self.render(run.migration)
         guard run.backupRequested else {
             // A match is the normal case and stays quiet; a drift allowed or a check skipped is said.
-            if let schema = run.schema, schema.status != "match" {
-                var line = "\nSchema      \(schema.status)"
+            if let schema = run.schema, schema.status != .match {
+                var line = "\nSchema      \(schema.status.rawValue)"
                 if !schema.differences.isEmpty { line += ": " + schema.differences.joined(separator: "; ") }
                 if let reason = schema.reason { line += ": " + reason }
                 text += line
@@ -157,7 +157,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             text += "\nBackup      none: nothing was changed"
         }
         if let schema = run.schema {
-            text += "\nSchema      \(schema.status)"
+            text += "\nSchema      \(schema.status.rawValue)"
                 + (schema.differences.isEmpty ? "" : ": \(schema.differences.joined(separator: "; "))")
                 + (schema.reason.map { ": \($0)" } ?? "")
         }
@@ -176,7 +176,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     /// A version as the set's runner shows it; "0" in Steward's own layout when nothing is
     /// applied (its `user_version`), "none" in the others.
     static func shownVersion(_ text: String?, _ report: MigrateReport) -> String {
-        text.map(ReportOutput.escaped) ?? (report.dialect == Dialect.steward.rawValue ? "0" : "none")
+        text.map(ReportOutput.escaped) ?? (report.dialect == .steward ? "0" : "none")
     }
 
     /// `(2 of 3 migrations applied; newest migration: 20240212141500)`.
@@ -204,7 +204,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         case .apply, .dryRun:
             let verb = report.mode == .dryRun ? "would migrate" : "migrated"
             lines.append("Database    \(ReportOutput.escaped(report.database.path))\(report.created ? " (created)" : "")")
-            if report.applied.isEmpty, report.outcome == "migrated" || report.outcome == "would-migrate" {
+            if report.applied.isEmpty, report.outcome == .migrated || report.outcome == .wouldMigrate {
                 // Nothing applied, but the ledger or user_version written: not "nothing to do".
                 let from = shownVersion(report.fromVersionText, report), to = shownVersion(report.toVersionText, report)
                 let versions = from == to ? from : "\(from) → \(to)"
@@ -245,8 +245,8 @@ struct MigrateCommand: OperationCommand, FleetCommand {
                 lines.append("Dry run     nothing was written to \(ReportOutput.escaped(report.database.path))")
             }
         }
-        if report.dialect != "steward" {
-            lines.append("Layout      \(report.dialect) (\(MigrateWording.worded(report).dialectReason.text))")
+        if report.dialect != .steward {
+            lines.append("Layout      \(report.dialect.rawValue) (\(MigrateWording.worded(report).dialectReason.text))")
         }
         if let ledger = report.ledger {
             let missing = switch report.mode {

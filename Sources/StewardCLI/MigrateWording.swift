@@ -8,7 +8,7 @@ enum MigrateWording {
     static func worded(_ report: MigrateReport) -> MigrateReport {
         guard report.dialectReason.chosen else { return report }
         var report = report
-        report.dialectReason.text = "--dialect \(report.dialect)"
+        report.dialectReason.text = "--dialect \(report.dialect.rawValue)"
         return report
     }
 

@@ -43,7 +43,7 @@ import TestSupport
         let before = try Data(contentsOf: URL(fileURLWithPath: database))
         let cache = MigrationSetCache()
         let report = try run(cache: cache)
-        #expect(report.migration.outcome == "current")
+        #expect(report.migration.outcome == .current)
         #expect(report.migration.mode == .apply)
         #expect(report.migration.fromVersion == 2 && report.migration.toVersion == 2)
         #expect(report.migration.foreignKeys?.violationsBefore == 0)
@@ -60,7 +60,7 @@ import TestSupport
         defer { writer.rollbackIfNeeded() }
         // The full run waited for the write lock and gave up (75) after the timeout.
         let report = try run(timeout: 0.2)
-        #expect(report.migration.outcome == "current")
+        #expect(report.migration.outcome == .current)
     }
 
     @Test func aCurrentDatabaseThatFailsQuickCheckIsStillRefused() throws {
@@ -80,8 +80,8 @@ import TestSupport
         try write("0003_index.sql", "CREATE INDEX ticket_title ON ticket(title);")
         let cache = MigrationSetCache()
         let report = try run(cache: cache)
-        #expect(report.migration.outcome == "migrated")
-        #expect(report.schema?.status == "match")
+        #expect(report.migration.outcome == .migrated)
+        #expect(report.schema?.status == .match)
         #expect(cache.setChecks == 1)
     }
 }

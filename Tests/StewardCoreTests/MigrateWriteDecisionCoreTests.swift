@@ -46,15 +46,15 @@ import TestSupport
         var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
         options.backupDirectory = bundles
         let result = try Migrator(options: options).run()
-        #expect(result.outcome == "migrated")
+        #expect(result.outcome == .migrated)
         #expect(result.migration.applied.map(\.file) == ["0002_index.sql"])
-        #expect(result.schema?.status == "match")
+        #expect(result.schema?.status == .match)
         #expect(result.schema?.newestApplied == "1")
         #expect(result.bundle?.userVersion == 1)
         #expect(result.bundle.map { ($0.path as NSString).lastPathComponent.contains("-v1-") } == true)
 
         let again = try Migrator(options: options).run()
-        #expect(again.outcome == "current")
+        #expect(again.outcome == .current)
         #expect(again.schema == nil)
         #expect(again.bundle == nil)
         #expect(again.backupRequested)
@@ -87,7 +87,7 @@ import TestSupport
             let outcome = (try? systemTool(["python3", "-c", script, database]).output) ?? "python3 did not run"
             attempts.withLock { $0.append(outcome.trimmingCharacters(in: .whitespacesAndNewlines)) }
         }).run()
-        #expect(result.outcome == "migrated")
+        #expect(result.outcome == .migrated)
         #expect(result.bundle?.userVersion == 1)
         #expect(attempts.withLock { $0 } == ["locked"])
     }
@@ -100,7 +100,7 @@ import TestSupport
         let check = SchemaDriftCheck(extensions: [bogus])
         let connection = try Connection(path: database)
         let comparison = check.compare(on: connection, set: set, cancellation: Cancellation())
-        #expect(comparison.status == "skipped")
+        #expect(comparison.status == .skipped)
         let reason = try #require(comparison.reason)
         #expect(reason.contains("cannot load the SQLite extension \(bogus)"), "\(reason)")
         #expect(!reason.contains("cannot be built"), "\(reason)")
@@ -113,8 +113,8 @@ import TestSupport
         var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
         options.setCache = cache
         let result = try Migrator(options: options).run()
-        #expect(result.outcome == "migrated")
-        #expect(result.schema?.status == "match")
+        #expect(result.outcome == .migrated)
+        #expect(result.schema?.status == .match)
         #expect(cache.setChecks == 1)
         #expect(cache.driftCheck(extensions: []).setBuilds == 0)
     }

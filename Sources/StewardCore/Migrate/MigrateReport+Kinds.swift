@@ -8,6 +8,21 @@ extension MigrateReport {
         case dryRun = "dry-run"
         case status
     }
+
+    /// What the run did to the database, or would do (`outcome` in the JSON, and a fleet
+    /// run's count per outcome).
+    public enum Outcome: String, Codable, Sendable {
+        /// Migrations applied, or the records of applied ones written.
+        case migrated
+        /// The run created the database (`--create`).
+        case created
+        /// Nothing to apply and nothing to record.
+        case current
+        /// `--status`: migrations to apply, or records for a run to write.
+        case pending
+        /// `--dry-run`: what `migrated` would be.
+        case wouldMigrate = "would-migrate"
+    }
 }
 
 extension MigrateReport.FTSRebuild {

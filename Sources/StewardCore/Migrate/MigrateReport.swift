@@ -85,11 +85,11 @@ public struct MigrateReport: Codable, Sendable {
     public let mode: Mode
     public let created: Bool
     /// The layout the set was read in, and why (chosen by the caller, or what was detected).
-    public let dialect: String
+    public let dialect: Dialect
     public var dialectReason: DialectSet.Detection.Reason
     /// How `user_version` records progress: `newest-version` (the newest applied
     /// version, when every version is an integer from 1 to 2147483647) or `applied-count`.
-    public let userVersionRule: String
+    public let userVersionRule: LedgerPlan.UserVersionRule
     public let ledger: Ledger?
     /// `user_version` before and after the run, and once every migration is applied.
     /// In another runner's layout it is Steward's mirror of the ledger: the runner's own
@@ -125,14 +125,13 @@ public struct MigrateReport: Codable, Sendable {
     /// ledger table created), so the database is not current; absent in other modes.
     public var recordsPending: Bool?
 
-    /// What the run did to the database, or would do: `migrated`, `created`, `current`
-    /// (nothing to apply), `pending` (`--status` with anything for a run to write) or
-    /// `would-migrate` (`--dry-run`). Not a status: a run that fails has no report.
-    public var outcome: String {
+    /// What the run did to the database, or would do. Not a status: a run that fails has
+    /// no report.
+    public var outcome: Outcome {
         switch mode {
-        case .status: return pending.isEmpty && recordsPending != true ? "current" : "pending"
-        case .dryRun: return applied.isEmpty && !recordedAny ? "current" : "would-migrate"
-        case .apply: return created ? "created" : applied.isEmpty && !recordedAny ? "current" : "migrated"
+        case .status: return pending.isEmpty && recordsPending != true ? .current : .pending
+        case .dryRun: return applied.isEmpty && !recordedAny ? .current : .wouldMigrate
+        case .apply: return created ? .created : applied.isEmpty && !recordedAny ? .current : .migrated
         }
     }
 

@@ -43,7 +43,7 @@ extension Migrator {
         let comparison = cache.driftCheck(extensions: options.extensions).compare(
             on: connection, set: source.set, applied: applied, userVersion: userVersion, built: build,
             cancellation: cancellation)
-        if comparison.status == "drift" && !options.allowDrift {
+        if comparison.status == .drift && !options.allowDrift {
             throw StewardError(
                 .badInput,
                 "\(options.databasePath): schema drift, not migrated: the schema differs from what the migration set makes "

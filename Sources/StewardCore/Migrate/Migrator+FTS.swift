@@ -40,7 +40,7 @@ extension Migrator {
             guard let table = after[key] else { continue }
             let name = Connection.quote(identifier: table.definition.name)
             progress(.rebuildingFTS(table: table.definition.name))
-            currentWork.set(("rebuilding", table.definition.name))
+            currentWork.set((.rebuilding, table.definition.name))
             defer { currentWork.set(nil) }
 
             let rebuildWatch = Stopwatch()
@@ -55,7 +55,7 @@ extension Migrator {
                 try ftsStatement("INSERT INTO \(name)(\(name)) VALUES ('rebuild')", table: table.definition.name)
             }
             let rebuildSeconds = rebuildWatch.roundedSeconds
-            currentWork.set(("checking", table.definition.name))
+            currentWork.set((.checking, table.definition.name))
             let checkWatch = Stopwatch()
             // Rank 1 compares the index with the content table (SQLite 3.40); it fails
             // with SQLITE_CORRUPT_VTAB on drift.

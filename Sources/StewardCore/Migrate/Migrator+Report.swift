@@ -21,8 +21,8 @@ extension Migrator {
         MigrateReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             database: DatabaseReference(path: options.databasePath), migrations: source.set.directory, mode: mode, created: created,
-            dialect: source.set.dialect.rawValue, dialectReason: source.detection.reason,
-            userVersionRule: LedgerPlan.rule(for: source.set.migrations).rawValue, ledger: ledger,
+            dialect: source.set.dialect, dialectReason: source.detection.reason,
+            userVersionRule: LedgerPlan.rule(for: source.set.migrations), ledger: ledger,
             fromVersion: from, toVersion: to, newestVersion: source.newestUserVersion,
             fromVersionText: appliedBefore.last?.ledgerVersion, toVersionText: appliedAfter.last?.ledgerVersion,
             newestVersionText: source.set.migrations.last?.ledgerVersion ?? "",

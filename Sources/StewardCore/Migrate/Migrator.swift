@@ -59,10 +59,14 @@ public struct Migrator: StewardOperation {
         case applying(file: String, version: String)
         case applied(file: String, version: String, statements: Int, seconds: Double)
         case rebuildingFTS(table: String)
-        /// Called about every 0.2 s while an FTS rebuild or check runs; `phase` is
-        /// `rebuilding` or `checking`.
-        case working(phase: String, table: String, seconds: Double)
+        /// Called about every 0.2 s while an FTS rebuild or check runs.
+        case working(phase: Phase, table: String, seconds: Double)
         case rebuiltFTS(table: String, rebuiltBy: MigrateReport.FTSRebuild.RebuiltBy, seconds: Double, checkSeconds: Double)
+
+        /// The work on an FTS5 table, as the progress line names it.
+        public enum Phase: String, Sendable {
+            case rebuilding, checking
+        }
     }
 
     /// The migration's report with the drift check's finding and, with a backup directory,
@@ -78,7 +82,7 @@ public struct Migrator: StewardOperation {
         /// Whether a backup was asked for (`--backup-dir`).
         public var backupRequested: Bool
 
-        public var outcome: String { migration.outcome }
+        public var outcome: MigrateReport.Outcome { migration.outcome }
 
         private enum Keys: String, CodingKey { case outcome, bundle, schema }
 

@@ -88,9 +88,9 @@ extension DialectSet {
                 if let marker = Self.sectionMarker(in: sql) {
                     throw StewardError(
                         .badInput,
-                        "\(display(name)):\(marker.line): '\(marker.text)' is a \(marker.runner) section marker; "
+                        "\(display(name)):\(marker.line): '\(marker.text)' is a \(marker.runner.rawValue) section marker; "
                             + "Steward runs a file whole, so its down section would undo its up section. "
-                            + "Files in \(marker.runner)'s format are not supported")
+                            + "Files in \(marker.runner.rawValue)'s format are not supported")
                 }
                 let version = try stewardVersion(of: name)
                 if let other = seen[version] {
@@ -127,17 +127,17 @@ extension DialectSet {
         /// The first goose (`-- +goose Up`, `-- +goose Down`, any `-- +goose` annotation) or
         /// dbmate (`-- migrate:up`, `-- migrate:down`) marker. Both runners read them line by
         /// line, as this does. Steward's own layout refuses a file that has one.
-        static func sectionMarker(in sql: String) -> (line: Int, text: String, runner: String)? {
+        static func sectionMarker(in sql: String) -> (line: Int, text: String, runner: Dialect)? {
             for (index, rawLine) in sql.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let line = Substring(rawLine).trimmingWhitespaceAndNewlines()
                 guard line.hasPrefix("--") else { continue }
                 let comment = line.dropFirst(2).trimmingWhitespace().lowercased()
                 let shown = String(line.prefix(60))
                 if comment.hasPrefix("+goose") {
-                    return (index + 1, shown, "goose")
+                    return (index + 1, shown, .goose)
                 }
                 if comment.hasPrefix("migrate:up") || comment.hasPrefix("migrate:down") {
-                    return (index + 1, shown, "dbmate")
+                    return (index + 1, shown, .dbmate)
                 }
             }
             return nil
@@ -160,7 +160,7 @@ extension DialectSet {
                     && (VersionKey(String(version[0]))?.integer ?? 0) >= 1 && !isDirectory(name)
             }
             if !codeMigrations.isEmpty {
-                try DialectSet.refuse(codeMigrations: codeMigrations, in: directory, runner: "goose")
+                try DialectSet.refuse(codeMigrations: codeMigrations, in: directory, runner: .goose)
             }
             for name in names {
                 guard !isDirectory(name), name.hasSuffix(".sql") || name.hasSuffix(".go") else {

@@ -198,7 +198,7 @@ public struct DialectSet: Sendable {
         case .flyway: try reader.readFlyway(placeholders: placeholders)
         }
         if !reader.codeMigrations.isEmpty {
-            try Self.refuse(codeMigrations: reader.codeMigrations, in: directory, runner: dialect.rawValue)
+            try Self.refuse(codeMigrations: reader.codeMigrations, in: directory, runner: dialect)
         }
         // These runners have no code migrations and skip such files, but an application
         // that keeps versioned code beside its migrations runs it around them (stash
@@ -206,7 +206,7 @@ public struct DialectSet: Sendable {
         if [.golangMigrate, .sqlx, .dbmate, .diesel, .drizzle].contains(dialect) {
             let migrationFiles = Set(reader.migrations.map(\.fileName))
             let code = names.filter { Self.isVersionedCode($0) && !migrationFiles.contains($0) && !Self.isDirectory(Paths.join(directory, $0)) }
-            try Self.refuse(applicationCode: code, in: directory, runner: dialect.rawValue)
+            try Self.refuse(applicationCode: code, in: directory, runner: dialect)
         }
         switch dialect {
         case .drizzle: break
@@ -262,24 +262,24 @@ public struct DialectSet: Sendable {
 
     /// Refuses the set when it holds `codeMigrations` (versioned files that are not SQL, or
     /// that `runner` runs as code), naming every one.
-    static func refuse(codeMigrations: [String], in directory: String, runner: String?) throws {
+    static func refuse(codeMigrations: [String], in directory: String, runner: Dialect?) throws {
         guard codeMigrations.isEmpty else {
             let list = codeMigrations.map { display(directory, $0) }.joined(separator: ", ")
             throw StewardError(
                 .badInput,
-                "\(directory) holds versioned files that \(runner.map { "\($0) runs as code and " } ?? "")are not SQL, which Steward cannot run: \(list); "
+                "\(directory) holds versioned files that \(runner.map { "\($0.rawValue) runs as code and " } ?? "")are not SQL, which Steward cannot run: \(list); "
                     + "running the SQL files without them can lose the data they move, so nothing was run")
         }
     }
 
     /// Refuses the set when it holds `code`: versioned source files that `runner` skips,
     /// but that the application runs around its migrations.
-    static func refuse(applicationCode code: [String], in directory: String, runner: String) throws {
+    static func refuse(applicationCode code: [String], in directory: String, runner: Dialect) throws {
         guard code.isEmpty else {
             let list = code.map { display(directory, $0) }.joined(separator: ", ")
             throw StewardError(
                 .badInput,
-                "\(directory) holds versioned code files beside its migrations: \(list); \(runner) itself skips them, but an application that keeps code there runs it around its migrations (moving data the next SQL file may drop), and Steward cannot, so nothing was run")
+                "\(directory) holds versioned code files beside its migrations: \(list); \(runner.rawValue) itself skips them, but an application that keeps code there runs it around its migrations (moving data the next SQL file may drop), and Steward cannot, so nothing was run")
         }
     }
 
