@@ -35,8 +35,8 @@ public struct Migrator: StewardOperation {
         public var timeout: Double = 30
         /// The values of Flyway placeholders (`${name}`), by name; Flyway's own are built in.
         public var placeholders: [String: String] = [:]
-        /// The set as this run read it, shared with the other databases of the run; nil
-        /// reads it afresh.
+        /// The set as this run read it, shared with the other databases of the run; nil:
+        /// the run reads it into a cache of its own.
         public var setCache: MigrationSetCache?
         /// `--backup-dir`: before the database's first change, a verified bundle of it is
         /// written here; a database whose backup fails is not migrated.
