@@ -57,8 +57,6 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     let options: Migrator.Options
     let output: OutputOptions
     let fleet: FleetOptions?
-    let backupDirectory: String?
-    let allowDrift: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
@@ -88,22 +86,20 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         if backupDirectory != nil && (options.dryRun || options.statusOnly) {
             throw values.error("'--backup-dir' cannot be used with '--dry-run' or '--status'")
         }
+        options.backupDirectory = backupDirectory
+        options.allowDrift = values[Opt.allowDrift]
         self.options = options
         self.output = OutputOptions(values)
         self.fleet = fleet
-        self.backupDirectory = backupDirectory
-        self.allowDrift = values[Opt.allowDrift]
     }
 
-    typealias Work = MigrationRun
+    typealias Work = Migrator
 
-    var operationOptions: MigrationRun.Options {
-        var run = MigrationRun.Options(migration: options)
-        run.backupDirectory = backupDirectory
-        run.allowDrift = allowDrift
+    var operationOptions: Migrator.Options {
+        var options = self.options
         // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
-        if backupDirectory != nil { run.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
-        return run
+        if options.backupDirectory != nil { options.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
+        return options
     }
 
     static var drawsLiveProgress: Bool { true }
@@ -118,7 +114,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             case .rebuildingFTS(let table):
                 if live { terminal.progress("rebuilding \(ReportOutput.escaped(table)) ...") }
             case .working(let phase, let table, let seconds):
-                if live { terminal.progress("\r\u{1B}[2K\(phase) \(ReportOutput.escaped(table)) ... \(String(format: "%.1f", seconds)) s") }
+                if live { terminal.progress("\r\u{1B}[2K\(phase.rawValue) \(ReportOutput.escaped(table)) ... \(String(format: "%.1f", seconds)) s") }
             case .rebuiltFTS(let table, let rebuiltBy, let seconds, let checkSeconds):
                 if live { terminal.progress("\r\u{1B}[2K") }
                 let check = "integrity-check passed in \(ReportOutput.seconds(checkSeconds))"
@@ -131,28 +127,27 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         }
     }
 
-    /// The JSON of a single run is the fleet line's (`MigrateOutput`): `outcome`, and
+    /// The JSON of a single run is the fleet line's (`Migrator.Report`): `outcome`, and
     /// `bundle` and `schema` when they apply.
-    func deliver(_ run: MigrationRun.Report, status: Int32, on terminal: Terminal) throws {
+    func deliver(_ run: Migrator.Report, status: Int32, on terminal: Terminal) throws {
         terminal.print(output.json
-            ? try ReportOutput.json(MigrateOutput(report: run.migration, bundle: run.backup, schema: run.schema),
-                                    command: "migrate", exitCode: status)
+            ? try ReportOutput.json(MigrateWording.worded(run), command: "migrate", exitCode: status)
             : Self.render(run))
     }
 
-    static func render(_ run: MigrationRun.Report) -> String {
+    static func render(_ run: Migrator.Report) -> String {
         var text = Self.render(run.migration)
         guard run.backupRequested else {
             // A match is the normal case and stays quiet; a drift allowed or a check skipped is said.
-            if let schema = run.schema, schema.status != "match" {
-                var line = "\nSchema      \(schema.status)"
+            if let schema = run.schema, schema.status != .match {
+                var line = "\nSchema      \(schema.status.rawValue)"
                 if !schema.differences.isEmpty { line += ": " + schema.differences.joined(separator: "; ") }
                 if let reason = schema.reason { line += ": " + reason }
                 text += line
             }
             return text
         }
-        if let bundle = run.backup {
+        if let bundle = run.bundle {
             text += "\nBackup      \(ReportOutput.escaped(bundle.path)) (user_version \(bundle.userVersion), sha256 \(bundle.sha256))"
             if let recorded = bundle.recordedFailures {
                 text += "\n            records what was already there: \(recorded.summary)"
@@ -162,7 +157,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             text += "\nBackup      none: nothing was changed"
         }
         if let schema = run.schema {
-            text += "\nSchema      \(schema.status)"
+            text += "\nSchema      \(schema.status.rawValue)"
                 + (schema.differences.isEmpty ? "" : ": \(schema.differences.joined(separator: "; "))")
                 + (schema.reason.map { ": \($0)" } ?? "")
         }
@@ -181,7 +176,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     /// A version as the set's runner shows it; "0" in Steward's own layout when nothing is
     /// applied (its `user_version`), "none" in the others.
     static func shownVersion(_ text: String?, _ report: MigrateReport) -> String {
-        text.map(ReportOutput.escaped) ?? (report.dialect == Dialect.steward.rawValue ? "0" : "none")
+        text.map(ReportOutput.escaped) ?? (report.dialect == .steward ? "0" : "none")
     }
 
     /// `(2 of 3 migrations applied; newest migration: 20240212141500)`.
@@ -209,7 +204,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         case .apply, .dryRun:
             let verb = report.mode == .dryRun ? "would migrate" : "migrated"
             lines.append("Database    \(ReportOutput.escaped(report.database.path))\(report.created ? " (created)" : "")")
-            if report.applied.isEmpty, report.outcome == "migrated" || report.outcome == "would-migrate" {
+            if report.applied.isEmpty, report.outcome == .migrated || report.outcome == .wouldMigrate {
                 // Nothing applied, but the ledger or user_version written: not "nothing to do".
                 let from = shownVersion(report.fromVersionText, report), to = shownVersion(report.toVersionText, report)
                 let versions = from == to ? from : "\(from) → \(to)"
@@ -250,8 +245,8 @@ struct MigrateCommand: OperationCommand, FleetCommand {
                 lines.append("Dry run     nothing was written to \(ReportOutput.escaped(report.database.path))")
             }
         }
-        if report.dialect != "steward" {
-            lines.append("Layout      \(report.dialect) (\(MigrateWording.worded(report).dialectReason.text))")
+        if report.dialect != .steward {
+            lines.append("Layout      \(report.dialect.rawValue) (\(MigrateWording.worded(report).dialectReason.text))")
         }
         if let ledger = report.ledger {
             let missing = switch report.mode {

@@ -8,8 +8,15 @@ enum MigrateWording {
     static func worded(_ report: MigrateReport) -> MigrateReport {
         guard report.dialectReason.chosen else { return report }
         var report = report
-        report.dialectReason.text = "--dialect \(report.dialect)"
+        report.dialectReason.text = "--dialect \(report.dialect.rawValue)"
         return report
+    }
+
+    /// `run` with its report worded so.
+    static func worded(_ run: Migrator.Report) -> Migrator.Report {
+        var run = run
+        run.migration = worded(run.migration)
+        return run
     }
 
     /// `--status` when no migration is pending but a run would write the records

@@ -121,7 +121,7 @@ import TestSupport
     static let rebuild = "\nINSERT INTO note_fts(note_fts) VALUES ('rebuild');\n"
 
     /// The note set: the table at version 1, search at version 2 (with its rebuild, unless told).
-    func migrations(rebuild: Bool = true, extra: [String: String] = [:]) throws -> MigrationSet {
+    func migrations(rebuild: Bool = true, extra: [String: String] = [:]) throws -> DialectSet {
         let path = directory.file("migrations-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         var files = ["0001_note.sql": Self.createNote, "0002_note_search.sql": Self.noteSearch + (rebuild ? Self.rebuild : "")]
@@ -129,7 +129,7 @@ import TestSupport
         for (name, sql) in files {
             try Data(sql.utf8).write(to: URL(fileURLWithPath: (path as NSString).appendingPathComponent(name)))
         }
-        return try MigrationSet(directory: path)
+        return try DialectSet(directory: path, dialect: .steward)
     }
 
     static var records: [[String: Any]] { [
@@ -152,12 +152,12 @@ import TestSupport
     }
 
     func run(
-        _ contract: SearchContract, on set: MigrationSet? = nil, cancellation: Cancellation = Cancellation()
+        _ contract: SearchContract, on set: DialectSet? = nil, cancellation: Cancellation = Cancellation()
     ) throws -> [VerifyReport.ContractCase] {
         try ContractRunner(contract: contract, set: set ?? migrations(), cancellation: cancellation).run()
     }
 
-    func refusal(_ contract: SearchContract, on set: MigrationSet? = nil) throws -> StewardError {
+    func refusal(_ contract: SearchContract, on set: DialectSet? = nil) throws -> StewardError {
         try #require(throws: StewardError.self) { try run(contract, on: set) }
     }
 
@@ -220,7 +220,7 @@ import TestSupport
         }
         let cases = try run(
             contract([["name": "a", "query": "printer", "expect": [1, 3]]]) { $0["legacy_version"] = 2 },
-            on: MigrationSet(directory: path))
+            on: DialectSet(directory: path, dialect: .steward))
         #expect(cases[0].passed && cases[0].agree)
     }
 

@@ -8,8 +8,8 @@ import TestSupport
 @Suite struct CoreWordingTests {
     /// File name and literal allowed to name an option.
     static let allowed: Set<[String]> = [
-        ["FleetMigration.swift", "--replace"],
-        ["FleetMigration.swift", "--accept-recorded-failures"],
+        ["Migrator+Backup.swift", "--replace"],
+        ["Migrator+Backup.swift", "--accept-recorded-failures"],
     ]
 
     @Test func noStringLiteralInTheCoreNamesAnOption() throws {

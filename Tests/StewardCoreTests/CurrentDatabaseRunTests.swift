@@ -32,19 +32,18 @@ import TestSupport
     }
 
     /// The plain one-database run, as `steward migrate --db … --migrations …` makes it.
-    func run(cache: MigrationSetCache = MigrationSetCache(), timeout: Double = 2) throws -> MigrationRun.Report {
+    func run(cache: MigrationSetCache = MigrationSetCache(), timeout: Double = 2) throws -> Migrator.Report {
         var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
         options.timeout = timeout
         options.setCache = cache
-        return try MigrationRun(options: MigrationRun.Options(migration: options), cancellation: Cancellation(),
-                                progress: { _ in }).run()
+        return try Migrator(options: options, cancellation: Cancellation(), progress: { _ in }).run()
     }
 
     @Test func aCurrentDatabaseIsAnsweredWithoutCheckingTheSetAgain() throws {
         let before = try Data(contentsOf: URL(fileURLWithPath: database))
         let cache = MigrationSetCache()
         let report = try run(cache: cache)
-        #expect(report.migration.outcome == "current")
+        #expect(report.migration.outcome == .current)
         #expect(report.migration.mode == .apply)
         #expect(report.migration.fromVersion == 2 && report.migration.toVersion == 2)
         #expect(report.migration.foreignKeys?.violationsBefore == 0)
@@ -61,7 +60,7 @@ import TestSupport
         defer { writer.rollbackIfNeeded() }
         // The full run waited for the write lock and gave up (75) after the timeout.
         let report = try run(timeout: 0.2)
-        #expect(report.migration.outcome == "current")
+        #expect(report.migration.outcome == .current)
     }
 
     @Test func aCurrentDatabaseThatFailsQuickCheckIsStillRefused() throws {
@@ -81,8 +80,8 @@ import TestSupport
         try write("0003_index.sql", "CREATE INDEX ticket_title ON ticket(title);")
         let cache = MigrationSetCache()
         let report = try run(cache: cache)
-        #expect(report.migration.outcome == "migrated")
-        #expect(report.schema?.status == "match")
+        #expect(report.migration.outcome == .migrated)
+        #expect(report.schema?.status == .match)
         #expect(cache.setChecks == 1)
     }
 }

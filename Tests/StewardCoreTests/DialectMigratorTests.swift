@@ -57,11 +57,11 @@ import TestSupport
     @Test func anSqlxDatabaseIsAdoptedFromItsLedger() throws {
         try sqlxDatabase()
         let report = try migrate()
-        #expect(report.dialect == "sqlx")
+        #expect(report.dialect == .sqlx)
         #expect(report.dialectReason.text.contains("_sqlx_migrations"))
         #expect(report.applied.map(\.file) == ["20240103120000_index.sql"])
         #expect(report.applied.first?.version == 20_240_103_120_000)
-        #expect(report.userVersionRule == "applied-count")
+        #expect(report.userVersionRule == .appliedCount)
         #expect(report.toVersion == 3)
         #expect(report.ledger?.existed == true && report.ledger?.rowsBefore == 2 && report.ledger?.recorded == 1)
         let connection = try Connection(path: database)
@@ -80,7 +80,7 @@ import TestSupport
             $0.dialect = .sqlx
             $0.create = true
         }
-        #expect(report.dialect == "sqlx")
+        #expect(report.dialect == .sqlx)
         #expect(report.dialectReason.chosen)
         #expect(!report.dialectReason.text.contains("--"))
         let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any]
@@ -116,7 +116,7 @@ import TestSupport
             """)
         try write("20240101000002_tags.sql", "-- +goose Up\nCREATE TABLE tag(id INTEGER PRIMARY KEY);\n-- +goose Down\nDROP TABLE tag;\n")
         let report = try migrate { $0.create = true }
-        #expect(report.dialect == "goose")
+        #expect(report.dialect == .goose)
         #expect(report.applied.count == 2)
         let connection = try Connection(path: database)
         #expect(try connection.rows(sql: "SELECT version_id, is_applied FROM goose_db_version ORDER BY id")
@@ -146,7 +146,7 @@ import TestSupport
 
         try connection.execute(sql: "UPDATE schema_migrations SET dirty = 0")
         let report = try migrate()
-        #expect(report.dialect == "golang-migrate")
+        #expect(report.dialect == .golangMigrate)
         #expect(report.applied.map(\.file) == ["2_b.up.sql"])
         #expect(try connection.rows(sql: "SELECT version, dirty FROM schema_migrations") == [[.integer(2), .integer(0)]])
         #expect(try connection.userVersion() == 2)
@@ -167,8 +167,8 @@ import TestSupport
             """)
         let before = try bytes()
         let report = try migrate()
-        #expect(report.dialect == "golang-migrate")
-        #expect(report.outcome == "current")
+        #expect(report.dialect == .golangMigrate)
+        #expect(report.outcome == .current)
         #expect(try bytes() == before, "a run with nothing to apply writes nothing")
     }
 
@@ -179,7 +179,7 @@ import TestSupport
         try write("2024-01-01-000000_users/down.sql", "DROP TABLE users;\n")
         try write("2024-01-02-000000_posts/up.sql", "CREATE TABLE posts(id INTEGER PRIMARY KEY);\n")
         let report = try migrate { $0.create = true }
-        #expect(report.dialect == "diesel")
+        #expect(report.dialect == .diesel)
         #expect(report.applied.map(\.versionText) == ["20240101000000", "20240102000000"])
         #expect(try Connection(path: database).rows(sql: "SELECT version FROM __diesel_schema_migrations ORDER BY 1")
                 == [[.text("20240101000000")], [.text("20240102000000")]])
@@ -191,7 +191,7 @@ import TestSupport
         try write("0002_more.sql", "CREATE TABLE c(id INTEGER PRIMARY KEY);\n")
         try write("meta/_journal.json", #"{"entries":[{"idx":0,"when":1700000000000,"tag":"0000_init"},{"idx":1,"when":1700000002000,"tag":"0002_more"}]}"#)
         let report = try migrate { $0.create = true }
-        #expect(report.dialect == "drizzle")
+        #expect(report.dialect == .drizzle)
         #expect(report.applied.map(\.file) == ["0000_init.sql", "0002_more.sql"])
         #expect(report.ignoredFiles.contains("0001_stray.sql (not in meta/_journal.json, not run)"))
         let connection = try Connection(path: database)
@@ -205,7 +205,7 @@ import TestSupport
         try write("V1_1__second.sql", "CREATE TABLE b(id INTEGER PRIMARY KEY);\n")
         try write("V1.10__tenth.sql", "CREATE TABLE c(id INTEGER PRIMARY KEY);\n")
         let report = try migrate { $0.create = true; $0.targetVersion = RequestedVersion("1.1") }
-        #expect(report.dialect == "flyway")
+        #expect(report.dialect == .flyway)
         #expect(report.applied.map(\.versionText) == ["1", "1.1"])
         #expect(report.applied.last?.version == nil)
         let rest = try migrate()
@@ -392,7 +392,7 @@ import TestSupport
                 bindings: [.integer(Int64(rank)), .text(version), .text(description), .text(script), .integer(checksum)])
         }
         let report = try migrate()
-        #expect(report.dialect == "flyway")
+        #expect(report.dialect == .flyway)
         #expect(report.applied.map(\.file) == ["V2__last.sql"])
         #expect(try connection.rows(sql: "SELECT installed_rank, version, description, type, installed_by, success FROM flyway_schema_history WHERE script = 'V2__last.sql'")
                 == [[.integer(3), .text("2"), .text("last"), .text("SQL"), .text(""), .integer(1)]])

@@ -149,13 +149,13 @@ import TestSupport
     }
 
     @Test func versionedNames() {
-        #expect(MigrationSet.looksVersioned("0216__x.js"))
-        #expect(MigrationSet.looksVersioned("20240101_x.go"))
-        #expect(MigrationSet.looksVersioned("V3__x.java"))
-        #expect(MigrationSet.looksVersioned("V1_1__x.kt"))
-        #expect(MigrationSet.looksVersioned("R__views.js"))
-        #expect(!MigrationSet.looksVersioned("README.md"))
-        #expect(!MigrationSet.looksVersioned("Version.txt"))
+        #expect(DialectSet.looksVersioned("0216__x.js"))
+        #expect(DialectSet.looksVersioned("20240101_x.go"))
+        #expect(DialectSet.looksVersioned("V3__x.java"))
+        #expect(DialectSet.looksVersioned("V1_1__x.kt"))
+        #expect(DialectSet.looksVersioned("R__views.js"))
+        #expect(!DialectSet.looksVersioned("README.md"))
+        #expect(!DialectSet.looksVersioned("Version.txt"))
     }
 
     // MARK: - dbmate

@@ -129,11 +129,11 @@ import TestSupport
             try database.setUserVersion(version)
             return check.compare(on: database, set: set, cancellation: Cancellation())
         }
-        #expect(try compare(at: 1).status == "match")
+        #expect(try compare(at: 1).status == .match)
         let atThree = try compare(at: 3)
-        #expect(atThree.status == "drift")
+        #expect(atThree.status == .drift)
         #expect(atThree.differences == ["table b missing"])
-        #expect(try compare(at: 2).status == "skipped")
+        #expect(try compare(at: 2).status == .skipped)
         #expect(try compare(at: 4).reason?.contains("newer") == true)
     }
 
@@ -155,7 +155,7 @@ import TestSupport
             CREATE TABLE a(x); CREATE TABLE b(y);
             """)
         let match = check.compare(on: database, set: set, cancellation: Cancellation())
-        #expect(match.status == "match", "\(match)")
+        #expect(match.status == .match, "\(match)")
         #expect(match.newestApplied == "20240102000000")
         try database.execute(sql: "CREATE TABLE by_hand(z)")
         #expect(check.compare(on: database, set: set, cancellation: Cancellation()).differences == ["table by_hand extra"])

@@ -110,7 +110,7 @@ import TestSupport
         try write("0001_users.sql", "CREATE TABLE users(id INTEGER PRIMARY KEY);\n")
         try write(".steward-dialect", "sqlx\n")
         let report = try migrate { $0.create = true }
-        #expect(report.dialect == "sqlx")
+        #expect(report.dialect == .sqlx)
         #expect(report.dialectReason.text == "declared in .steward-dialect")
         #expect(!report.ignoredFiles.contains(".steward-dialect"))
         let connection = try Connection(path: database)
@@ -121,7 +121,7 @@ import TestSupport
         try write("0001_users.sql", "CREATE TABLE users(id INTEGER PRIMARY KEY);\n")
         try write(".steward-dialect", "steward\n")
         let report = try migrate { $0.create = true }
-        #expect(report.dialect == "steward")
+        #expect(report.dialect == .steward)
         #expect(report.ledger == nil)
         #expect(report.ignoredFiles.isEmpty)
         // Afterwards user_version alone says it, declaration or not.
@@ -143,7 +143,7 @@ import TestSupport
         #expect(try migrate {
             $0.create = true
             $0.dialect = .steward
-        }.dialect == "steward")
+        }.dialect == .steward)
     }
 
     @Test func aFleetRunSharingTheSetRefusesTheNewDatabaseOnly() throws {
@@ -155,7 +155,7 @@ import TestSupport
         try made.setUserVersion(1)
         var options = Migrator.Options(databasePath: old, migrationsDirectory: migrations)
         options.setCache = cache
-        #expect(try Migrator(options: options).run().dialect == "steward")
+        #expect(try Migrator(options: options).run().migration.dialect == .steward)
         options.databasePath = database
         options.create = true
         let error = try #require(throws: StewardError.self) { try Migrator(options: options).run() }

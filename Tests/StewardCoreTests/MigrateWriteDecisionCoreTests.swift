@@ -5,8 +5,8 @@ import Testing
 @testable import StewardCore
 import TestSupport
 
-/// The drift check and the backup are decided by the run's own plan
-/// (`Migrator.run(beforeMigrating:)`), and the drift check says what went wrong.
+/// The drift check and the backup are decided by the run's own plan, inside its write
+/// transaction (`Migrator.migrate`), and the drift check says what went wrong.
 @Suite struct MigrateWriteDecisionCoreTests {
     let directory: TemporaryDirectory
     var database: String { directory.file("tickets.db") }
@@ -28,35 +28,36 @@ import TestSupport
     /// The run's connection is used by one thread only, so it is opened without SQLite's
     /// per-connection mutex (an FTS5 rebuild or check entered it for every page).
     @Test func theRunsConnectionHasNoMutexOfItsOwn() throws {
-        var serialized: [Bool] = []
-        let options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
-        _ = try Migrator(options: options).run(beforeMigrating: { write in serialized.append(write.connection.isSerialized) })
-        #expect(serialized == [false])
-        let other = directory.file("new.db")
-        var create = Migrator.Options(databasePath: other, migrationsDirectory: migrations)
+        let migrator = Migrator(options: Migrator.Options(databasePath: database, migrationsDirectory: migrations))
+        #expect(try migrator.openExisting(readOnly: false).isSerialized == false)
+        var create = Migrator.Options(databasePath: directory.file("new.db"), migrationsDirectory: migrations)
         create.create = true
-        serialized = []
-        _ = try Migrator(options: create).run(beforeMigrating: { write in serialized.append(write.connection.isSerialized) })
-        #expect(serialized == [false], "a database the run creates too")
+        let (connection, created) = try Migrator(options: create).createOrOpen()
+        #expect(created)
+        #expect(connection.isSerialized == false, "a database the run creates too")
     }
 
-    /// The hook runs once, on the run's connection inside its write transaction, with the
-    /// plan that the write follows; a current database never reaches it.
-    @Test func theHookSeesTheRunsOwnPlanInsideItsWriteTransaction() throws {
-        var calls: [(pending: [String], applied: [String], inTransaction: Bool)] = []
-        let options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
-        let report = try Migrator(options: options).run(beforeMigrating: { write in
-            calls.append((write.plan.pending.map(\.fileName), write.plan.applied.map(\.fileName), !write.connection.isAutocommit))
-        })
-        #expect(report.outcome == "migrated")
-        #expect(calls.count == 1)
-        #expect(calls.first?.pending == ["0002_index.sql"])
-        #expect(calls.first?.applied == ["0001_ticket.sql"])
-        #expect(calls.first?.inTransaction == true)
+    /// The drift check and the backup run once, with the plan that the write follows: the
+    /// bundle holds the version before the run and is named by it; a current database
+    /// gets neither.
+    @Test func theDriftCheckAndTheBackupFollowTheRunsOwnPlan() throws {
+        let bundles = directory.file("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
+        options.backupDirectory = bundles
+        let result = try Migrator(options: options).run()
+        #expect(result.outcome == .migrated)
+        #expect(result.migration.applied.map(\.file) == ["0002_index.sql"])
+        #expect(result.schema?.status == .match)
+        #expect(result.schema?.newestApplied == "1")
+        #expect(result.bundle?.userVersion == 1)
+        #expect(result.bundle.map { ($0.path as NSString).lastPathComponent.contains("-v1-") } == true)
 
-        calls = []
-        #expect(try Migrator(options: options).run(beforeMigrating: { _ in calls.append(([], [], false)) }).outcome == "current")
-        #expect(calls.isEmpty)
+        let again = try Migrator(options: options).run()
+        #expect(again.outcome == .current)
+        #expect(again.schema == nil)
+        #expect(again.bundle == nil)
+        #expect(again.backupRequested)
     }
 
     /// Regression: `--backup-dir`'s backup runs inside the migration's write transaction.
@@ -66,12 +67,11 @@ import TestSupport
     @Test func theBackupInsideTheMigrationKeepsItsWriteLock() throws {
         let bundles = directory.file("bundles")
         try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
-        let options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
-        let migration = FleetMigration(
-            options: options, backupDirectory: bundles, backupThreads: 1, drift: nil, allowDrift: false, cancellation: Cancellation())
+        var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
+        options.backupDirectory = bundles
         let database = self.database
         let attempts = Mutex<[String]>([])
-        let result = try migration.run(progress: { event in
+        let result = try Migrator(options: options, progress: { event in
             guard case .applying = event else { return }
             // Another process that tries to write while the migration applies.
             let script = """
@@ -86,8 +86,8 @@ import TestSupport
                 """
             let outcome = (try? systemTool(["python3", "-c", script, database]).output) ?? "python3 did not run"
             attempts.withLock { $0.append(outcome.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        })
-        #expect(result.outcome == "migrated")
+        }).run()
+        #expect(result.outcome == .migrated)
         #expect(result.bundle?.userVersion == 1)
         #expect(attempts.withLock { $0 } == ["locked"])
     }
@@ -100,7 +100,7 @@ import TestSupport
         let check = SchemaDriftCheck(extensions: [bogus])
         let connection = try Connection(path: database)
         let comparison = check.compare(on: connection, set: set, cancellation: Cancellation())
-        #expect(comparison.status == "skipped")
+        #expect(comparison.status == .skipped)
         let reason = try #require(comparison.reason)
         #expect(reason.contains("cannot load the SQLite extension \(bogus)"), "\(reason)")
         #expect(!reason.contains("cannot be built"), "\(reason)")
@@ -109,16 +109,14 @@ import TestSupport
     /// Regression: the drift check built the applied migrations on a scratch database of
     /// its own, beside the run's check of the set (a third build with `--baseline`).
     @Test func theDriftCheckUsesTheRunsBuildOfTheSet() throws {
-        let drift = SchemaDriftCheck()
         let cache = MigrationSetCache()
         var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
         options.setCache = cache
-        let result = try FleetMigration(options: options, backupDirectory: nil, backupThreads: 1, drift: drift,
-                                        allowDrift: false, cancellation: Cancellation()).run()
-        #expect(result.outcome == "migrated")
-        #expect(result.schema?.status == "match")
+        let result = try Migrator(options: options).run()
+        #expect(result.outcome == .migrated)
+        #expect(result.schema?.status == .match)
         #expect(cache.setChecks == 1)
-        #expect(drift.setBuilds == 0)
+        #expect(cache.driftCheck(extensions: []).setBuilds == 0)
     }
 
     /// The build records the schema after each migration; a data migration between two

@@ -50,7 +50,7 @@ import TestSupport
             let error = try failure { $0.statusOnly = true }
             #expect(error.kind == .badInput && error.message.contains(name), "\(error.message)")
         } else {
-            #expect(throws: Never.self) { try MigrationSet(directory: migrations) }
+            #expect(throws: Never.self) { try DialectSet(directory: migrations, dialect: .steward) }
         }
     }
 
@@ -59,7 +59,7 @@ import TestSupport
         // drizzle keeps its journal in meta/; a directory with a versioned name is not a file.
         try write("meta/_journal.json", "{}")
         try write("0002_snapshots/0002.json", "{}")
-        let set = try MigrationSet(directory: migrations)
+        let set = try DialectSet(directory: migrations, dialect: .steward)
         #expect(set.migrations.map(\.fileName) == ["0001_a.sql"])
     }
 

@@ -5,8 +5,9 @@ import Testing
 
 /// One migration file: what is refused, the directives, and running it with file and line.
 @Suite struct MigrationScriptTests {
-    func migration(_ sql: String, fileName: String = "0007_change.sql") -> Migration {
-        Migration(version: 7, fileName: fileName, path: "/migrations/\(fileName)", sql: sql)
+    func migration(_ sql: String, fileName: String = "0007_change.sql") -> DialectMigration {
+        DialectMigration(version: 7, ledgerVersion: "7", fileName: fileName, path: "/migrations/\(fileName)",
+                         description: fileName, bytes: Array(sql.utf8), upSQL: sql)
     }
 
     func script(_ sql: String) throws -> MigrationScript {

@@ -24,9 +24,8 @@ import TestSupport
 
     /// `count` databases at version 1, migrated by one run sharing `cache`, as the jobs of
     /// a fleet run do (the read-only look, the drift check, then the migration).
-    func migrateFleet(_ count: Int, cache: MigrationSetCache, create: Bool) throws -> [FleetMigration.Result] {
-        let drift = SchemaDriftCheck()
-        return try (0..<count).map { index in
+    func migrateFleet(_ count: Int, cache: MigrationSetCache, create: Bool) throws -> [Migrator.Report] {
+        try (0..<count).map { index in
             var options = Migrator.Options(databasePath: directory.file("\(index).db"), migrationsDirectory: migrations)
             options.timeout = 2
             options.setCache = cache
@@ -34,8 +33,7 @@ import TestSupport
                 options.create = true
                 options.targetVersion = 1
             }
-            return try FleetMigration(options: options, backupDirectory: nil, backupThreads: 1, drift: create ? nil : drift,
-                                      allowDrift: false, cancellation: Cancellation()).run()
+            return try Migrator(options: options, cancellation: Cancellation()).run()
         }
     }
 
@@ -43,8 +41,8 @@ import TestSupport
         _ = try migrateFleet(5, cache: MigrationSetCache(), create: true)
         let cache = MigrationSetCache()
         let results = try migrateFleet(5, cache: cache, create: false)
-        #expect(results.map(\.outcome) == Array(repeating: "migrated", count: 5))
-        #expect(results.allSatisfy { $0.report.toVersion == 2 && $0.schema?.status == "match" })
+        #expect(results.map(\.outcome) == Array(repeating: .migrated, count: 5))
+        #expect(results.allSatisfy { $0.migration.toVersion == 2 && $0.schema?.status == .match })
         // Without the cache: 2 reads per database (the look and the run) and one check.
         #expect(cache.setReads == 1)
         #expect(cache.setChecks == 1)
@@ -53,13 +51,13 @@ import TestSupport
     @Test func aFileChangedBetweenRunsIsSeenByTheNextRun() throws {
         _ = try migrateFleet(2, cache: MigrationSetCache(), create: true)
         let first = try migrateFleet(2, cache: MigrationSetCache(), create: false)
-        #expect(first.map(\.report.toVersion) == [2, 2])
+        #expect(first.map(\.migration.toVersion) == [2, 2])
         try write("0003_index.sql", "CREATE INDEX ticket_title ON ticket(title);")
         let cache = MigrationSetCache()
         let second = try migrateFleet(2, cache: cache, create: false)
-        #expect(second.map(\.outcome) == ["migrated", "migrated"])
-        #expect(second.map(\.report.toVersion) == [3, 3])
-        #expect(second.allSatisfy { $0.report.applied.map(\.file) == ["0003_index.sql"] })
+        #expect(second.map(\.outcome) == [.migrated, .migrated])
+        #expect(second.map(\.migration.toVersion) == [3, 3])
+        #expect(second.allSatisfy { $0.migration.applied.map(\.file) == ["0003_index.sql"] })
         #expect(cache.setReads == 1)
     }
 
@@ -86,21 +84,20 @@ import TestSupport
             try Data().write(to: URL(fileURLWithPath: (stale as NSString).appendingPathComponent(".lock")))
         }
         try leaveStale()
-        #expect(FleetMigration.removeStaleTemporaries(in: bundles) == [".steward-tmp-1-aaaaaa"])
+        #expect(Migrator.removeStaleTemporaries(in: bundles) == [".steward-tmp-1-aaaaaa"])
         // Left by a run killed after the sweep: this run's backups leave it to the next run.
         try leaveStale()
         let cache = MigrationSetCache()
         for index in 0..<2 {
             var options = Migrator.Options(databasePath: directory.file("\(index).db"), migrationsDirectory: migrations)
             options.setCache = cache
-            var migration = FleetMigration(options: options, backupDirectory: bundles, backupThreads: 1, drift: nil,
-                                           allowDrift: false, cancellation: Cancellation())
-            migration.backupDirectorySwept = true
-            let result = try migration.run()
+            options.backupDirectory = bundles
+            options.backupDirectorySwept = true
+            let result = try Migrator(options: options, cancellation: Cancellation()).run()
             #expect(result.bundle != nil)
         }
         #expect(FileManager.default.fileExists(atPath: stale))
-        #expect(FleetMigration.removeStaleTemporaries(in: bundles) == [".steward-tmp-1-aaaaaa"])
-        #expect(FleetMigration.removeStaleTemporaries(in: directory.file("missing")).isEmpty)
+        #expect(Migrator.removeStaleTemporaries(in: bundles) == [".steward-tmp-1-aaaaaa"])
+        #expect(Migrator.removeStaleTemporaries(in: directory.file("missing")).isEmpty)
     }
 }

@@ -19,7 +19,7 @@ extension MigratorSuite {
         var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
         options.timeout = 2
         change(&options)
-        return try Migrator(options: options).run()
+        return try Migrator(options: options).run().migration
     }
 
     /// The error of a run that must fail; a run that succeeds is recorded as an issue.

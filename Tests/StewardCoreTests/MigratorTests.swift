@@ -39,7 +39,7 @@ import TestSupport
     func migrate(
         cancellation: Cancellation = Cancellation(), _ change: (inout Migrator.Options) -> Void = { _ in }
     ) throws -> MigrateReport {
-        try Migrator(options: options(change), cancellation: cancellation).run()
+        try Migrator(options: options(change), cancellation: cancellation).run().migration
     }
 
     func refusal(

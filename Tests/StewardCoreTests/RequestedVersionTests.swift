@@ -58,7 +58,7 @@ import TestSupport
         #expect(status.fromVersionText == "0001_b")
         #expect(status.pending.map(\.versionText) == ["0002_c"])
         let atTarget = try migrate { $0.targetVersion = RequestedVersion("0001_b") }
-        #expect(atTarget.outcome == "current")
+        #expect(atTarget.outcome == .current)
         #expect(try Connection(path: database).userVersion() == 0)
         let rest = try migrate()
         #expect((rest.fromVersionText, rest.toVersionText, rest.appliedCountAfter) == ("0001_b", "0002_c", 3))

@@ -11,8 +11,7 @@ import Synchronization
 public final class SchemaDriftCheck: Sendable {
     /// What the check found for one database; in the migrate report as `schema`.
     public struct Comparison: Codable, Sendable, Equatable {
-        /// `match`, `drift` (migrated anyway with `--allow-drift`) or `skipped`.
-        public let status: String
+        public let status: Status
         /// The database's `user_version`.
         public let version: Int32
         /// The newest applied migration's version as its runner writes it; nil when none is
@@ -22,8 +21,18 @@ public final class SchemaDriftCheck: Sendable {
         /// Why the check was skipped.
         public let reason: String?
 
+        /// What the check found.
+        public enum Status: String, Codable, Sendable {
+            /// The schema is what the applied migrations make.
+            case match
+            /// It differs (migrated anyway with `--allow-drift`; `differences` says how).
+            case drift
+            /// The check could not compare (`reason` says why).
+            case skipped
+        }
+
         static func skipped(_ version: Int32, _ reason: String) -> Comparison {
-            Comparison(status: "skipped", version: version, newestApplied: nil, differences: [], reason: reason)
+            Comparison(status: .skipped, version: version, newestApplied: nil, differences: [], reason: reason)
         }
 
         /// The version the expected schema was built to, as the set's runner writes it; 0
@@ -72,7 +81,7 @@ public final class SchemaDriftCheck: Sendable {
         }
         do {
             let differences = try SchemaFingerprint(reading: connection).differences(from: expected)
-            return Comparison(status: differences.isEmpty ? "match" : "drift", version: userVersion, newestApplied: newest,
+            return Comparison(status: differences.isEmpty ? .match : .drift, version: userVersion, newestApplied: newest,
                               differences: differences, reason: nil)
         } catch let error as SQLiteError {
             return .skipped(userVersion, "cannot read the schema: \(error.messageAndCode)")
@@ -142,10 +151,7 @@ public final class SchemaDriftCheck: Sendable {
         }
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
         for migration in migrations {
-            let script = try MigrationScript(Migration(
-                version: Int32(clamping: migration.version.integer ?? 0), fileName: migration.fileName,
-                path: migration.path, sql: migration.upSQL))
-            try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
+            try MigrationScript(migration).apply(on: scratch, cancellation: cancellation, schemaOnly: true)
         }
         return try SchemaFingerprint(reading: scratch)
     }

@@ -85,11 +85,11 @@ public struct MigrateReport: Codable, Sendable {
     public let mode: Mode
     public let created: Bool
     /// The layout the set was read in, and why (chosen by the caller, or what was detected).
-    public let dialect: String
+    public let dialect: Dialect
     public var dialectReason: DialectSet.Detection.Reason
     /// How `user_version` records progress: `newest-version` (the newest applied
     /// version, when every version is an integer from 1 to 2147483647) or `applied-count`.
-    public let userVersionRule: String
+    public let userVersionRule: LedgerPlan.UserVersionRule
     public let ledger: Ledger?
     /// `user_version` before and after the run, and once every migration is applied.
     /// In another runner's layout it is Steward's mirror of the ledger: the runner's own
@@ -125,14 +125,13 @@ public struct MigrateReport: Codable, Sendable {
     /// ledger table created), so the database is not current; absent in other modes.
     public var recordsPending: Bool?
 
-    /// What the run did to the database, or would do: `migrated`, `created`, `current`
-    /// (nothing to apply), `pending` (`--status` with anything for a run to write) or
-    /// `would-migrate` (`--dry-run`). Not a status: a run that fails has no report.
-    public var outcome: String {
+    /// What the run did to the database, or would do. Not a status: a run that fails has
+    /// no report.
+    public var outcome: Outcome {
         switch mode {
-        case .status: return pending.isEmpty && recordsPending != true ? "current" : "pending"
-        case .dryRun: return applied.isEmpty && !recordedAny ? "current" : "would-migrate"
-        case .apply: return created ? "created" : applied.isEmpty && !recordedAny ? "current" : "migrated"
+        case .status: return pending.isEmpty && recordsPending != true ? .current : .pending
+        case .dryRun: return applied.isEmpty && !recordedAny ? .current : .wouldMigrate
+        case .apply: return created ? .created : applied.isEmpty && !recordedAny ? .current : .migrated
         }
     }
 
@@ -141,5 +140,54 @@ public struct MigrateReport: Codable, Sendable {
     /// the database changed (a dry run's copy did), so it was not current.
     var recordedAny: Bool {
         fromVersion != toVersion || ledger.map { $0.recorded > 0 || !$0.existed } ?? false
+    }
+}
+
+// The closed sets of words the migrate report uses, as enums so that the CLI switches
+// over cases instead of comparing strings. Raw values are the report's JSON words.
+extension MigrateReport {
+    /// What the run did: applied the migrations, tried them on a copy, or only read.
+    public enum Mode: String, Codable, Sendable {
+        case apply
+        case dryRun = "dry-run"
+        case status
+    }
+
+    /// What the run did to the database, or would do (`outcome` in the JSON, and a fleet
+    /// run's count per outcome).
+    public enum Outcome: String, Codable, Sendable {
+        /// Migrations applied, or the records of applied ones written.
+        case migrated
+        /// The run created the database (`--create`).
+        case created
+        /// Nothing to apply and nothing to record.
+        case current
+        /// `--status`: migrations to apply, or records for a run to write.
+        case pending
+        /// `--dry-run`: what `migrated` would be.
+        case wouldMigrate = "would-migrate"
+    }
+}
+
+extension MigrateReport.FTSRebuild {
+    /// Why an FTS5 table was rebuilt and checked.
+    public enum Reason: String, Codable, Sendable {
+        /// A migration of the run created the table.
+        case created
+        /// An existing table was declared again, changed or not.
+        case redefined
+        /// A `-- steward: rebuild-fts` directive named it.
+        case directive
+    }
+
+    /// Who rebuilt the index.
+    public enum RebuiltBy: String, Codable, Sendable {
+        /// Steward, after the migrations.
+        case steward
+        /// A statement of the migration (`INSERT INTO t(t) VALUES ('rebuild')`), so Steward
+        /// did not do it twice.
+        case migration
+        /// Nobody: a contentless table cannot be rebuilt.
+        case none
     }
 }

@@ -10,35 +10,32 @@ struct MigrationScript {
         let line: Int
     }
 
-    let migration: Migration
+    let migration: DialectMigration
     let directives: [Directive]
     /// Lower-cased names of the virtual tables the file creates.
     let createdVirtualTables: Set<String>
     private let lines: SourceLines
 
-    init(_ migration: Migration) throws {
+    /// What runs is the migration's up part (`upSQL`).
+    init(_ migration: DialectMigration) throws {
         self.migration = migration
-        self.lines = SourceLines(migration.sql)
+        self.lines = SourceLines(migration.upSQL)
         self.directives = try Self.directives(in: migration)
-        self.createdVirtualTables = Self.createdVirtualTables(in: migration.sql)
+        self.createdVirtualTables = Self.createdVirtualTables(in: migration.upSQL)
     }
 
-    /// One script per migration of a set in any layout, in the set's order: what runs is
-    /// each file's up part. `migrate` and the search contract both run these.
+    /// One script per migration of a set in any layout, in the set's order. `migrate` and
+    /// the search contract both run these.
     static func scripts(for set: DialectSet) throws -> [MigrationScript] {
-        try set.migrations.map { migration in
-            try MigrationScript(Migration(
-                version: Int32(clamping: migration.version.integer ?? 0), fileName: migration.fileName,
-                path: migration.path, sql: migration.upSQL))
-        }
+        try set.migrations.map(MigrationScript.init)
     }
 
     /// Reads the directive comments of a migration.
-    static func directives(in migration: Migration) throws -> [Directive] {
+    static func directives(in migration: DialectMigration) throws -> [Directive] {
         var result: [Directive] = []
         // Split on LF scalars, as SQLite's offsets are counted into lines: "\r\n" is one
         // Character, so splitting the String itself would miss every line of a CRLF file.
-        for (index, rawLine) in migration.sql.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in migration.upSQL.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = Substring(rawLine).trimmingWhitespaceAndNewlines()
             guard line.hasPrefix("--") else { continue }
             let comment = line.dropFirst(2).trimmingWhitespace()
@@ -52,25 +49,6 @@ struct MigrationScript {
             result.append(Directive(table: String(words[1]), line: index + 1))
         }
         return result
-    }
-
-    /// The first goose (`-- +goose Up`, `-- +goose Down`, any `-- +goose` annotation) or
-    /// dbmate (`-- migrate:up`, `-- migrate:down`) marker. Both runners read them line by
-    /// line, as this does. `MigrationSet` refuses a file that has one.
-    static func sectionMarker(in sql: String) -> (line: Int, text: String, runner: String)? {
-        for (index, rawLine) in sql.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = Substring(rawLine).trimmingWhitespaceAndNewlines()
-            guard line.hasPrefix("--") else { continue }
-            let comment = line.dropFirst(2).trimmingWhitespace().lowercased()
-            let shown = String(line.prefix(60))
-            if comment.hasPrefix("+goose") {
-                return (index + 1, shown, "goose")
-            }
-            if comment.hasPrefix("migrate:up") || comment.hasPrefix("migrate:down") {
-                return (index + 1, shown, "dbmate")
-            }
-        }
-        return nil
     }
 
     /// Applies every statement of the file on `connection`, inside the caller's transaction.
@@ -91,7 +69,7 @@ struct MigrationScript {
         var wrapper = Wrapper.none
         var ranStatement = false
         do {
-            try connection.forEachStatement(in: migration.sql) { statement, offset in
+            try connection.forEachStatement(in: migration.upSQL) { statement, offset in
                 let line = lines.lineOfFirstToken(from: offset)
                 switch Self.control(statement.sql) {
                 case .foreignKeys:

@@ -1,11 +1,15 @@
 import Foundation
 import SQLiteKit
 
+/// The run's write transaction, top to bottom: foreign keys off, `BEGIN IMMEDIATE`, the plan
+/// read inside it, the baseline and the set's checks, the drift check and the backup
+/// (`Migrator+Backup`), the ledger's backfill, each migration with its ledger row and
+/// `user_version`, the FTS5 rebuilds, the foreign-key and `quick_check` checks, `COMMIT`.
 extension Migrator {
     func migrate(
         connection: Connection, source: Source, build: SetBuild, created: Bool, stopwatch: Stopwatch,
-        beforeMigrating: (PendingWrite) throws -> Void
-    ) throws -> MigrateReport {
+        holding held: HeldDescriptors
+    ) throws -> Report {
         let mode: MigrateReport.Mode = options.dryRun ? .dryRun : .apply
         installHandlers(on: connection)
         defer {
@@ -45,9 +49,18 @@ extension Migrator {
                 try validate(plan.pending.compactMap(source.script(for:)), onSchemaOf: connection)
             }
             let writes = Self.writes(plan: plan, source: source, ledgerExisted: ledgerExisted, userVersion: current)
-            if writes {
-                try beforeMigrating(PendingWrite(connection: connection, source: source, build: build, plan: plan,
-                                                 userVersion: current, created: created))
+            // Decided by the same read as the write, on the same connection, with no other
+            // writer in between: a database the run leaves unchanged gets neither the drift
+            // check nor the backup, one it changes never goes without them. A database the
+            // run created has nothing to compare or back up; a dry run changes nothing.
+            var schema: SchemaDriftCheck.Comparison?
+            var bundle: RollbackBundle?
+            if writes, !created, !options.dryRun {
+                schema = try refuseDrift(on: connection, source: source, build: build, applied: plan.applied, userVersion: current)
+                if let directory = options.backupDirectory {
+                    // Named by the runner's version of the newest applied migration.
+                    bundle = try backUp(into: directory, holding: held, version: plan.applied.last?.ledgerVersion ?? "0")
+                }
             }
             let pending = plan.pending.compactMap(source.script(for:))
             var notes = Self.notes(for: plan)
@@ -138,14 +151,228 @@ extension Migrator {
             if plan.rule == .appliedCount {
                 notes.append(Self.appliedCountNote(recordedVersion, ledger: source.ledger))
             }
-            return report(source: source, mode: mode, created: created, from: current, to: recordedVersion,
-                          appliedBefore: plan.applied, appliedAfter: Self.inSetOrder(appliedSoFar, of: source),
-                          applied: applied, pending: [], ledger: ledger, fts: fts, foreignKeys: foreignKeys,
-                          notes: notes, stopwatch: stopwatch)
+            let migration = report(
+                source: source, mode: mode, created: created, from: current, to: recordedVersion,
+                appliedBefore: plan.applied, appliedAfter: Self.inSetOrder(appliedSoFar, of: source),
+                applied: applied, pending: [], ledger: ledger, fts: fts, foreignKeys: foreignKeys,
+                notes: notes, stopwatch: stopwatch)
+            return Report(migration: migration, schema: schema, bundle: bundle,
+                          backupRequested: options.backupDirectory != nil)
         } catch {
             connection.rollbackIfNeeded()
             if let error = error as? SQLiteError { throw explain(error, waitingForLock: false) }
             throw error
         }
+    }
+
+    // MARK: - Baseline
+
+    /// `--baseline VERSION`: the database must hold exactly the schema the set builds up to
+    /// VERSION; otherwise the run is refused naming each difference (objects, never rows).
+    func checkBaseline(_ version: VersionKey, source: Source, build: SetBuild, on connection: Connection) throws {
+        let shown = source.shown(version)
+        guard source.set.migrations.contains(where: { $0.version == version }) else {
+            throw StewardError(.badInput, "baseline version \(shown): no migration in \(source.set.directory) has that version")
+        }
+        let expected: SchemaFingerprint
+        let through = source.set.migrations.filter { $0.version <= version }
+        if let built = build.schema(after: through) {
+            expected = built
+        } else if build.fails(building: through), let failure = build.failure {
+            throw StewardError(
+                .badInput, "baseline version \(shown): the set does not build from an empty database up to that version (\(failure.message))")
+        } else {
+            do {
+                guard let last = try expectedSchema(of: source, through: version).last else {
+                    throw StewardError(.badInput, "baseline version \(shown): the set builds nothing up to that version")
+                }
+                expected = last.1
+            } catch let error as StewardError where error.kind == .badInput {
+                throw StewardError(
+                    .badInput, "baseline version \(shown): the set does not build from an empty database up to that version (\(error.message))")
+            }
+        }
+        let actual = try sqlite { try SchemaFingerprint(reading: connection) }
+        let differences = actual.differences(from: expected)
+        guard differences.isEmpty else {
+            let listed = differences.prefix(8).joined(separator: "; ") + (differences.count > 8 ? "; and \(differences.count - 8) more" : "")
+            throw StewardError(
+                .badInput,
+                "the schema of \(options.databasePath) does not match version \(shown) of the set (\(listed)); nothing was recorded")
+        }
+    }
+
+    /// The schema the set builds up to and including `version`, on a private empty database.
+    func expectedSchema(of source: Source, through version: VersionKey?) throws -> [(DialectMigration, SchemaFingerprint)] {
+        let scratch = try withExtensions(Connection.inMemory())
+        let cancellation = self.cancellation
+        scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
+        var result: [(DialectMigration, SchemaFingerprint)] = []
+        for migration in source.set.migrations {
+            if let version, migration.version > version { break }
+            guard let script = source.script(for: migration) else { continue }
+            try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
+            result.append((migration, try sqlite { try SchemaFingerprint(reading: scratch) }))
+        }
+        return result
+    }
+
+    // MARK: - The set on the database's schema
+
+    /// Checks `scripts` on a private copy of the schema of `connection` (no rows): for a set
+    /// whose first files alter tables made elsewhere.
+    func validate(_ scripts: [MigrationScript], onSchemaOf connection: Connection) throws {
+        let scratch = try withExtensions(Connection.inMemory())
+        try sqlite { try Self.copySchema(from: connection, to: scratch) }
+        let cancellation = self.cancellation
+        scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
+        for script in scripts {
+            try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
+        }
+    }
+
+    /// The schema of a database, without its rows, in another (empty) database: the pending
+    /// files of a set that starts from a baseline schema are checked there before the real
+    /// database is touched.
+    static func copySchema(from source: Connection, to target: Connection) throws {
+        var statements: [(name: String, type: String, sql: String)] = []
+        // In creation order, so that what a view or trigger names already exists.
+        try source.forEachRow(sql: "SELECT name, type, sql FROM main.sqlite_schema WHERE sql IS NOT NULL ORDER BY rowid") { row in
+            statements.append((row.text(at: 0) ?? "", row.text(at: 1) ?? "", row.text(at: 2) ?? ""))
+        }
+        try target.execute(sql: "PRAGMA foreign_keys = OFF")
+        for statement in statements where !statement.name.lowercased().hasPrefix("sqlite_") {
+            // A virtual table has made its shadow tables already.
+            if statement.type == "table",
+               try target.integer(sql: "SELECT count(*) FROM main.sqlite_schema WHERE name = ?1", bindings: [.text(statement.name)]) > 0 {
+                continue
+            }
+            try target.execute(sql: statement.sql)
+        }
+    }
+
+    // MARK: - FTS5
+
+    /// Rebuilds and checks every FTS5 table created or redefined by the run, and every
+    /// table named by a directive in an applied migration.
+    ///
+    /// A table that a migration rebuilt itself is not rebuilt again (it is still checked:
+    /// a rebuild followed by a redefinition shows up there as a mismatch).
+    func rebuildFTS(
+        on connection: Connection, before: [String: FTS5Table], applied: [MigrationScript],
+        rebuiltByMigrations: Set<String>
+    ) throws -> [MigrateReport.FTSRebuild] {
+        let after = try sqlite { try Self.fts5Tables(on: connection) }
+        // Dropped and created again with the same declaration: the schema text is
+        // unchanged but the new index is empty.
+        let recreated = applied.reduce(into: Set<String>()) { $0.formUnion($1.createdVirtualTables) }
+        var reasons: [(key: String, reason: MigrateReport.FTSRebuild.Reason)] = []
+        for (key, table) in after.sorted(by: { $0.key < $1.key }) {
+            if let old = before[key] {
+                if old.sql != table.sql || recreated.contains(key) { reasons.append((key, .redefined)) }
+            } else {
+                reasons.append((key, .created))
+            }
+        }
+        for script in applied {
+            for directive in script.directives {
+                let key = directive.table.lowercased()
+                guard after[key] != nil else {
+                    throw StewardError(
+                        .badInput,
+                        "\(script.migration.fileName):\(directive.line): rebuild-fts names '\(directive.table)', which is not an FTS5 table")
+                }
+                if !reasons.contains(where: { $0.key == key }) { reasons.append((key, .directive)) }
+            }
+        }
+
+        var results: [MigrateReport.FTSRebuild] = []
+        for (key, reason) in reasons {
+            guard let table = after[key] else { continue }
+            let name = Connection.quote(identifier: table.definition.name)
+            progress(.rebuildingFTS(table: table.definition.name))
+            currentWork.set((.rebuilding, table.definition.name))
+            defer { currentWork.set(nil) }
+
+            let rebuildWatch = Stopwatch()
+            let canRebuild = table.definition.contentMode != .contentless
+            let rebuiltBy: MigrateReport.FTSRebuild.RebuiltBy
+            if !canRebuild {
+                rebuiltBy = .none
+            } else if rebuiltByMigrations.contains(key) && reason != .directive {
+                rebuiltBy = .migration
+            } else {
+                rebuiltBy = .steward
+                try ftsStatement("INSERT INTO \(name)(\(name)) VALUES ('rebuild')", table: table.definition.name)
+            }
+            let rebuildSeconds = rebuildWatch.roundedSeconds
+            currentWork.set((.checking, table.definition.name))
+            let checkWatch = Stopwatch()
+            // Rank 1 compares the index with the content table (SQLite 3.40); it fails
+            // with SQLITE_CORRUPT_VTAB on drift.
+            do {
+                try FTS5IntegrityCheck.check(
+                    table.definition.name, rank: table.definition.contentMode == .external ? 1 : nil, on: connection)
+            } catch let error as SQLiteError where error.isCorrupt {
+                throw StewardError(
+                    .checkFailed,
+                    "the FTS5 index of \(table.definition.name) does not match its content after the rebuild (\(error.shownMessage)); rolled back")
+            } catch let error as SQLiteError {
+                throw explain(error, waitingForLock: false, context: "checking \(table.definition.name)")
+            }
+            let checkSeconds = checkWatch.roundedSeconds
+            progress(.rebuiltFTS(table: table.definition.name, rebuiltBy: rebuiltBy, seconds: rebuildSeconds,
+                                 checkSeconds: checkSeconds))
+            results.append(.init(table: table.definition.name, reason: reason, rebuilt: canRebuild,
+                                 rebuiltBy: rebuiltBy, rebuildSeconds: rebuildSeconds, checked: true,
+                                 checkSeconds: checkSeconds))
+        }
+        return results
+
+        func ftsStatement(_ sql: String, table: String) throws {
+            do {
+                try connection.execute(sql: sql)
+            } catch let error as SQLiteError {
+                throw explain(error, waitingForLock: false, context: "rebuilding \(table)")
+            }
+        }
+    }
+
+    struct FTS5Table {
+        let definition: FTS5Definition
+        let sql: String
+    }
+
+    /// FTS5 tables of `main`, by lower-cased name.
+    static func fts5Tables(on connection: Connection) throws -> [String: FTS5Table] {
+        var result: [String: FTS5Table] = [:]
+        // LIKE is case-insensitive for ASCII: a cheap filter before the declaration is read.
+        try connection.forEachRow(sql: "SELECT name, sql FROM main.sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'") { row in
+            let name = row.text(at: 0) ?? ""
+            let sql = row.text(at: 1) ?? ""
+            if let definition = FTS5Definition(name: name, sql: sql) {
+                result[name.lowercased()] = FTS5Table(definition: definition, sql: sql)
+            }
+        }
+        return result
+    }
+
+    // MARK: - Before the commit
+
+    /// Rows a migration wrote past a CHECK or NOT NULL, or an index out of step with its
+    /// table, are found here before they are committed. `case_sensitive_like` is a
+    /// connection setting a migration may change: the rows are judged as every other
+    /// connection will read them, with the default.
+    func quickCheck(_ connection: Connection) throws {
+        let check = try sqlite {
+            try connection.execute(sql: "PRAGMA case_sensitive_like = OFF")
+            return try DatabaseChecks.integrity(on: connection, quick: true, maximumErrors: 10)
+        }
+        guard !check.passed else { return }
+        let problems = check.problems
+        // quick_check names tables, indexes, pages and rowids, never values.
+        let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; …" : "")
+        throw StewardError(
+            .checkFailed, "PRAGMA quick_check fails after the migrations (\(shown)); rolled back, nothing changed")
     }
 }

@@ -6,7 +6,12 @@ import SQLiteKit
 import Glibc
 #endif
 
+/// How the run reaches the database: opening or creating it, the one read transaction of
+/// what it asks before writing, the handlers on its connection, and SQLite's errors as the
+/// run reports them.
 extension Migrator {
+    // MARK: - Opening
+
     /// An error opening or reading the database before the run, as inspect reports it;
     /// `waited`: busy then means the run gave up after `--timeout`.
     func readFailure(_ error: SQLiteError, waited: Bool = false) -> StewardError {
@@ -99,5 +104,96 @@ extension Migrator {
             }
         }
         return connection
+    }
+
+    /// `--dry-run` copies the whole database into memory: a file larger than the memory
+    /// available is refused before the copy, rather than failing (or swapping) half way.
+    func checkMemory(for source: Connection) throws {
+        let bytes: Int64
+        do {
+            // Through the connection, so a WAL database counts the pages still in its -wal.
+            bytes = try source.integer(sql: "PRAGMA page_count") * source.integer(sql: "PRAGMA page_size")
+        } catch let error as SQLiteError {
+            throw readFailure(error)
+        }
+        guard let available = AvailableMemory.bytes, bytes > available else { return }
+        throw StewardError(
+            .inputOutput,
+            "a dry run keeps a whole copy of the database in memory, and \(options.databasePath) "
+                + "(\(AvailableMemory.megabytes(bytes)) MB) is larger than the memory available "
+                + "(\(AvailableMemory.megabytes(available)) MB); dry-run on a smaller copy or migrate a copy of the file instead")
+    }
+
+    // MARK: - The run's connection
+
+    /// `body` inside one read transaction on `connection`, ended (nothing was written)
+    /// however `body` ends.
+    func readTransaction<T>(on connection: Connection, _ body: () throws -> T) throws -> T {
+        do {
+            try connection.execute(sql: "BEGIN")
+        } catch let error as SQLiteError {
+            throw readFailure(error)
+        }
+        defer { connection.rollbackIfNeeded() }
+        return try body()
+    }
+
+    /// On `connection`: `--timeout`'s lock waits, the cancellation, and the live indicator of
+    /// an FTS5 rebuild or check (`currentWork`), polled by SQLite's progress handler.
+    func installHandlers(on connection: Connection) {
+        let cancellation = self.cancellation
+        lockWaits.attach(to: connection)
+        let progress = self.progress
+        let currentWork = self.currentWork
+        var started = Date()
+        var lastTick = Date()
+        connection.setProgressHandler(instructions: 10_000) {
+            if cancellation.isCancelled { return false }
+            if let (phase, table, isNew) = currentWork.next() {
+                let now = Date()
+                if isNew { started = now }
+                if now.timeIntervalSince(lastTick) >= 0.2 {
+                    lastTick = now
+                    progress(.working(phase: phase, table: table, seconds: now.timeIntervalSince(started)))
+                }
+            }
+            return true
+        }
+    }
+
+    // MARK: - SQLite's errors
+
+    /// `body`, with an SQLite error in it said as an error on the migrated database.
+    func sqlite<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw explain(error, waitingForLock: false)
+        }
+    }
+
+    /// An error on the database inside the run: busy means the run gave up after its timeout.
+    func explain(_ error: SQLiteError, waitingForLock: Bool, context: String? = nil) -> StewardError {
+        SQLiteErrorMapping(path: options.databasePath, role: .migratedDatabase, cancellation: cancellation,
+                           interruptedDetail: "; nothing changed", lockTimeout: options.timeout, context: context).error(for: error)
+    }
+}
+
+/// The memory the kernel says can be allocated without swapping (`MemAvailable`).
+enum AvailableMemory {
+    /// In bytes, or nil when it cannot be read (not Linux, no /proc).
+    static var bytes: Int64? {
+        if let override = TestHooks.availableMemoryBytes { return override }
+        guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 2, let kilobytes = Int64(fields[1]) else { return nil }
+            return kilobytes * 1024
+        }
+        return nil
+    }
+
+    static func megabytes(_ bytes: Int64) -> String {
+        String(format: "%.1f", Double(bytes) / 1_000_000)
     }
 }

@@ -1,6 +1,9 @@
 import Foundation
 import SQLiteKit
+import Synchronization
 
+/// The set as the run reads it (layout, files, scripts, the runner's ledger), what the
+/// database has applied of it, and its build on an empty database.
 extension Migrator {
     /// The set as a run sees it: its layout, its migrations with their scripts, and the
     /// ledger of its runner.
@@ -26,11 +29,9 @@ extension Migrator {
         }
     }
 
-    /// Reads the set in the layout the caller names or detection picks. Steward's own
-    /// layout is read by `MigrationSet`, whose refusals (section markers, code files) stand
-    /// when that layout is forced. With the run's `setCache`, the files are read once per
-    /// run and layout; the database's ledgers (for detection) are read from `connection`
-    /// when given, else from a connection of their own.
+    /// Reads the set in the layout the caller names or detection picks, once per run and
+    /// layout (the run's `cache`); the database's ledgers (for detection) are read from
+    /// `connection` when given, else from a connection of their own.
     func loadSource(ledgersFrom connection: Connection? = nil) throws -> Source {
         let directory = options.migrationsDirectory
         let detection: DialectSet.Detection
@@ -41,19 +42,15 @@ extension Migrator {
                     "\(Paths.join(directory, DialectSet.declarationFile)) declares the set's layout \(declared.dialect.rawValue), and the run asks for \(dialect.rawValue); read in another layout, the set would get a ledger its application's runner never reads")
             }
             detection = .init(dialect: dialect, reason: .chosen)
-        } else if let cache = options.setCache {
+        } else {
             switch try cache.detection(directory: directory) {
             case .decided(let found): detection = found
             case .needsLedgers:
                 detection = try DialectSet.detection(
                     directory: directory, records: try recordsOfExistingDatabase(connection), whenAmbiguous: .refuse)
             }
-        } else {
-            detection = try DialectSet.detect(directory: directory, records: { try recordsOfExistingDatabase(connection) })
         }
-        let source = try options.setCache.map { cache in
-            try cache.source(directory: directory, dialect: detection.dialect) { try readSource(detection) }
-        } ?? readSource(detection)
+        let source = try cache.source(directory: directory, dialect: detection.dialect) { try readSource(detection) }
         if options.allowOutOfOrder, !source.set.dialect.canRecordOutOfOrder {
             throw StewardError(
                 .usage,
@@ -64,14 +61,8 @@ extension Migrator {
 
     private func readSource(_ detection: DialectSet.Detection) throws -> Source {
         let directory = options.migrationsDirectory
-        var set: DialectSet
-        if detection.dialect == .steward {
-            let steward = try MigrationSet(directory: directory)
-            set = DialectSet(steward: steward)
-        } else {
-            set = try DialectSet(directory: directory, dialect: detection.dialect, placeholders: FlywayPlaceholders(options.placeholders))
-        }
-        set = set.withoutDeclaration
+        let set = try DialectSet(directory: directory, dialect: detection.dialect,
+                                 placeholders: FlywayPlaceholders(options.placeholders)).withoutDeclaration
         return Source(detection: detection, set: set, scripts: try MigrationScript.scripts(for: set), ledger: Ledgers.ledger(for: set.dialect))
     }
 
@@ -121,15 +112,182 @@ extension Migrator {
         return key
     }
 
-    /// Notes for the report about what the plan accepted.
-    static func notes(for plan: LedgerPlan) -> [String] {
-        var notes: [String] = []
-        for change in plan.changed {
-            notes.append("\(change.file) changed since it was applied\(change.lineEndingsOnly ? " (line endings only)" : ""); accepted, as changed files were allowed")
+    /// Builds the set on a private empty database, once per run with the run's cache. A
+    /// file that fails, or a `rebuild-fts` directive that names no FTS5 table, is the
+    /// build's `failure`, not an error; an interruption or an extension that cannot be
+    /// loaded is thrown.
+    func buildSet(_ source: Source) throws -> SetBuild {
+        let scratch = try withExtensions(Connection.inMemory())
+        let cancellation = self.cancellation
+        scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
+        let readings = SchemaFingerprint.ReadingCache()
+        let empty = try sqlite { try SchemaFingerprint(reading: scratch, cache: readings) }
+        var steps: [SetBuild.Step] = []
+        var schema: SchemaFingerprint? = empty
+        var schemaVersion = try sqlite { try scratch.integer(sql: "PRAGMA schema_version") }
+        var current = 0
+        do {
+            for (index, script) in source.scripts.enumerated() {
+                current = index
+                try script.apply(on: scratch, cancellation: cancellation, schemaOnly: true)
+                if !script.directives.isEmpty {
+                    let tables = try Self.fts5Tables(on: scratch)
+                    for directive in script.directives where tables[directive.table.lowercased()] == nil {
+                        throw StewardError(
+                            .badInput,
+                            "\(script.migration.fileName):\(directive.line): rebuild-fts names '\(directive.table)', which is not an FTS5 table")
+                    }
+                }
+                // Read again only when the file changed the schema (a data migration does not).
+                let version = try sqlite { try scratch.integer(sql: "PRAGMA schema_version") }
+                if version != schemaVersion {
+                    schemaVersion = version
+                    // A schema that cannot be read stops the steps, not the set's check.
+                    schema = schema == nil ? nil : try? SchemaFingerprint(reading: scratch, cache: readings)
+                }
+                // `scripts` has one script per migration of the set, in its order.
+                if let schema, steps.count == index, index < source.set.migrations.count {
+                    steps.append(.init(migration: source.set.migrations[index], schema: schema))
+                }
+            }
+        } catch let error as StewardError where error.kind == .badInput {
+            let failed = current < source.scripts.count ? source.scripts[current].migration.fileName : ""
+            return SetBuild(empty: empty, steps: steps, failure: error, failedAt: (current, failed))
         }
-        for migration in plan.outOfOrder {
-            notes.append("\(migration.fileName) is older than the newest applied migration; applied out of order, as allowed")
+        return SetBuild(empty: empty, steps: steps, failure: nil)
+    }
+}
+
+/// The set built once on an empty in-memory database (schema statements run, row
+/// statements only prepared): the set's check before a run writes (`failure`), and the
+/// schema after each migration, which the drift check and `--baseline` compare with. One
+/// build serves all three (they were three builds of the same files).
+struct SetBuild: Sendable {
+    struct Step: Sendable {
+        let migration: DialectMigration
+        let schema: SchemaFingerprint
+    }
+
+    /// The schema of the empty database.
+    let empty: SchemaFingerprint
+    /// After each migration, in the set's order, as far as the set built (and its schema
+    /// could be read).
+    let steps: [Step]
+    /// Why the set does not build from an empty database; nil when it does.
+    let failure: StewardError?
+    /// The index in the set of the migration that failed (with `failure`); the steps can
+    /// stop earlier, where a schema could not be read.
+    var failedAt: (index: Int, fileName: String)? = nil
+
+    /// The schema that exactly `applied` make, when they are the set's first migrations and
+    /// the build got that far; nil otherwise (the caller builds them itself).
+    func schema(after applied: [DialectMigration]) -> SchemaFingerprint? {
+        guard !applied.isEmpty else { return empty }
+        guard applied.count <= steps.count,
+              zip(applied, steps).allSatisfy({ $0.fileName == $1.migration.fileName })
+        else { return nil }
+        return steps[applied.count - 1].schema
+    }
+
+    /// Whether `applied`, the set's first migrations, cannot be built: the set failed at
+    /// one of them.
+    func fails(building applied: [DialectMigration]) -> Bool {
+        guard failure != nil, let failedAt, applied.count > failedAt.index,
+              applied[failedAt.index].fileName == failedAt.fileName
+        else { return false }
+        return zip(applied, steps).allSatisfy { $0.fileName == $1.migration.fileName }
+    }
+}
+
+/// The migration set as one run reads it, shared by every job of a fleet run (and by the
+/// look and the migration of one database): the files are read, parsed and checked on an
+/// empty database once per run and layout, not once per database. Only what cannot depend
+/// on a database is kept: which layout the files alone select, the set read in a layout,
+/// the set's check on an empty database, and the drift check's builds of what databases
+/// have applied. The ledgers a database has (for detection) and the check of pending
+/// files on a copy of a real schema stay per database.
+///
+/// A cache lives for one run: a file changed before the next run is read by that run.
+public final class MigrationSetCache: Sendable {
+    /// What the files alone say about the layout: a layout, or that the database's ledger
+    /// tables decide.
+    enum FileDetection: Sendable {
+        case decided(DialectSet.Detection)
+        case needsLedgers
+    }
+
+    private struct NeedsLedgers: Error {}
+
+    private let detections = Mutex<[String: FileDetection]>([:])
+    /// Held while a set is read, so that each is read once; failures are kept too (every
+    /// database would fail the same way).
+    private let sources = Mutex<[String: Result<Migrator.Source, StewardError>]>([:])
+    /// The set built on an empty database: its check and the schema after each migration.
+    private let builds = Mutex<[String: SetBuild]>([:])
+    private let drift = Mutex<SchemaDriftCheck?>(nil)
+    private let readCount = Atomic<Int>(0)
+    private let validationCount = Atomic<Int>(0)
+
+    public init() {}
+
+    /// How many times this cache read a set from its directory (for tests).
+    public var setReads: Int { readCount.load(ordering: .relaxed) }
+    /// How many times a set was checked on an empty database (for tests).
+    public var setChecks: Int { validationCount.load(ordering: .relaxed) }
+
+    /// - Throws: a declaration (`DialectSet.declarationFile`) that names no layout.
+    func detection(directory: String) throws -> FileDetection {
+        try detections.withLock { known in
+            if let found = known[directory] { return found }
+            let found: FileDetection
+            do {
+                found = .decided(try DialectSet.detect(directory: directory, records: { throw NeedsLedgers() }))
+            } catch is NeedsLedgers {
+                found = .needsLedgers
+            }
+            known[directory] = found
+            return found
         }
-        return notes
+    }
+
+    func source(directory: String, dialect: Dialect, read: () throws -> Migrator.Source) throws -> Migrator.Source {
+        let key = dialect.rawValue + "\u{0}" + directory
+        let result: Result<Migrator.Source, StewardError> = try sources.withLock { known in
+            if let found = known[key] { return found }
+            readCount.add(1, ordering: .relaxed)
+            let result: Result<Migrator.Source, StewardError>
+            do {
+                result = .success(try read())
+            } catch let error as StewardError where error.kind != .interrupted {
+                result = .failure(error)
+            }
+            known[key] = result
+            return result
+        }
+        return try result.get()
+    }
+
+    /// The set built on an empty database (`Migrator.buildSet`), once per layout; what it
+    /// throws (an interruption, say) is not kept.
+    func build(directory: String, dialect: Dialect, build: () throws -> SetBuild) throws -> SetBuild {
+        let key = dialect.rawValue + "\u{0}" + directory
+        return try builds.withLock { known in
+            if let found = known[key] { return found }
+            validationCount.add(1, ordering: .relaxed)
+            let found = try build()
+            known[key] = found
+            return found
+        }
+    }
+
+    /// The run's drift check, made by its first database: each applied set it has to build
+    /// is built once for the run.
+    func driftCheck(extensions: [String]) -> SchemaDriftCheck {
+        drift.withLock { drift in
+            if let drift { return drift }
+            let made = SchemaDriftCheck(extensions: extensions)
+            drift = made
+            return made
+        }
     }
 }

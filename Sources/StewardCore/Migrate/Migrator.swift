@@ -1,14 +1,17 @@
 import Foundation
 import FileNames
 import SQLiteKit
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `steward migrate`: applies a migration set to a database in one `BEGIN IMMEDIATE`
-/// transaction, all or nothing (docs/design-notes.md, "migrate").
-public struct Migrator {
+/// `steward migrate` on one database, alone or as one of a fleet run: applies a migration
+/// set in one `BEGIN IMMEDIATE` transaction, all or nothing, after the schema-drift check
+/// and, with a backup directory, a verified bundle, both before the first change
+/// (docs/design-notes.md, "migrate").
+public struct Migrator: StewardOperation {
     public struct Options: Sendable {
         public var databasePath: String
         public var migrationsDirectory: String
@@ -32,9 +35,19 @@ public struct Migrator {
         public var timeout: Double = 30
         /// The values of Flyway placeholders (`${name}`), by name; Flyway's own are built in.
         public var placeholders: [String: String] = [:]
-        /// The set as this run read it, shared with the other databases of the run; nil
-        /// reads it afresh.
+        /// The set as this run read it, shared with the other databases of the run; nil:
+        /// the run reads it into a cache of its own.
         public var setCache: MigrationSetCache?
+        /// `--backup-dir`: before the database's first change, a verified bundle of it is
+        /// written here; a database whose backup fails is not migrated.
+        public var backupDirectory: String?
+        /// zstd threads of that backup.
+        public var backupThreads = 1
+        /// The run removed the stale temporaries of the backup directory once, before its
+        /// first database (`removeStaleTemporaries(in:)`), so the backup leaves them alone.
+        public var backupDirectorySwept = false
+        /// Migrate a database whose schema differs from the set's at its version.
+        public var allowDrift = false
 
         public init(databasePath: String, migrationsDirectory: String) {
             self.databasePath = databasePath
@@ -47,49 +60,67 @@ public struct Migrator {
         case applying(file: String, version: String)
         case applied(file: String, version: String, statements: Int, seconds: Double)
         case rebuildingFTS(table: String)
-        /// Called about every 0.2 s while an FTS rebuild or check runs; `phase` is
-        /// `rebuilding` or `checking`.
-        case working(phase: String, table: String, seconds: Double)
+        /// Called about every 0.2 s while an FTS rebuild or check runs.
+        case working(phase: Phase, table: String, seconds: Double)
         case rebuiltFTS(table: String, rebuiltBy: MigrateReport.FTSRebuild.RebuiltBy, seconds: Double, checkSeconds: Double)
+
+        /// The work on an FTS5 table, as the progress line names it.
+        public enum Phase: String, Sendable {
+            case rebuilding, checking
+        }
+    }
+
+    /// The migration's report with the drift check's finding and, with a backup directory,
+    /// the rollback bundle taken first (none when nothing changed); encoded as the report
+    /// with `outcome`, `bundle` and `schema` at its top level, in a single run and on a
+    /// fleet run's line alike.
+    public struct Report: Encodable, Sendable {
+        public var migration: MigrateReport
+        /// The drift check's finding; nil when it did not run (current databases,
+        /// `--status`, `--dry-run`, `--baseline`, a database the run created).
+        public var schema: SchemaDriftCheck.Comparison?
+        public var bundle: RollbackBundle?
+        /// Whether a backup was asked for (`--backup-dir`).
+        public var backupRequested: Bool
+
+        public var outcome: MigrateReport.Outcome { migration.outcome }
+
+        private enum Keys: String, CodingKey { case outcome, bundle, schema }
+
+        public func encode(to encoder: any Encoder) throws {
+            try migration.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(outcome, forKey: .outcome)
+            try container.encodeIfPresent(bundle, forKey: .bundle)
+            try container.encodeIfPresent(schema, forKey: .schema)
+        }
     }
 
     public let setup: OperationSetup<Options, Event>
     /// `--timeout`: what the whole run may wait for other connections' locks.
     let lockWaits: LockWaits
+    /// The set as the run reads and builds it: the fleet run's, or one of its own.
+    let cache: MigrationSetCache
 
     public init(setup: OperationSetup<Options, Event>) {
         self.setup = setup
         lockWaits = LockWaits(timeout: setup.options.timeout, cancellation: setup.cancellation, database: setup.options.databasePath)
+        cache = setup.options.setCache ?? MigrationSetCache()
     }
 
     /// - Throws: `StewardError`: `.badInput` (the set or the database refused, with
     ///   `remedy` when an option would allow it), `.notFound` (`.createMissingDatabase`),
     ///   `.checkFailed`, `.busy`, `.cannotCreate`, `.inputOutput`, `.usage`, `.interrupted`.
-    public func run() throws -> MigrateReport {
-        try run(beforeMigrating: { _ in })
+    public func run() throws -> Report {
+        // The backup runs inside the migration's write transaction: a descriptor it opens
+        // on the database is closed only after the migration's connection is (closing one
+        // would drop every POSIX lock of this process on the file, the write lock among them).
+        let held = HeldDescriptors()
+        defer { held.closeAll() }
+        return try run(holding: held)
     }
 
-    /// What a run that is about to write knows, for `run(beforeMigrating:)`.
-    struct PendingWrite {
-        /// The run's connection, inside its write transaction, nothing written yet.
-        let connection: Connection
-        let source: Source
-        /// The set built on an empty database, with the schema after each migration.
-        let build: SetBuild
-        /// Read in that transaction: what is applied and what the run writes.
-        let plan: LedgerPlan
-        let userVersion: Int32
-        /// The run created the file: there is nothing to compare or back up.
-        let created: Bool
-    }
-
-    /// `run()`, calling `beforeMigrating` inside the run's write transaction, after the
-    /// plan is read there and only when it says the run writes something (a migration, a
-    /// ledger row, the ledger table, `user_version`), before the first write: the drift
-    /// check and the rollback backup (`FleetMigration`) are decided by the same read as
-    /// the write, on the same connection, and no other writer comes in between. A current
-    /// database is answered on one connection, in one read transaction, without it.
-    func run(beforeMigrating: (PendingWrite) throws -> Void) throws -> MigrateReport {
+    private func run(holding held: HeldDescriptors) throws -> Report {
         let stopwatch = Stopwatch()
         // One connection serves the layout's detection (the ledgers the database has) and
         // the run; a file that is not there or empty is left to the paths below.
@@ -109,12 +140,12 @@ public struct Migrator {
                 if options.statusOnly { return (found, try status(source: found, on: early, stopwatch: stopwatch)) }
                 return (found, try reportIfCurrent(source: found, on: early, stopwatch: stopwatch))
             }
-            if let answer { return answer }
+            if let answer { return report(answer) }
             source = found
         } else {
             source = try loadSource()
             if options.statusOnly {
-                return try status(source: source, on: openExisting(readOnly: true), stopwatch: stopwatch)
+                return report(try status(source: source, on: openExisting(readOnly: true), stopwatch: stopwatch))
             }
         }
         // Every file is split and run by SQLite on an empty private database before the
@@ -123,9 +154,7 @@ public struct Migrator {
         // 0 its pending files are checked again on a copy of the real schema instead. The
         // build does not depend on the database: once per run with the run's cache; it
         // also gives the drift check and `--baseline` the schema after each migration.
-        let build = try options.setCache.map { cache in
-            try cache.build(directory: options.migrationsDirectory, dialect: source.set.dialect) { try buildSet(source) }
-        } ?? buildSet(source)
+        let build = try cache.build(directory: options.migrationsDirectory, dialect: source.set.dialect) { try buildSet(source) }
 
         if options.dryRun {
             let original = try openExisting(readOnly: true)
@@ -137,18 +166,23 @@ public struct Migrator {
                 throw readFailure(error)
             }
             return try migrate(connection: copy, source: source, build: build, created: false, stopwatch: stopwatch,
-                               beforeMigrating: { _ in })
+                               holding: held)
         }
 
         let (connection, created) = try early.map { ($0, false) } ?? (DatabaseFile.exists(options.databasePath)
             ? (openExisting(readOnly: false), false) : createOrOpen())
         do {
             return try migrate(connection: connection, source: source, build: build, created: created, stopwatch: stopwatch,
-                               beforeMigrating: beforeMigrating)
+                               holding: held)
         } catch {
             if created { removeIfStillEmpty() }
             throw error
         }
+    }
+
+    /// The report of a run that wrote nothing: no drift check, no backup.
+    private func report(_ migration: MigrateReport) -> Report {
+        Report(migration: migration, schema: nil, bundle: nil, backupRequested: options.backupDirectory != nil)
     }
 
     /// Removes the database this run created, if nothing was ever committed to it: still
@@ -165,4 +199,28 @@ public struct Migrator {
 
     /// The FTS table being rebuilt, for the progress handler's live indicator.
     let currentWork = SharedName()
+}
+
+/// The work under way (phase and table), set by the run and read by SQLite's progress
+/// callback.
+final class SharedName: Sendable {
+    private struct State {
+        var work: (phase: Migrator.Event.Phase, table: String)?
+        var isNew = false
+    }
+
+    private let state = Mutex(State())
+
+    func set(_ work: (Migrator.Event.Phase, String)?) {
+        state.withLock { $0 = State(work: work.map { (phase: $0.0, table: $0.1) }, isNew: work != nil) }
+    }
+
+    /// The work under way, and whether it was set since the last call.
+    func next() -> (phase: Migrator.Event.Phase, table: String, isNew: Bool)? {
+        state.withLock { state in
+            guard let work = state.work else { return nil }
+            defer { state.isNew = false }
+            return (work.phase, work.table, state.isNew)
+        }
+    }
 }

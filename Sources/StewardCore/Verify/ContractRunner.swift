@@ -47,11 +47,6 @@ struct ContractRunner {
         self.cancellation = cancellation
     }
 
-    /// A set in Steward's own layout.
-    init(contract: SearchContract, set: MigrationSet, cancellation: Cancellation) {
-        self.init(contract: contract, set: DialectSet(steward: set), cancellation: cancellation)
-    }
-
     /// Builds both databases and runs every case on each.
     func run() throws -> [VerifyReport.ContractCase] {
         let scripts = try MigrationScript.scripts(for: set)

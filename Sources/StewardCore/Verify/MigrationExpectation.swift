@@ -16,13 +16,8 @@ struct MigrationExpectation: Sendable {
             directory: directory, records: { DialectSet.DatabaseRecords(ledgers: Self.ledgers(of: databasePath)) },
             whenAmbiguous: .stewardsOwn).dialect
         self.dialect = dialect
-        if dialect == .steward {
-            // Steward's own layout is read by `MigrationSet`, whose refusals stand, as in migrate.
-            set = DialectSet(steward: try MigrationSet(directory: directory))
-        } else {
-            // The SQL is not run here, so Flyway placeholders stay as written.
-            set = try DialectSet(directory: directory, dialect: dialect, placeholders: nil)
-        }
+        // The SQL is not run here, so Flyway placeholders stay as written.
+        set = try DialectSet(directory: directory, dialect: dialect, placeholders: nil)
         newestUserVersion = LedgerPlan.userVersion(for: set.migrations, rule: LedgerPlan.rule(for: set.migrations))
     }
 

@@ -155,14 +155,14 @@ extension Verifier {
         // Asked for by --migrations: a comparison that cannot be made fails, saying why
         // (never "skipped" with exit 0); it is timed only once known, so the progress
         // line never announces it as passed first.
-        if found.status == "skipped" {
+        if found.status == .skipped {
             timed(.schema, into: results, since: watch) {
                 (false, "cannot run: \(found.reason ?? "the schema could not be compared")", [])
             }
             return
         }
         timed(.schema, into: results, since: watch) {
-            found.status == "drift"
+            found.status == .drift
                 ? (false, "the schema differs from what the migration set makes at version \(found.builtTo)", found.differences)
                 : (true, "the schema is what the migration set makes at version \(found.builtTo)", [])
         }

@@ -63,6 +63,86 @@ extension DialectSet {
             return rest.replacingOccurrences(of: "_", with: " ")
         }
 
+        // MARK: - steward
+
+        /// Steward's own layout (docs/conformance/steward.md): the `.sql` files of the
+        /// directory itself, not hidden, `.down.sql` files ignored; the version is the leading
+        /// digits, followed by `_` or `.`, from 1 to 2147483647 (what `user_version` holds).
+        /// A versioned file that is not SQL, a goose or dbmate section marker, or a duplicate
+        /// version refuses the set. The whole file runs.
+        mutating func readSteward(_ names: [String]) throws {
+            try DialectSet.refuseCodeMigrations(names, in: directory)
+            var seen: [Int32: String] = [:]
+            for name in names {
+                guard name.hasSuffix(".sql"), !name.hasPrefix("."), !isDirectory(name) else {
+                    ignored.append(name)
+                    continue
+                }
+                if name.hasSuffix(".down.sql") {
+                    ignored.append(name)
+                    continue
+                }
+                let (bytes, sql) = try read(name)
+                // Before the version: goose and dbmate name files by 14-digit timestamps, and
+                // the marker says more about such a file than the version's range does.
+                if let marker = Self.sectionMarker(in: sql) {
+                    throw StewardError(
+                        .badInput,
+                        "\(display(name)):\(marker.line): '\(marker.text)' is a \(marker.runner.rawValue) section marker; "
+                            + "Steward runs a file whole, so its down section would undo its up section. "
+                            + "Files in \(marker.runner.rawValue)'s format are not supported")
+                }
+                let version = try stewardVersion(of: name)
+                if let other = seen[version] {
+                    throw StewardError(.badInput, "\(display(name)): version \(version) is also used by \(other)")
+                }
+                seen[version] = name
+                migrations.append(DialectMigration(
+                    version: VersionKey(Int64(version)), ledgerVersion: String(version), fileName: name, path: display(name),
+                    description: name, bytes: bytes, upSQL: sql))
+            }
+        }
+
+        /// The version prefix of a file name in Steward's own layout.
+        func stewardVersion(of name: String) throws -> Int32 {
+            let digits = name.prefix { $0.isASCII && $0.isNumber }
+            let rest = name.dropFirst(digits.count)
+            guard !digits.isEmpty, rest.hasPrefix("_") || rest.hasPrefix(".") else {
+                throw StewardError(
+                    .badInput,
+                    "\(display(name)): a migration file name must start with its version, like 0001_name.sql")
+            }
+            let trimmed = digits.drop { $0 == "0" }
+            guard let value = Int64(trimmed.isEmpty ? "0" : String(trimmed)), trimmed.count <= 10,
+                  (1...Int64(Int32.max)).contains(value)
+            else {
+                throw StewardError(
+                    .badInput,
+                    "\(display(name)): version \(digits) is out of range (1 to \(Int32.max), the range of user_version)",
+                    remedy: .chooseDialect)
+            }
+            return Int32(value)
+        }
+
+        /// The first goose (`-- +goose Up`, `-- +goose Down`, any `-- +goose` annotation) or
+        /// dbmate (`-- migrate:up`, `-- migrate:down`) marker. Both runners read them line by
+        /// line, as this does. Steward's own layout refuses a file that has one.
+        static func sectionMarker(in sql: String) -> (line: Int, text: String, runner: Dialect)? {
+            for (index, rawLine) in sql.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = Substring(rawLine).trimmingWhitespaceAndNewlines()
+                guard line.hasPrefix("--") else { continue }
+                let comment = line.dropFirst(2).trimmingWhitespace().lowercased()
+                let shown = String(line.prefix(60))
+                if comment.hasPrefix("+goose") {
+                    return (index + 1, shown, .goose)
+                }
+                if comment.hasPrefix("migrate:up") || comment.hasPrefix("migrate:down") {
+                    return (index + 1, shown, .dbmate)
+                }
+            }
+            return nil
+        }
+
         // MARK: - goose
 
         /// pressly/goose v3.27.3 migrate.go (`collectMigrationsFS`, `collectGoMigrations`)
@@ -80,7 +160,7 @@ extension DialectSet {
                     && (VersionKey(String(version[0]))?.integer ?? 0) >= 1 && !isDirectory(name)
             }
             if !codeMigrations.isEmpty {
-                try MigrationSet.refuse(codeMigrations: codeMigrations, in: directory, runner: "goose")
+                try DialectSet.refuse(codeMigrations: codeMigrations, in: directory, runner: .goose)
             }
             for name in names {
                 guard !isDirectory(name), name.hasSuffix(".sql") || name.hasSuffix(".go") else {

@@ -146,8 +146,7 @@ public struct DialectSet: Sendable {
     /// set: Steward's own, sqlx, golang-migrate.
     static func readingLayouts(of directory: String) -> [Dialect] {
         var found: [Dialect] = []
-        if (try? MigrationSet(directory: directory)) != nil { found.append(.steward) }
-        for dialect in [Dialect.sqlx, .golangMigrate] where (try? DialectSet(directory: directory, dialect: dialect)) != nil {
+        for dialect in [Dialect.steward, .sqlx, .golangMigrate] where (try? DialectSet(directory: directory, dialect: dialect)) != nil {
             found.append(dialect)
         }
         return found
@@ -186,15 +185,10 @@ public struct DialectSet: Sendable {
     ///   runner refuses or would run differently, a duplicate or malformed version, text
     ///   that is not UTF-8, or no migration at all.
     public init(directory: String, dialect: Dialect, placeholders: FlywayPlaceholders? = FlywayPlaceholders([:])) throws {
-        if dialect == .steward {
-            // Steward's own layout keeps `MigrationSet`'s refusals (code files, markers).
-            self.init(steward: try MigrationSet(directory: directory))
-            return
-        }
-        let names = try MigrationSet.entries(of: directory)
+        let names = try Self.entries(of: directory)
         var reader = Reader(directory: directory)
         switch dialect {
-        case .steward: break
+        case .steward: try reader.readSteward(names)
         case .goose: try reader.readGoose(names)
         case .dbmate: try reader.readDbmate(names)
         case .golangMigrate: try reader.readGolangMigrate(names)
@@ -204,15 +198,15 @@ public struct DialectSet: Sendable {
         case .flyway: try reader.readFlyway(placeholders: placeholders)
         }
         if !reader.codeMigrations.isEmpty {
-            try MigrationSet.refuse(codeMigrations: reader.codeMigrations, in: directory, runner: dialect.rawValue)
+            try Self.refuse(codeMigrations: reader.codeMigrations, in: directory, runner: dialect)
         }
         // These runners have no code migrations and skip such files, but an application
         // that keeps versioned code beside its migrations runs it around them (stash
         // registers pre- and post-migrations by version next to its golang-migrate files).
         if [.golangMigrate, .sqlx, .dbmate, .diesel, .drizzle].contains(dialect) {
             let migrationFiles = Set(reader.migrations.map(\.fileName))
-            let code = names.filter { MigrationSet.isVersionedCode($0) && !migrationFiles.contains($0) && !Self.isDirectory(Paths.join(directory, $0)) }
-            try MigrationSet.refuse(applicationCode: code, in: directory, runner: dialect.rawValue)
+            let code = names.filter { Self.isVersionedCode($0) && !migrationFiles.contains($0) && !Self.isDirectory(Paths.join(directory, $0)) }
+            try Self.refuse(applicationCode: code, in: directory, runner: dialect)
         }
         switch dialect {
         case .drizzle: break
@@ -229,10 +223,132 @@ public struct DialectSet: Sendable {
             seen[migration.version] = migration.fileName
         }
         guard !reader.migrations.isEmpty else {
+            if dialect == .steward { throw StewardError(.badInput, Self.nothingFound(in: directory, names: names)) }
             let found = reader.ignored.isEmpty ? "it is empty" : "found instead: \(reader.ignored.prefix(5).joined(separator: ", "))"
             throw StewardError(.badInput, "no migrations found in \(directory) for the \(dialect.rawValue) layout (\(found))")
         }
         self.init(directory: directory, dialect: dialect, migrations: reader.migrations, ignoredFiles: reader.ignored)
+    }
+
+    // MARK: - What every layout refuses
+
+    /// The names in a migrations directory, sorted, byte for byte; every layout reads
+    /// its set from these.
+    ///
+    /// - Throws: `.notFound` when the directory does not exist or cannot be read;
+    ///   `.badInput` when it is not a directory.
+    static func entries(of directory: String) throws -> [String] {
+        guard Paths.exists(directory) else {
+            throw StewardError(.notFound, "\(directory): no such migrations directory")
+        }
+        guard Paths.isDirectory(directory) else {
+            throw StewardError(.badInput, "\(directory) is not a directory of migrations")
+        }
+        do {
+            return try Paths.names(in: directory).sorted()
+        } catch {
+            throw StewardError(.notFound, "cannot read the migrations directory \(directory): \(error.localizedDescription)")
+        }
+    }
+
+    /// A code migration (`0216__x.js`, `20240101_x.go`, `V3__x.java`) usually moves data
+    /// that a later SQL file then drops: running the SQL files around it loses that data
+    /// with every statement succeeding, so the whole set is refused (in every layout)
+    /// before anything runs, naming each such file.
+    static func refuseCodeMigrations(_ names: [String], in directory: String) throws {
+        let codeMigrations = names.filter { looksVersioned($0) && !$0.hasSuffix(".sql") && !isDirectory(directory, $0) }
+        try refuse(codeMigrations: codeMigrations, in: directory, runner: nil)
+    }
+
+    /// Refuses the set when it holds `codeMigrations` (versioned files that are not SQL, or
+    /// that `runner` runs as code), naming every one.
+    static func refuse(codeMigrations: [String], in directory: String, runner: Dialect?) throws {
+        guard codeMigrations.isEmpty else {
+            let list = codeMigrations.map { display(directory, $0) }.joined(separator: ", ")
+            throw StewardError(
+                .badInput,
+                "\(directory) holds versioned files that \(runner.map { "\($0.rawValue) runs as code and " } ?? "")are not SQL, which Steward cannot run: \(list); "
+                    + "running the SQL files without them can lose the data they move, so nothing was run")
+        }
+    }
+
+    /// Refuses the set when it holds `code`: versioned source files that `runner` skips,
+    /// but that the application runs around its migrations.
+    static func refuse(applicationCode code: [String], in directory: String, runner: Dialect) throws {
+        guard code.isEmpty else {
+            let list = code.map { display(directory, $0) }.joined(separator: ", ")
+            throw StewardError(
+                .badInput,
+                "\(directory) holds versioned code files beside its migrations: \(list); \(runner.rawValue) itself skips them, but an application that keeps code there runs it around its migrations (moving data the next SQL file may drop), and Steward cannot, so nothing was run")
+        }
+    }
+
+    /// The extensions of source code that applications write code migrations in.
+    static let codeExtensions: Set<String> = [
+        "go", "js", "mjs", "cjs", "ts", "mts", "cts", "py", "rb", "rs", "java", "kt", "kts", "scala", "groovy",
+        "php", "cs", "ex", "exs", "lua", "pl", "swift", "sh", "bash",
+    ]
+
+    /// A versioned name (`looksVersioned`) of a source-code file (`20240101_move.go`).
+    static func isVersionedCode(_ name: String) -> Bool {
+        guard looksVersioned(name), let dot = name.lastIndex(of: ".") else { return false }
+        return codeExtensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
+    /// `^[0-9]+[_.-]` or Flyway's `^[VUR][0-9._]*__`: names that version a migration in
+    /// some runner's layout.
+    static func looksVersioned(_ name: String) -> Bool {
+        let scalars = Array(name.unicodeScalars)
+        let digits = scalars.prefix { ("0"..."9").contains($0) }
+        if !digits.isEmpty, digits.count < scalars.count, "_.-".unicodeScalars.contains(scalars[digits.count]) {
+            return true
+        }
+        guard let first = scalars.first, "VUR".unicodeScalars.contains(first) else { return false }
+        // Any prefix of the run of digits, dots and underscores that ends in `__` matches.
+        let run = Array(scalars.dropFirst().prefix { ("0"..."9").contains($0) || $0 == "." || $0 == "_" })
+        return zip(run, run.dropFirst()).contains { $0 == "_" && $1 == "_" }
+    }
+
+    static func isDirectory(_ directory: String, _ name: String) -> Bool {
+        isDirectory(Paths.join(directory, name))
+    }
+
+    /// The error for a set without a migration, naming what the directory holds instead:
+    /// an empty success would tell a release that a database is up to date when the set
+    /// was simply read the wrong way (diesel keeps one directory per migration).
+    static func nothingFound(in directory: String, names: [String]) -> String {
+        let visible = names.filter { !$0.hasPrefix(".") }
+        var found: [String] = []
+        let subdirectories = visible.filter { isDirectory(directory, $0) }
+        let withSQL = subdirectories.filter { name in
+            let inside = (try? FileManager.default.contentsOfDirectory(atPath: Paths.join(directory, name))) ?? []
+            return inside.contains { $0.hasSuffix(".sql") }
+        }
+        if !withSQL.isEmpty {
+            let examples = withSQL.prefix(3).map { name -> String in
+                let inside = ((try? FileManager.default.contentsOfDirectory(atPath: Paths.join(directory, name))) ?? []).sorted()
+                return Paths.join(name, inside.first { $0 == "up.sql" } ?? inside.first { $0.hasSuffix(".sql") } ?? "")
+            }
+            let more = withSQL.count > 3 ? " and \(withSQL.count - 3) more" : ""
+            let layout = withSQL.contains { name in FileManager.default.fileExists(atPath: Paths.join(Paths.join(directory, name), "up.sql")) }
+                ? " (one directory per migration with up.sql, as diesel lays them out)" : ""
+            found.append("\(withSQL.count) subdirector\(withSQL.count == 1 ? "y" : "ies") with SQL files: \(examples.joined(separator: ", "))\(more)\(layout)")
+        }
+        let otherDirectories = subdirectories.filter { !withSQL.contains($0) }
+        if !otherDirectories.isEmpty {
+            found.append("subdirectories \(otherDirectories.prefix(5).joined(separator: ", "))\(otherDirectories.count > 5 ? ", …" : "")")
+        }
+        let files = visible.filter { !subdirectories.contains($0) }
+        if !files.isEmpty {
+            found.append("files that are not migrations: \(files.prefix(5).joined(separator: ", "))\(files.count > 5 ? ", …" : "")")
+        }
+        let what = found.isEmpty ? "the directory is empty" : "found " + found.joined(separator: "; ")
+        return "no migrations found in \(directory): \(what). Steward runs NNNN_name.sql (or N_name.up.sql) files "
+            + "in the directory itself"
+    }
+
+    static func display(_ directory: String, _ name: String) -> String {
+        Paths.join(directory, name)
     }
 
     /// The kind and version text of a Flyway file name: `V1_1__x.sql` → ("V", "1_1").
@@ -248,5 +364,46 @@ public struct DialectSet: Sendable {
 
     static func isDirectory(_ path: String) -> Bool {
         Paths.isDirectory(path)
+    }
+
+    /// The set without its `declarationFile` among the ignored files: it names the layout,
+    /// it is not a stray file.
+    var withoutDeclaration: DialectSet {
+        DialectSet(directory: directory, dialect: dialect, migrations: migrations,
+                   ignoredFiles: ignoredFiles.filter { $0 != Self.declarationFile })
+    }
+}
+
+extension DialectSet.Detection {
+    /// Why a run reads the set in its layout. In a report it is one string, `text`: what
+    /// detection found, or for a layout the caller chose, the core's words until the
+    /// command line words them with its option (the core never names one).
+    public struct Reason: Codable, Sendable, Equatable {
+        /// The caller named the layout; nothing was detected. Not part of the JSON.
+        public let chosen: Bool
+        public var text: String
+
+        /// What in the files or the database decided the layout.
+        static func found(_ text: String) -> Reason {
+            Reason(chosen: false, text: text)
+        }
+
+        /// The caller named the layout.
+        static let chosen = Reason(chosen: true, text: "chosen by the caller")
+
+        private init(chosen: Bool, text: String) {
+            self.chosen = chosen
+            self.text = text
+        }
+
+        public init(from decoder: any Decoder) throws {
+            chosen = false
+            text = try decoder.singleValueContainer().decode(String.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        }
     }
 }

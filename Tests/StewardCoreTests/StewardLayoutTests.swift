@@ -3,8 +3,9 @@ import Testing
 @testable import StewardCore
 import TestSupport
 
-/// Reading a migration directory: names, versions, order and the files left out.
-@Suite struct MigrationSetTests {
+/// Reading a migration directory in Steward's own layout: names, versions, order and the
+/// files left out.
+@Suite struct StewardLayoutTests {
     let directory: TemporaryDirectory
     var migrations: String { directory.file("migrations") }
 
@@ -24,28 +25,28 @@ import TestSupport
     /// The error a set of file names is refused with.
     func refusal(_ names: [String]) throws -> StewardError {
         for name in names { try write(name) }
-        return try #require(throws: StewardError.self) { try MigrationSet(directory: migrations) }
+        return try #require(throws: StewardError.self) { try DialectSet(directory: migrations, dialect: .steward) }
     }
 
     // MARK: - Order and names
 
     @Test func ordersByNumericVersionNotByName() throws {
         for name in ["0010_ten.sql", "0002_two.sql", "3_three.sql", "0100_hundred.sql"] { try write(name) }
-        let set = try MigrationSet(directory: migrations)
+        let set = try DialectSet(directory: migrations, dialect: .steward)
         #expect(set.migrations.map(\.version) == [2, 3, 10, 100])
+        #expect(set.migrations.map(\.ledgerVersion) == ["2", "3", "10", "100"])
         #expect(set.migrations.map(\.fileName) == ["0002_two.sql", "3_three.sql", "0010_ten.sql", "0100_hundred.sql"])
-        #expect(set.newestVersion == 100)
         #expect(set.ignoredFiles == [])
         #expect(set.directory == migrations)
     }
 
     @Test func keepsPathAndText() throws {
         try write("0001_create.sql", "CREATE TABLE café(x);\n-- 客户\n")
-        let migration = try #require(try MigrationSet(directory: migrations).migrations.first)
+        let migration = try #require(try DialectSet(directory: migrations, dialect: .steward).migrations.first)
         #expect(migration.version == 1)
         #expect(migration.fileName == "0001_create.sql")
         #expect(migration.path == path(of: "0001_create.sql"))
-        #expect(migration.sql == "CREATE TABLE café(x);\n-- 客户\n")
+        #expect(migration.upSQL == "CREATE TABLE café(x);\n-- 客户\n")
     }
 
     @Test func golangMigrateNamesAndIgnoredFiles() throws {
@@ -53,7 +54,7 @@ import TestSupport
                      "README.md", ".0004_hidden.sql", ".DS_Store"] {
             try write(name)
         }
-        let set = try MigrationSet(directory: migrations)
+        let set = try DialectSet(directory: migrations, dialect: .steward)
         #expect(set.migrations.map(\.fileName) == ["1_create.up.sql", "2_more.up.sql"])
         #expect(set.migrations.map(\.version) == [1, 2])
         #expect(set.ignoredFiles == [".0004_hidden.sql", ".DS_Store", "1_create.down.sql",
@@ -66,13 +67,13 @@ import TestSupport
     ] as [(String, Int32)])
     func versionPrefixes(name: String, version: Int32) throws {
         try write(name)
-        let set = try MigrationSet(directory: migrations)
-        #expect(set.migrations.map(\.version) == [version])
-        #expect(set.newestVersion == version)
+        let set = try DialectSet(directory: migrations, dialect: .steward)
+        #expect(set.migrations.map(\.version) == [VersionKey(Int64(version))])
+        #expect(set.migrations.map(\.ledgerVersion) == [String(version)])
     }
 
     @Test func anEmptyDirectoryIsNotASet() throws {
-        #expect(throws: StewardError.self) { try MigrationSet(directory: migrations) }
+        #expect(throws: StewardError.self) { try DialectSet(directory: migrations, dialect: .steward) }
     }
 
     // MARK: - Refused names
@@ -111,7 +112,7 @@ import TestSupport
 
     @Test func missingDirectoryIsNotFound() throws {
         let missing = directory.file("no-such-dir")
-        let error = try #require(throws: StewardError.self) { try MigrationSet(directory: missing) }
+        let error = try #require(throws: StewardError.self) { try DialectSet(directory: missing, dialect: .steward) }
         #expect(error.kind == .notFound)
         #expect(error.message.contains(missing))
     }
@@ -119,7 +120,7 @@ import TestSupport
     @Test func aFileInsteadOfADirectoryIsBadInput() throws {
         try write("0001_a.sql")
         let file = path(of: "0001_a.sql")
-        let error = try #require(throws: StewardError.self) { try MigrationSet(directory: file) }
+        let error = try #require(throws: StewardError.self) { try DialectSet(directory: file, dialect: .steward) }
         #expect(error.kind == .badInput)
         #expect(error.message.contains(file))
         #expect(error.message.contains("not a directory"))
@@ -129,29 +130,9 @@ import TestSupport
         try write("0001_fine.sql")
         // Latin-1 "café": 0xE9 alone is not UTF-8.
         try Data([0x2D, 0x2D, 0x20, 0x63, 0x61, 0x66, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: path(of: "0002_latin1.sql")))
-        let error = try #require(throws: StewardError.self) { try MigrationSet(directory: migrations) }
+        let error = try #require(throws: StewardError.self) { try DialectSet(directory: migrations, dialect: .steward) }
         #expect(error.kind == .badInput)
         #expect(error.message.contains(path(of: "0002_latin1.sql")), "\(error.message)")
         #expect(error.message.contains("not UTF-8"), "\(error.message)")
-    }
-
-    // MARK: - Pending
-
-    @Test(arguments: [
-        (0, 10, [1, 2, 5, 10]),
-        (0, 5, [1, 2, 5]),
-        (0, 4, [1, 2]),
-        (1, 10, [2, 5, 10]),
-        (2, 5, [5]),
-        (3, 10, [5, 10]),
-        (5, 5, []),
-        (10, 10, []),
-        (10, 2, []),
-        (20, 30, []),
-    ] as [(Int32, Int32, [Int32])])
-    func pendingIsAfterCurrentUpToTargetInclusive(current: Int32, target: Int32, expected: [Int32]) throws {
-        for name in ["0001_a.sql", "0002_b.sql", "0005_gap.sql", "0010_c.sql"] { try write(name) }
-        let set = try MigrationSet(directory: migrations)
-        #expect(set.pending(after: current, upTo: target).map(\.version) == expected)
     }
 }
