@@ -36,6 +36,8 @@ public final class Connection {
     /// is released only after `deinit`'s body, so after `sqlite3_close_v2`: the overlay
     /// outlives every use SQLite makes of it.
     var overlay: FileOverlay?
+    /// The observer `setAuthorizer(_:)` installed, retained while SQLite may call it.
+    var authorizerBox: UnsafeMutableRawPointer?
 
     /// Opens (and with `.create`, creates) a database.
     ///
@@ -78,6 +80,10 @@ public final class Connection {
         }
         if let box = busyBox {
             Unmanaged<BusyBox>.fromOpaque(box).release()
+        }
+        sqlite3_set_authorizer(sqliteConnection, nil, nil)
+        if let box = authorizerBox {
+            Unmanaged<AuthorizerBox>.fromOpaque(box).release()
         }
         sqlite3_close_v2(sqliteConnection)
     }

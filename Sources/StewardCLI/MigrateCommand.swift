@@ -14,11 +14,15 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             layout (detected, or named by --dialect), only their up parts run, and the runner's ledger \
             table gets the rows the runner would write, in the same transaction. FTS5 tables created or \
             redefined by the run, and those named by '-- steward: rebuild-fts NAME', are rebuilt and \
-            checked before the commit. Any failure rolls everything back.
+            checked before the commit. Before the commit, the guard refuses a run that loses what its \
+            migrations do not name (indexes, triggers and views that went with a dropped table, rows, \
+            search sync, STRICT, WITHOUT ROWID, AUTOINCREMENT and its counter, foreign-key targets, views \
+            and triggers that no longer compile); a migration allows a loss with '-- steward: allow KIND \
+            NAME'. Any failure rolls everything back.
             """,
         options: [
             Opt.db, Opt.migrations, Opt.to, Opt.dialect, Opt.baseline, Opt.placeholder, Opt.loadExtension, Opt.allowChanged, Opt.allowOutOfOrder,
-            Opt.dryRun, Opt.status, Opt.create, CommonOptions.timeout, Opt.backupDir, Opt.allowDrift,
+            Opt.dryRun, Opt.status, Opt.create, CommonOptions.timeout, Opt.backupDir, Opt.allowDrift, Opt.allow, Opt.ftsDeferred,
         ] + CommonOptions.output + FleetOptions.options)
 
     enum Opt {
@@ -44,6 +48,12 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         static let status = Flag("status", help: "Show the current version and the pending migrations; change nothing.")
         static let create = Flag("create", help: "Create the database when it does not exist.")
         static let backupDir = Option<String>("backup-dir", value: "dir", help: "Before a database's first change, write a verified bundle of it (as 'steward backup' does) into this directory; a database whose backup fails is not migrated. Foreign-key violations already there are recorded in the bundle, not refused; the report prints the command that rolls each database back (restore --replace).")
+        static let allow = RepeatedOption<MigrationAllowance>(
+            "allow", value: "kind:name",
+            help: "Let the guard accept this loss in every migration of the run, as '-- steward: allow KIND NAME' in a file does, for sets you cannot edit; KIND is one of \(MigrationAllowance.Kind.allCases.map(\.rawValue).joined(separator: ", ")) (may be repeated; recorded in the report).",
+            expected: "KIND:NAME with KIND one of \(MigrationAllowance.Kind.allCases.map(\.rawValue).joined(separator: ", "))",
+            convert: { try? MigrationAllowance.parse(callerValue: $0).get() })
+        static let ftsDeferred = RepeatedOption<String>("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: the guard reports its lost sync triggers and drift instead of refusing them (may be repeated).")
         static let allowDrift = Flag("allow-drift", help: "Migrate a database whose schema differs from what its applied migrations make (checked before every migration, in every layout, except with --baseline), and report the difference.")
 
         /// The version as `--status` shows it: the runner's (a timestamp, Flyway's `1.1`,
@@ -88,6 +98,9 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         }
         options.backupDirectory = backupDirectory
         options.allowDrift = values[Opt.allowDrift]
+        options.allowances = values[Opt.allow]
+        options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
+        if options.ftsDeferred.contains("") { throw values.error("The value '' is invalid for '--fts-deferred <table>'") }
         self.options = options
         self.output = OutputOptions(values)
         self.fleet = fleet
@@ -164,6 +177,46 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         return text
     }
 
+    /// The guard's lines: the tables it counted, what was dropped by name, what was
+    /// allowed; names and counts only.
+    static func render(_ accounting: MigrateReport.Accounting) -> [String] {
+        var lines = ["Guard       nothing lost that the migrations do not name"]
+        let rows = accounting.tables.map { table -> [String] in
+            let after: String
+            if let rowsAfter = table.rowsAfter {
+                after = "\(Counted.phrase(table.rowsBefore, "row")) → \(rowsAfter)"
+                    + (table.renamedTo.map { " (renamed to \(ReportOutput.escaped($0)))" } ?? "")
+            } else {
+                after = "dropped (\(Counted.phrase(table.rowsBefore, "row")) before)"
+            }
+            let why = table.allowedBy.map { "row loss allowed by \(Self.allowedBy($0))" }
+                ?? (table.deleted && (table.rowsAfter ?? 0) < table.rowsBefore ? "deleted by the migration" : "")
+            return [ReportOutput.escaped(table.table), after, why]
+        }
+        if !rows.isEmpty { lines.append(ReportOutput.table(rows, indent: 4)) }
+        for migration in accounting.migrations {
+            let dropped = migration.droppedExplicitly.map { "\($0.type.rawValue) \(ReportOutput.escaped($0.name))" }
+            if !dropped.isEmpty {
+                lines.append("            \(ReportOutput.escaped(migration.file)) dropped \(dropped.joined(separator: ", "))")
+            }
+            for lost in migration.lost {
+                lines.append("            \(ReportOutput.escaped(migration.file)) lost \(lost.object.type.rawValue) \(ReportOutput.escaped(lost.object.name)) with \(ReportOutput.escaped(lost.droppedWith)), allowed by \(Self.allowedBy(lost.allowedBy ?? "caller"))")
+            }
+        }
+        if !accounting.searchChecked.isEmpty {
+            lines.append("            search checked (content changed): \(accounting.searchChecked.map(ReportOutput.escaped).joined(separator: ", "))")
+        }
+        for allowance in accounting.allowances where !allowance.used {
+            lines.append("            allowance \(allowance.kind.rawValue) \(ReportOutput.escaped(allowance.name)) (\(Self.allowedBy(allowance.givenAt ?? "caller"))) was not needed")
+        }
+        return lines
+    }
+
+    /// Where an allowance came from, as the user gave it.
+    static func allowedBy(_ location: String) -> String {
+        location == "caller" ? "--allow" : ReportOutput.escaped(location)
+    }
+
     static func rebuildText(_ rebuild: MigrateReport.FTSRebuild) -> String {
         switch rebuild.rebuiltBy {
         case .migration: return "rebuilt by the migration"
@@ -222,6 +275,9 @@ struct MigrateCommand: OperationCommand, FleetCommand {
                 lines.append(ReportOutput.table(report.applied.map {
                     [$0.versionText, $0.file, Counted.phrase($0.statements, "statement"), ReportOutput.seconds($0.durationSeconds)]
                 }, indent: 4))
+            }
+            if let accounting = report.accounting {
+                lines += Self.render(accounting)
             }
             if !report.ftsRebuilt.isEmpty {
                 lines.append("FTS5        rebuilt and checked")

@@ -188,6 +188,7 @@ import Testing
         #expect(error.kind == .badInput)
         #expect(error.message.hasPrefix("0007_change.sql:\(line): unknown steward directive"), "\(error.message)")
         #expect(error.message.contains("-- steward: rebuild-fts NAME"))
+        #expect(error.message.contains("-- steward: allow KIND NAME"))
     }
 
     // MARK: - Applying

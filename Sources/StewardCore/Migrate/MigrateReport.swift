@@ -113,6 +113,9 @@ public struct MigrateReport: Codable, Sendable {
     public let ignoredFiles: [String]
     public let ftsRebuilt: [FTSRebuild]
     public let foreignKeys: ForeignKeys?
+    /// The guard's accounting of what the applied migrations created, dropped, lost and
+    /// changed; absent when no migration was applied (or would be, for a dry run).
+    public var accounting: Accounting?
     /// What the run accepted or did differently, each with its reason: changed files
     /// (--allow-changed), out-of-order migrations (--allow-out-of-order), no-op pragmas.
     public let notes: [String]

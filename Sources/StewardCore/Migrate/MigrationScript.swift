@@ -1,6 +1,13 @@
 import Foundation
 import SQLiteKit
 
+/// Told about each statement of a migration while it runs: after it is prepared (so
+/// SQLite's authorizer has reported what it touches) and before it is stepped, then after.
+protocol StatementObserver: AnyObject {
+    func willRun(location: String) throws
+    func didRun() throws
+}
+
 /// Runs one migration file statement by statement, with SQLite splitting the text
 /// (`sqlite3_prepare_v2` and its tail pointer), and names file and line on failure.
 struct MigrationScript {
@@ -12,6 +19,8 @@ struct MigrationScript {
 
     let migration: DialectMigration
     let directives: [Directive]
+    /// The `-- steward: allow KIND NAME` comments of the up part (`MigrationGuard`).
+    let allowances: [MigrationAllowance]
     /// Lower-cased names of the virtual tables the file creates.
     let createdVirtualTables: Set<String>
     private let lines: SourceLines
@@ -20,7 +29,7 @@ struct MigrationScript {
     init(_ migration: DialectMigration) throws {
         self.migration = migration
         self.lines = SourceLines(migration.upSQL)
-        self.directives = try Self.directives(in: migration)
+        (self.directives, self.allowances) = try Self.comments(in: migration)
         self.createdVirtualTables = Self.createdVirtualTables(in: migration.upSQL)
     }
 
@@ -30,9 +39,10 @@ struct MigrationScript {
         try set.migrations.map(MigrationScript.init)
     }
 
-    /// Reads the directive comments of a migration.
-    static func directives(in migration: DialectMigration) throws -> [Directive] {
+    /// Reads the `-- steward:` comments of a migration: rebuild directives and allowances.
+    static func comments(in migration: DialectMigration) throws -> ([Directive], [MigrationAllowance]) {
         var result: [Directive] = []
+        var allowances: [MigrationAllowance] = []
         // Split on LF scalars, as SQLite's offsets are counted into lines: "\r\n" is one
         // Character, so splitting the String itself would miss every line of a CRLF file.
         for (index, rawLine) in migration.upSQL.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -41,14 +51,19 @@ struct MigrationScript {
             let comment = line.dropFirst(2).trimmingWhitespace()
             guard comment.hasPrefix("steward:") else { continue }
             let words = comment.dropFirst("steward:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if words.first == "allow" {
+                allowances.append(try MigrationAllowance.parse(
+                    words: Array(words.dropFirst()), location: "\(migration.fileName):\(index + 1)"))
+                continue
+            }
             guard words.count == 2, words[0] == "rebuild-fts" else {
                 throw StewardError(
                     .badInput,
-                    "\(migration.fileName):\(index + 1): unknown steward directive '\(comment)' (expected '-- steward: rebuild-fts NAME')")
+                    "\(migration.fileName):\(index + 1): unknown steward directive '\(comment)' (expected '-- steward: rebuild-fts NAME' or '-- steward: allow KIND NAME')")
             }
             result.append(Directive(table: String(words[1]), line: index + 1))
         }
-        return result
+        return (result, allowances)
     }
 
     /// Applies every statement of the file on `connection`, inside the caller's transaction.
@@ -61,8 +76,12 @@ struct MigrationScript {
     ///
     /// `onRebuild` is called with the name of each FTS5 table that a statement of the file
     /// rebuilds itself (`INSERT INTO t(t) VALUES ('rebuild')`).
+    ///
+    /// `observer` is told where each statement is once it is prepared, before it runs, and
+    /// again after it ran (`MigrationGuard`).
     func apply(
         on connection: Connection, cancellation: Cancellation, schemaOnly: Bool = false,
+        observer: StatementObserver? = nil,
         onNote: ((String) -> Void)? = nil, onRebuild: ((String) -> Void)? = nil
     ) throws -> Int {
         var count = 0
@@ -102,11 +121,13 @@ struct MigrationScript {
                     count += 1
                     return
                 }
+                try observer?.willRun(location: "\(migration.fileName):\(line)")
                 do {
                     while try statement.step() {}
                 } catch let error as SQLiteError {
                     throw failure(error, line: line, cancellation: cancellation)
                 }
+                try observer?.didRun()
                 if let onRebuild, let table = Self.rebuiltTable(by: statement.sql) {
                     onRebuild(table)
                 }

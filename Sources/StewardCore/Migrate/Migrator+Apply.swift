@@ -70,6 +70,11 @@ extension Migrator {
             let violationsBefore = try sqlite { try ForeignKeySnapshot(of: connection) }
             let ftsBefore = try sqlite { try Self.fts5Tables(on: connection) }
 
+            // The guard counts what it needs before the first pending migration runs.
+            let guardian = pending.isEmpty ? nil : try sqlite {
+                try MigrationGuard(connection: connection, allowances: options.allowances, deferredFTS: options.ftsDeferred)
+            }
+
             var applied: [MigrateReport.AppliedMigration] = []
             var rebuiltByMigrations = Set<String>()
             var backfilled: [String] = []
@@ -87,11 +92,13 @@ extension Migrator {
                 let version = migration.ledgerVersion
                 progress(.applying(file: migration.fileName, version: version))
                 let watch = Stopwatch()
+                guardian?.begin(script)
                 let count = try script.apply(
-                    on: connection, cancellation: cancellation, onNote: { notes.append($0) }
+                    on: connection, cancellation: cancellation, observer: guardian, onNote: { notes.append($0) }
                 ) { table in
                     rebuiltByMigrations.insert(table.lowercased())
                 }
+                guardian?.end()
                 let seconds = watch.roundedSeconds
                 try sqlite { try source.ledger?.record(migration, executionSeconds: watch.seconds, on: connection) }
                 appliedSoFar.append(migration)
@@ -120,6 +127,11 @@ extension Migrator {
 
             let fts = try rebuildFTS(
                 on: connection, before: ftsBefore, applied: pending, rebuiltByMigrations: rebuiltByMigrations)
+
+            // Before the foreign-key comparison: a lost parent table is named as such.
+            let accounting = try guardian.map { guardian in
+                try sqlite { try guardian.finish(checkedFTS: Set(fts.map { $0.table.lowercased() })) }
+            }
 
             let violationsAfter = try sqlite { try ForeignKeySnapshot(of: connection) }
             let foreignKeys = ForeignKeySnapshot.compare(before: violationsBefore, after: violationsAfter, enforced: enforced)
@@ -151,11 +163,12 @@ extension Migrator {
             if plan.rule == .appliedCount {
                 notes.append(Self.appliedCountNote(recordedVersion, ledger: source.ledger))
             }
-            let migration = report(
+            var migration = report(
                 source: source, mode: mode, created: created, from: current, to: recordedVersion,
                 appliedBefore: plan.applied, appliedAfter: Self.inSetOrder(appliedSoFar, of: source),
                 applied: applied, pending: [], ledger: ledger, fts: fts, foreignKeys: foreignKeys,
                 notes: notes, stopwatch: stopwatch)
+            migration.accounting = accounting
             return Report(migration: migration, schema: schema, bundle: bundle,
                           backupRequested: options.backupDirectory != nil)
         } catch {

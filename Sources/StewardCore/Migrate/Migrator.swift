@@ -48,6 +48,12 @@ public struct Migrator: StewardOperation {
         public var backupDirectorySwept = false
         /// Migrate a database whose schema differs from the set's at its version.
         public var allowDrift = false
+        /// Losses the guard accepts for every migration of the run, for sets the caller
+        /// cannot edit (the same as `-- steward: allow` comments in the files).
+        public var allowances: [MigrationAllowance] = []
+        /// FTS5 tables the application indexes in the background: the guard reports their
+        /// drift and missing sync triggers instead of refusing them.
+        public var ftsDeferred: Set<String> = []
 
         public init(databasePath: String, migrationsDirectory: String) {
             self.databasePath = databasePath
