@@ -24,8 +24,12 @@ import TestSupport
 
             """, to: "set/0001_ticket.sql")
         // The rename-first order: ALTER TABLE … RENAME rewrites the view and the trigger to
-        // name ticket_old, which is then dropped. Every statement succeeds.
+        // name ticket_old, which is then dropped. Every statement succeeds. migrate's guard
+        // refuses it (`theGuardRefusesTheRebuild`); the allowances make the broken file the
+        // other checks must find.
         try directory.write("""
+            -- steward: allow drop-view open_ticket
+            -- steward: allow drop-trigger note_logged
             ALTER TABLE ticket RENAME TO ticket_old;
             CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'open',
                                 priority INTEGER NOT NULL DEFAULT 0);
@@ -42,6 +46,20 @@ import TestSupport
         try Connection(path: database).execute(sql: "INSERT INTO ticket(title) VALUES ('printer'), ('scanner')")
         #expect(try StewardProcess.run(["migrate", "--db", database, "--migrations", set, "--quiet"]).status == 0)
         #expect(try Connection(path: database).integrityCheck() == ["ok"], "integrity_check does not see it")
+    }
+
+    @Test func theGuardRefusesTheRebuildUnlessItsLossesAreAllowed() throws {
+        let text = try String(contentsOfFile: set + "/0002_rebuild.sql", encoding: .utf8)
+        try directory.write(text.split(separator: "\n").filter { !$0.hasPrefix("-- steward:") }.joined(separator: "\n") + "\n",
+                            to: "set/0002_rebuild.sql")
+        #expect(try StewardProcess.run(["migrate", "--db", database, "--migrations", set, "--create", "--to", "1", "--quiet"]).status == 0)
+        try Connection(path: database).execute(sql: "INSERT INTO ticket(title) VALUES ('printer'), ('scanner')")
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let run = try StewardProcess.run(["migrate", "--db", database, "--migrations", set, "--quiet"])
+        #expect(run.status == 1, "\(run.allOutput)")
+        #expect(run.stderr.contains("view open_ticket no longer compiles against the new schema (no such table: main.ticket_old)"), "\(run.stderr)")
+        #expect(run.stderr.contains("trigger note_logged no longer compiles"), "\(run.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
     }
 
     static let expectedDetails = [
