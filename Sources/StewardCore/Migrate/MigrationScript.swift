@@ -95,6 +95,10 @@ struct MigrationScript {
                     // A no-op inside a transaction (SQLite documents it so); the run keeps
                     // foreign keys off and checks them before the commit.
                     onNote?("\(migration.fileName):\(line): PRAGMA foreign_keys is a no-op inside the migration's transaction; foreign keys stay off during the run and are checked before the commit")
+                    // SQLite sets the flag while it prepares the pragma; outside a
+                    // transaction (the schema-only builds) that took effect: undo it, so that
+                    // a later rename rewrites references as it does in the real run.
+                    if schemaOnly { try connection.execute(sql: "PRAGMA foreign_keys = OFF") }
                     return
                 case .begin where wrapper == .none && !ranStatement:
                     wrapper = .open(line: line)

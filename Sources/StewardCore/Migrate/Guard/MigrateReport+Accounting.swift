@@ -31,6 +31,9 @@ extension MigrateReport {
             public var created: [Object] = []
             public var droppedExplicitly: [Object] = []
             public var lost: [Lost] = []
+            /// Indexes and triggers that went with a table the migration dropped for good
+            /// (its DROP TABLE named them).
+            public var droppedWithTable: [Object] = []
             /// Objects whose definition differs after the run (created again by name, or
             /// rewritten by an ALTER TABLE of their table).
             public var changed: [Object] = []

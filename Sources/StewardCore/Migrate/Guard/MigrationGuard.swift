@@ -54,8 +54,8 @@ final class MigrationGuard: StatementObserver {
     private let objectsBefore: [String: SchemaObject]
     private let tablesBefore: [String: TableShape]
     private let sequenceBefore: [String: Int64]
-    private let danglingBefore: Set<String>
-    private let referencesBefore: [String: [String]]
+    private let danglingBefore: Set<Reference>
+    private let referencesBefore: [String: [Reference]]
     private let brokenBefore: Set<String>
     private let coverageBefore: [String: FTS5SyncTriggers]
 
@@ -272,6 +272,14 @@ final class MigrationGuard: StatementObserver {
             }
             guard explicitlyDropped[key] == nil else { continue }
             let with = droppedWithTable[key]
+            // Its table dropped for good: the DROP TABLE named it. Only a table that lives on
+            // (rebuilt, or renamed) lost it.
+            if resolved(before.table.lowercased(), in: tablesAfter) == nil {
+                if let file = with?.file {
+                    perFile[file]?.droppedWithTable.append(.init(type: before.type, name: before.name, table: before.table))
+                }
+                continue
+            }
             let kind: MigrationAllowance.Kind = switch before.type {
             case .index: .dropIndex
             case .trigger: .dropTrigger
@@ -310,7 +318,8 @@ final class MigrationGuard: StatementObserver {
                 if let allowed = allowance(.rowLoss, entry.name, files: entry.files) {
                     row.allowedBy = Self.shown(allowed)
                 } else {
-                    problems.append("table \(entry.name)\(renamedTo.map { " (now \($0))" } ?? "") lost \(rowsBefore - rowsAfter) of its \(Counted.phrase(rowsBefore, "row")) (\(entry.files.joined(separator: ", ")); no DELETE on it; allow: '-- steward: allow row-loss \(entry.name)')")
+                    let how = entry.dropped ? "dropped and made again without all its rows" : "no DELETE on it"
+                    problems.append("table \(entry.name)\(renamedTo.map { " (now \($0))" } ?? "") lost \(rowsBefore - rowsAfter) of its \(Counted.phrase(rowsBefore, "row")) (\(entry.files.joined(separator: ", ")): \(how); allow: '-- steward: allow row-loss \(entry.name)')")
                 }
             }
             tables.append(row)
@@ -337,16 +346,24 @@ final class MigrationGuard: StatementObserver {
         }
 
         // References.
+        // A reference to a table that never existed is a forward reference the set makes
+        // on purpose (a later migration creates it), not a loss: only tables that were there
+        // before the run, or that the run renamed or dropped, count.
         let references = try Self.references(on: connection)
-        for key in Self.dangling(references, tables: tablesAfter, on: connection).subtracting(danglingBefore).sorted() {
-            problems.append("foreign key \(key) names a table that no longer exists")
+        for reference in Self.dangling(references, tables: tablesAfter, on: connection).subtracting(danglingBefore).sorted(by: { $0.shown < $1.shown })
+        where tablesBefore[reference.target.lowercased()] != nil || touched[reference.target.lowercased()] != nil
+            || renames.values.contains(where: { $0.caseInsensitiveEquals(reference.target) })
+        {
+            problems.append("foreign key \(reference.shown) names a table that no longer exists")
         }
-        for (child, targets) in references.sorted(by: { $0.key < $1.key }) {
-            guard let before = referencesBefore[child] else { continue }
-            for (old, new) in zip(before, targets) where old.lowercased() != new.lowercased()
-                && tablesAfter[old.lowercased()] != nil && tablesAfter[new.lowercased()] != nil
-            {
-                problems.append("the foreign key of \(child) that referenced \(old) now references \(new) (a rename of \(old) rewrote it)")
+        // The rename-first trap: SQLite rewrote the foreign key of a child the run never
+        // touched, so the same columns now reference another table while theirs still exists.
+        for (child, keys) in references.sorted(by: { $0.key < $1.key }) {
+            guard let before = referencesBefore[child], touched[child.lowercased()] == nil, created[child.lowercased()] == nil else { continue }
+            for key in keys {
+                guard let old = before.first(where: { $0.columns == key.columns })?.target,
+                      !old.caseInsensitiveEquals(key.target), tablesAfter[old.lowercased()] != nil else { continue }
+                problems.append("the foreign key of \(child) (\(key.columns)) that referenced \(old) now references \(key.target): a rename of \(old) rewrote it")
             }
         }
         // A view or trigger that no longer compiles is lost to the application: allowed
@@ -504,28 +521,35 @@ final class MigrationGuard: StatementObserver {
         return result
     }
 
-    /// Each table's foreign-key targets, in declaration order, by the table's name.
-    static func references(on connection: Connection) throws -> [String: [String]] {
-        var result: [String: [String]] = [:]
+    /// A foreign key: the child's columns (comma-separated, lower-cased) and the parent.
+    struct Reference: Hashable {
+        let child: String
+        let columns: String
+        let target: String
+        var shown: String { "\(child) → \(target)" }
+    }
+
+    /// Each table's foreign keys, by the table's name.
+    static func references(on connection: Connection) throws -> [String: [Reference]] {
+        var result: [String: [Reference]] = [:]
         try connection.forEachRow(sql: """
-            SELECT s.name, f."table" FROM main.sqlite_schema AS s, pragma_foreign_key_list(s.name) AS f
-            WHERE s.type = 'table' AND f.seq = 0 ORDER BY s.name, f.id DESC
+            SELECT s.name, f."table", group_concat(lower(f."from"), ',') FROM main.sqlite_schema AS s, pragma_foreign_key_list(s.name) AS f
+            WHERE s.type = 'table' GROUP BY s.name, f.id ORDER BY s.name, f.id
             """) { row in
-            result[row.text(at: 0) ?? "", default: []].append(row.text(at: 1) ?? "")
+            let child = row.text(at: 0) ?? ""
+            result[child, default: []].append(Reference(child: child, columns: row.text(at: 2) ?? "", target: row.text(at: 1) ?? ""))
         }
         return result
     }
 
-    /// `child → parent` for every foreign key whose parent table does not exist.
-    static func dangling(_ references: [String: [String]], tables: [String: TableShape], on connection: Connection) -> Set<String> {
-        var result: Set<String> = []
-        for (child, targets) in references {
-            for target in targets where tables[target.lowercased()] == nil {
-                // A view or virtual table as a parent is not a table that went missing.
-                let exists = (try? connection.integer(
-                    sql: "SELECT count(*) FROM main.sqlite_schema WHERE name = ?1 COLLATE NOCASE", bindings: [.text(target)])) ?? 0
-                if exists == 0 { result.insert("\(child) → \(target)") }
-            }
+    /// Every foreign key whose parent table does not exist.
+    static func dangling(_ references: [String: [Reference]], tables: [String: TableShape], on connection: Connection) -> Set<Reference> {
+        var result: Set<Reference> = []
+        for reference in references.values.joined() where tables[reference.target.lowercased()] == nil {
+            // A view or virtual table as a parent is not a table that went missing.
+            let exists = (try? connection.integer(
+                sql: "SELECT count(*) FROM main.sqlite_schema WHERE name = ?1 COLLATE NOCASE", bindings: [.text(reference.target)])) ?? 0
+            if exists == 0 { result.insert(reference) }
         }
         return result
     }
