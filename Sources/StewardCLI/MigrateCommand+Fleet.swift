@@ -36,6 +36,13 @@ extension MigrateCommand {
         case .pending: text = "version \(from), \(report.pending.count) pending"
         case .migrated, .created, .wouldMigrate: text = "\(from) → \(shownVersion(report.toVersionText, report)) in \(ReportOutput.seconds(report.totalSeconds))"
         }
+        if let accounting = report.accounting, !accounting.tables.isEmpty {
+            // The guard's counts, one table each: `rows ticket 3 → 3, tag 5 → 4 (allowed)`.
+            text += ", rows " + accounting.tables.map { table in
+                "\(ReportOutput.escaped(table.table)) \(table.rowsBefore) → \(table.rowsAfter.map(String.init) ?? "dropped")"
+                    + (table.allowedBy == nil ? "" : " (allowed)")
+            }.joined(separator: ", ")
+        }
         if let bundle = result.bundle {
             text += ", backup \(bundle.path)"
             if let recorded = bundle.recordedFailures { text += " (records \(recorded.summary))" }

@@ -92,6 +92,16 @@ import TestSupport
         #expect(run.stdout.contains("0002_rebuild.sql lost index ticket_status with ticket, allowed by 0002_rebuild.sql:2"), "\(run.stdout)")
     }
 
+    @Test func eachDatabaseOfAFleetRunCarriesTheCounts() throws {
+        let second = directory.file("second.db")
+        try FileManager.default.copyItem(atPath: database, toPath: second)
+        try directory.write("-- steward: allow row-loss ticket\n-- steward: allow drop-index ticket_status\n-- steward: rebuild-fts ticket_fts\n"
+            + Self.rebuild + Self.triggers, to: "migrations/0002_rebuild.sql")
+        let run = try StewardProcess.run(["migrate", "--db", database, "--db", second, "--migrations", migrations, "--jobs", "2"])
+        #expect(run.status == 0, "\(run.allOutput)")
+        #expect(run.allOutput.components(separatedBy: "rows ticket 3 → 2 (allowed)").count == 3, "\(run.allOutput)")
+    }
+
     @Test func aBadAllowanceValueIsAUsageError() throws {
         let run = try migrate(["--allow", "everything"])
         #expect(run.status == 64)
