@@ -72,13 +72,13 @@ struct MigrationScript {
     /// With `schemaOnly`, statements that only touch rows (INSERT, UPDATE, DELETE, SELECT…)
     /// are prepared, which checks their syntax and the names they use, but not run: the
     /// validation pass on an empty database needs the schema, not the data.
-    @discardableResult
     ///
     /// `onRebuild` is called with the name of each FTS5 table that a statement of the file
     /// rebuilds itself (`INSERT INTO t(t) VALUES ('rebuild')`).
     ///
     /// `observer` is told where each statement is once it is prepared, before it runs, and
     /// again after it ran (`MigrationGuard`).
+    @discardableResult
     func apply(
         on connection: Connection, cancellation: Cancellation, schemaOnly: Bool = false,
         observer: StatementObserver? = nil,

@@ -36,7 +36,7 @@ final class MigrationGuard: StatementObserver {
     /// A table the run touched, counted when it was first touched.
     struct TouchedTable {
         let name: String
-        /// nil when the table did not exist (yet) as an ordinary table when first touched.
+        /// nil for a table that was not there before the run.
         var rowsBefore: Int?
         var written = false
         var dropped = false
@@ -90,7 +90,7 @@ final class MigrationGuard: StatementObserver {
         referencesBefore = references
         danglingBefore = Self.dangling(references, tables: tablesBefore, on: connection)
         brokenBefore = Set(try Self.brokenObjects(on: connection).map(\.key))
-        coverageBefore = try Self.syncCoverage(on: connection)
+        coverageBefore = Self.syncCoverage(of: try Schema(reading: connection))
         connection.setAuthorizer { [weak self] event in
             guard let self, self.recording else { return }
             self.pending.append(event)
@@ -181,21 +181,18 @@ final class MigrationGuard: StatementObserver {
     private func touch(_ table: String, _ change: (inout TouchedTable) -> Void) throws {
         let key = table.lowercased()
         guard !Self.isInternal(key) else { return }
+        var entry = touched[key] ?? TouchedTable(name: table)
         if touched[key] == nil {
-            touched[key] = TouchedTable(name: table)
             touchOrder.append(key)
+            // Counted before the first statement that touches it runs. An ordinary table
+            // that was there before the run is still there, unchanged, until something
+            // touches it: a drop or a rename is a touch. Tables the run made, virtual tables
+            // and their shadows are not counted.
+            if tablesBefore[key] != nil { entry.rowsBefore = try count(table) }
         }
-        // Counted before the first statement that touches it runs, once it is an ordinary
-        // table of its own (not virtual, not a virtual table's shadow).
-        // Tables the run made are not counted: their rows were not there before it.
-        if tablesBefore[key] != nil, touched[key]?.rowsBefore == nil, try Self.isOrdinaryTable(table, on: connection) {
-            touched[key]?.rowsBefore = try count(table)
-        }
-        if touched[key]?.files.last != file { touched[key]?.files.append(file) }
-        if var entry = touched[key] {
-            change(&entry)
-            touched[key] = entry
-        }
+        if entry.files.last != file { entry.files.append(file) }
+        change(&entry)
+        touched[key] = entry
     }
 
     private func noteWhatGoesWith(_ table: String, location: String) throws {
@@ -228,13 +225,6 @@ final class MigrationGuard: StatementObserver {
 
     // MARK: - After the run
 
-    /// What the run lost that it did not name, and what was allowed.
-    struct Findings {
-        var lost: [String] = []
-        var unmatched: [String] = []
-        var accounting: MigrateReport.Accounting
-    }
-
     /// Compares the database after the run with before. Throws `checkFailed` listing every
     /// loss the migrations did not name, and `badInput` for an allowance that matches
     /// nothing the run did. `checkedFTS` are the FTS5 tables already rebuilt and checked.
@@ -265,8 +255,8 @@ final class MigrationGuard: StatementObserver {
         for (object, file) in droppedOrder { perFile[file]?.droppedExplicitly.append(object) }
         for (key, before) in objectsBefore.sorted(by: { $0.key < $1.key }) {
             if let after = objectsAfter[key] {
-                if after.sql != before.sql, let by = created[key] ?? touchedFile(before.table) {
-                    perFile[by.file]?.changed.append(.init(type: before.type, name: before.name, table: after.table))
+                if after.sql != before.sql, let file = created[key]?.file ?? touched[before.table.lowercased()]?.files.first {
+                    perFile[file]?.changed.append(.init(type: before.type, name: before.name, table: after.table))
                 }
                 continue
             }
@@ -300,16 +290,8 @@ final class MigrationGuard: StatementObserver {
         var tables: [MigrateReport.Accounting.TableRows] = []
         for key in touchOrder {
             guard let entry = touched[key], let rowsBefore = entry.rowsBefore else { continue }
-            var current: String? = tablesAfter[key] != nil ? entry.name : nil
-            var renamedTo: String?
-            if current == nil {
-                var seen: Set<String> = [key]
-                var name = key
-                while let next = renames[name], seen.insert(next.lowercased()).inserted {
-                    name = next.lowercased()
-                    if tablesAfter[name] != nil { current = next; renamedTo = next }
-                }
-            }
+            let current = resolved(key, in: tablesAfter).flatMap { tablesAfter[$0]?.name }
+            let renamedTo = current.flatMap { $0.caseInsensitiveEquals(entry.name) ? nil : $0 }
             let rowsAfter = try current.map { try count($0) }
             var row = MigrateReport.Accounting.TableRows(
                 table: entry.name, rowsBefore: rowsBefore, rowsAfter: rowsAfter, renamedTo: renamedTo,
@@ -382,8 +364,9 @@ final class MigrationGuard: StatementObserver {
 
         // Search: FTS5 tables whose content table the run changed.
         var searchChecked: [String] = []
-        let coverageAfter = try Self.syncCoverage(on: connection)
-        for table in try Schema(reading: connection).fts5Tables where table.contentMode == .external {
+        let schemaAfter = try Schema(reading: connection)
+        let coverageAfter = Self.syncCoverage(of: schemaAfter)
+        for table in schemaAfter.fts5Tables where table.contentMode == .external {
             let key = table.name.lowercased()
             guard let content = table.contentTable?.lowercased() else { continue }
             let changed = touched[content].map { $0.written || $0.dropped || $0.altered } ?? false
@@ -438,11 +421,6 @@ final class MigrationGuard: StatementObserver {
         case .dropIndex, .dropTrigger, .dropView:
             return explicitlyDropped[key] != nil || droppedWithTable[key] != nil || brokenByRun.contains(key)
         }
-    }
-
-    private func touchedFile(_ table: String) -> (object: MigrateReport.Accounting.Object, file: String)? {
-        guard let entry = touched[table.lowercased()], let file = entry.files.first else { return nil }
-        return (.init(type: .table, name: entry.name, table: nil), file)
     }
 
     /// The key a table has after the run: its own, or the end of its renames.
@@ -506,12 +484,6 @@ final class MigrationGuard: StatementObserver {
         return result
     }
 
-    static func isOrdinaryTable(_ name: String, on connection: Connection) throws -> Bool {
-        try connection.integer(
-            sql: "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name = ?1 COLLATE NOCASE",
-            bindings: [.text(name)]) > 0
-    }
-
     static func sequence(on connection: Connection) throws -> [String: Int64] {
         guard try connection.integer(sql: "SELECT count(*) FROM main.sqlite_schema WHERE name = 'sqlite_sequence'") > 0 else { return [:] }
         var result: [String: Int64] = [:]
@@ -562,8 +534,7 @@ final class MigrationGuard: StatementObserver {
     }
 
     /// For each external-content FTS5 table, its sync triggers.
-    static func syncCoverage(on connection: Connection) throws -> [String: FTS5SyncTriggers] {
-        let schema = try Schema(reading: connection)
+    static func syncCoverage(of schema: Schema) -> [String: FTS5SyncTriggers] {
         var result: [String: FTS5SyncTriggers] = [:]
         for table in schema.fts5Tables where table.contentMode == .external {
             result[table.name.lowercased()] = schema.syncTriggers(for: table)
