@@ -31,11 +31,19 @@ let package = Package(
         // Command-line parsing, shaped like swift-argument-parser.
         .target(name: "ArgumentKit"),
 
+        // What every operation and the bundle format need: StewardError and its remedies,
+        // cancellation, system calls, paths, check names, test hooks.
+        .target(name: "StewardBase", dependencies: ["FileNames", "CSystem"]),
+
+        // The bundle format, version 1: manifest and its validation, writer, reader,
+        // keys and encryption, naming, content digests.
+        .target(name: "BundleFormat", dependencies: ["StewardBase", "SQLiteKit", "ArchiveKit", "FileNames"]),
+
         // The operations as library APIs returning Codable reports.
-        .target(name: "StewardCore", dependencies: ["SQLiteKit", "ArchiveKit", "FileNames", "CSystem"]),
+        .target(name: "StewardCore", dependencies: ["StewardBase", "BundleFormat", "SQLiteKit", "ArchiveKit", "FileNames", "CSystem"]),
 
         // Commands, help, rendering and exit codes.
-        .target(name: "StewardCLI", dependencies: ["ArgumentKit", "StewardCore", "FileNames", "SQLiteKit"]),
+        .target(name: "StewardCLI", dependencies: ["ArgumentKit", "StewardBase", "BundleFormat", "StewardCore", "FileNames", "SQLiteKit"]),
 
         .executableTarget(name: "steward", dependencies: ["StewardCLI"]),
 
@@ -50,8 +58,8 @@ let package = Package(
         ),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
         .testTarget(name: "FileNamesTests", dependencies: ["FileNames"]),
-        .testTarget(name: "StewardCoreTests", dependencies: ["StewardCore", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]),
-        .testTarget(name: "StewardCLITests", dependencies: ["StewardCLI", "ArgumentKit", "StewardCore", "TestSupport"]),
+        .testTarget(name: "StewardCoreTests", dependencies: ["StewardBase", "BundleFormat", "StewardCore", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]),
+        .testTarget(name: "StewardCLITests", dependencies: ["StewardCLI", "ArgumentKit", "StewardBase", "BundleFormat", "StewardCore", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["steward", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]

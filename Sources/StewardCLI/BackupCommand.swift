@@ -4,6 +4,8 @@ import StewardCore
 
 #if canImport(Glibc)
 import Glibc
+import BundleFormat
+import StewardBase
 #endif
 
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.

@@ -1,4 +1,5 @@
 import StewardCore
+import StewardBase
 
 /// The exit statuses Steward uses (sysexits), so that scripts can branch on them.
 public enum ExitCode {

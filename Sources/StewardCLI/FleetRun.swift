@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import StewardCore
 import Synchronization
+import StewardBase
 
 /// A command run over many databases: the list, its shard, a bounded pool of jobs, one
 /// result line per database as it finishes (text, or NDJSON with `--json`), a summary

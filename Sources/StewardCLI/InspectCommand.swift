@@ -1,5 +1,6 @@
 import ArgumentKit
 import StewardCore
+import StewardBase
 
 /// `steward inspect PATH`: what is inside a database file.
 struct InspectCommand: OperationCommand {

@@ -1,6 +1,7 @@
 import ArgumentKit
 import Foundation
 import StewardCore
+import BundleFormat
 
 /// The options that name the keys of encrypted bundles (age): recipients and a passphrase
 /// for `backup`, identities and a passphrase for `restore` and `inspect`. A passphrase is

@@ -1,4 +1,6 @@
 import StewardCore
+import BundleFormat
+import StewardBase
 
 /// The words `backup` and `inspect` both give a bundle manifest's source and checks, so
 /// that the two reports of one bundle read alike; each command adds its own label and

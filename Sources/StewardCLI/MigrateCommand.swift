@@ -1,6 +1,7 @@
 import ArgumentKit
 import Foundation
 import StewardCore
+import StewardBase
 
 /// `steward migrate`: versioned SQL, all or nothing.
 struct MigrateCommand: OperationCommand, FleetCommand {

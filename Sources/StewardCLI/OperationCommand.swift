@@ -1,5 +1,6 @@
 import ArgumentKit
 import StewardCore
+import StewardBase
 
 /// A command that runs one StewardCore `StewardOperation`. The shared `run(on:)` does once what
 /// every such command needs: a fleet run when many databases are given, the signal trap

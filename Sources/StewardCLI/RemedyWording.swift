@@ -1,4 +1,5 @@
 import StewardCore
+import StewardBase
 
 /// The options that carry out a core `StewardError.Remedy`: the core says what would
 /// help, the command line says which option does it.
@@ -23,7 +24,7 @@ enum RemedyWording {
         case .chooseDialect:
             return "; use --dialect for another runner's 64-bit versions"
         case .nameDialect(let candidates):
-            let options = candidates.map { "--dialect \($0.rawValue)" }
+            let options = candidates.map { "--dialect \($0)" }
             let listed = options.count == 1 ? options[0] : options.dropLast().joined(separator: ", ") + " or " + (options.last ?? "")
             return ", or pass \(listed)"
         case .allowDrift:

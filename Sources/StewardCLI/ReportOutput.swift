@@ -1,6 +1,7 @@
 import FileNames
 import Foundation
 import StewardCore
+import StewardBase
 
 /// Renders reports: one JSON object on stdout with `--json`, readable text otherwise.
 enum ReportOutput {

@@ -1,6 +1,7 @@
 import ArgumentKit
 import Foundation
 import StewardCore
+import StewardBase
 
 /// `steward restore --check-only` over many bundles: a restore drill per bundle, run by
 /// the fleet runner (`FleetRun`) that `migrate`, `verify` and `backup` use, with the same

@@ -3,6 +3,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// Turns SIGINT and SIGTERM into a cancellation that running work polls, so that

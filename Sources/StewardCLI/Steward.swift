@@ -3,6 +3,7 @@ import FileNames
 import Foundation
 import SQLiteKit
 import StewardCore
+import StewardBase
 
 /// The `steward` command: parses the arguments, runs a subcommand, picks the exit status.
 public enum Steward {

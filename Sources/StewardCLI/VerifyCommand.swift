@@ -1,6 +1,7 @@
 import ArgumentKit
 import Foundation
 import StewardCore
+import StewardBase
 
 /// `steward verify`: prove a database and a search contract; exit 0 only when every
 /// check passed.

@@ -1,6 +1,7 @@
+@testable import StewardBase
+@testable import StewardCLI
 import StewardCore
 import Testing
-@testable import StewardCLI
 
 @Suite struct RemedyWordingTests {
     @Test(arguments: [
@@ -12,7 +13,7 @@ import Testing
         (.nulSeparatedList, "--null"),
         (.giveKey, "--identity"),
         (.chooseDialect, "--dialect"),
-        (.nameDialect([.steward, .sqlx]), "--dialect sqlx"),
+        (.nameDialect(["steward", "sqlx"]), "--dialect sqlx"),
         (.allowDrift, "--allow-drift"),
         (.loadExtension, "--load-extension"),
         (.directoryApart, "--out"),

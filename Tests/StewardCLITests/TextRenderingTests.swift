@@ -1,9 +1,10 @@
 import Foundation
 import SQLiteKit
-import StewardCore
-import Testing
-import TestSupport
+@testable import StewardBase
 @testable import StewardCLI
+import StewardCore
+import TestSupport
+import Testing
 
 /// The commands' text output (`render`): what a person reads when `--json` is not given.
 /// The reports come from real runs on databases of each test's own; where a test needs a

@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// Assertion files: names, statement boundaries, what passes and fails, and that
 /// nothing they do is kept.

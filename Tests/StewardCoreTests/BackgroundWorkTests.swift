@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 @testable import StewardCore
+import Testing
 
 #if canImport(Glibc)
 import Glibc
+@testable import StewardBase
 #endif
 
 /// A wait that never returns is the failure this suite looks for: a time limit turns it

@@ -1,9 +1,11 @@
 import ArchiveKit
+@testable import BundleFormat
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 @Suite struct BackupMakerTests {
     let directory: TemporaryDirectory

@@ -1,5 +1,6 @@
-import Testing
+@testable import BundleFormat
 @testable import StewardCore
+import Testing
 
 @Suite struct BackupNamingTests {
     @Test(arguments: [

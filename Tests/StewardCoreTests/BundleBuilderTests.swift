@@ -1,9 +1,11 @@
 import ArchiveKit
+@testable import BundleFormat
 import Foundation
-import Synchronization
-import Testing
+@testable import StewardBase
 @testable import StewardCore
+import Synchronization
 import TestSupport
+import Testing
 
 @Suite struct BundleBuilderTests {
     let directory: TemporaryDirectory

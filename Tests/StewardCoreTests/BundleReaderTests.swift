@@ -1,9 +1,11 @@
 import ArchiveKit
+@testable import BundleFormat
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// A bundle made by `BackupMaker` of the example database, taken apart for editing.
 struct ExampleBundle {

@@ -1,5 +1,6 @@
-import Testing
+import StewardBase
 import StewardCore
+import Testing
 
 @Suite struct CancellationTests {
     @Test func startsNotCancelled() {

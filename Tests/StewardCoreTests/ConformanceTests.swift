@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// One test per row of the conformance tables in docs/conformance/: each row a set of files
 /// and what Steward does with it, which is what the runner's released parser and file

@@ -1,8 +1,9 @@
+@testable import BundleFormat
 import Foundation
 import SQLiteKit
-import Testing
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// Which reads the shared scan serves (the digests it gives are compared with the FTS5
 /// module's in EndToEndTests/SharedScanDigestTests).

@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// Turning input into FTS5 expressions, comparing outcomes, and running small contracts
 /// on the fresh and the migrated database built from migration sets of each test's own.

@@ -1,7 +1,9 @@
+@testable import BundleFormat
 import Foundation
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// The compression that follows backup's kernel copy: it reads a file while it is still
 /// being written, never past the copy, exactly the entry's bytes.

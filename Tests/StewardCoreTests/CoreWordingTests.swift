@@ -1,9 +1,11 @@
 import Foundation
-import Testing
+import StewardBase
 import TestSupport
+import Testing
 
 /// StewardCore says what is wrong; the command line says which option fixes it.
-/// No string literal in `Sources/StewardCore` names an option (`--name`), except the
+/// No string literal in the library's modules (`Sources/StewardCore`, `Sources/StewardBase`,
+/// `Sources/BundleFormat`) names an option (`--name`), except the
 /// rollback command a fleet run prints, which is a shell command on purpose.
 @Suite struct CoreWordingTests {
     /// File name and literal allowed to name an option.
@@ -13,12 +15,17 @@ import TestSupport
     ]
 
     @Test func noStringLiteralInTheCoreNamesAnOption() throws {
-        let root = Fixtures.repositoryRoot.appendingPathComponent("Sources/StewardCore")
-        let files = try #require(FileManager.default.subpaths(atPath: root.path)).filter { $0.hasSuffix(".swift") }.sorted()
+        let root = Fixtures.repositoryRoot.appendingPathComponent("Sources")
+        var files: [String] = []
+        for module in ["StewardCore", "StewardBase", "BundleFormat"] {
+            let found = try #require(FileManager.default.subpaths(atPath: root.appendingPathComponent(module).path))
+            #expect(found.contains { $0.hasSuffix(".swift") }, "no sources found for \(module) under \(root.path)")
+            files += found.filter { $0.hasSuffix(".swift") }.map { "\(module)/\($0)" }
+        }
         #expect(files.count > 50, "the core's sources were not found under \(root.path)")
         var literals = 0
         var named: [String] = []
-        for file in files {
+        for file in files.sorted() {
             let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
             for literal in SwiftLiterals.strings(in: text) {
                 literals += 1

@@ -1,5 +1,6 @@
-import Testing
+@testable import StewardBase
 @testable import StewardCore
+import Testing
 
 /// Counts with their nouns: the singular for exactly one, in every text output.
 @Suite struct CountedTests {

@@ -1,8 +1,9 @@
 import Foundation
 @testable import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// `steward migrate` on a database that is already current (issue 14's per-database
 /// floor): answered on the run's one connection in one read transaction, without the

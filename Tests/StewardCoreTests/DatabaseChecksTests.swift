@@ -1,7 +1,9 @@
+@testable import BundleFormat
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
+import Testing
 
 /// The database checks verify, backup and restore share: each fails on a database made to
 /// fail it and passes on one that is sound.

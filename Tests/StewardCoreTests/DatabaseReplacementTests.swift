@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
-import Testing
-import TestSupport
+@testable import StewardBase
 @testable import StewardCore
+import TestSupport
+import Testing
 
 /// `restore --replace` meets the database it replaces through `SQLiteErrorMapping`, like
 /// every other command: SQLite's message and code, never the SQL it was running.

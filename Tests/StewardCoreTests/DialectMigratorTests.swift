@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// `steward migrate` on sets and databases made for other runners: only up parts
 /// run, applied state comes from the runner's ledger, and the rows the runner would write are

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// Reading migration sets in the layouts of other runners: detection, versions, up parts
 /// and refusals.

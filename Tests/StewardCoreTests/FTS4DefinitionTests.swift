@@ -1,5 +1,6 @@
-import Testing
+import SQLiteKit
 import StewardCore
+import Testing
 
 /// FTS3 and FTS4 declarations as applications write them, and the sync triggers an
 /// external-content FTS4 table needs.

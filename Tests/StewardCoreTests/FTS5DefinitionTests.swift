@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+import SQLiteKit
 import StewardCore
 import TestSupport
+import Testing
 
 @Suite struct FTS5DefinitionTests {
     static let exampleSQL = """

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import SQLiteKit
 import StewardCore
+import Testing
 
 @Suite struct FTS5SyncTriggersTests {
     static let external = FTS5Definition(

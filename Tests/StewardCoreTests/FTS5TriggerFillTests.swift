@@ -1,5 +1,5 @@
 import Foundation
-import SQLiteKit
+@testable import SQLiteKit
 import Testing
 @testable import StewardCore
 import TestSupport

@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
+import StewardBase
 import StewardCore
-import Testing
 import TestSupport
+import Testing
 
 /// The fleet machinery without the binary: the list, duplicates, shards, the exit rule and
 /// the job pool.

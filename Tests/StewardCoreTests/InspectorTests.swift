@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SQLiteKit
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 @Suite struct InspectorTests {
     private func inspectionError(_ path: String) throws -> StewardError {

@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// Each runner's ledger, pre-filled as that runner writes it, with checksums computed
 /// independently in Python (hashlib, zlib), never with Steward's code.

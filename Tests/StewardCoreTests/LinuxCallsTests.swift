@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 @testable import StewardCore
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
+@testable import StewardBase
 #endif
 
 /// The GNU-only calls come from the CSystem module: called directly, with the errno the

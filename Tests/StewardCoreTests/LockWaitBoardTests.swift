@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import StewardBase
 @testable import StewardCore
+import Testing
 
 /// The board a fleet's live line reads: a database is on it while its run pauses for a
 /// lock, and off it once the pauses stop or the run is over.

@@ -1,9 +1,10 @@
 import Foundation
 import SQLiteKit
-import Synchronization
-import Testing
+@testable import StewardBase
 @testable import StewardCore
+import Synchronization
 import TestSupport
+import Testing
 
 /// The drift check and the backup are decided by the run's own plan, inside its write
 /// transaction (`Migrator.migrate`), and the drift check says what went wrong.

@@ -1,7 +1,8 @@
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
+import Testing
 
 /// One migration file: what is refused, the directives, and running it with file and line.
 @Suite struct MigrationScriptTests {

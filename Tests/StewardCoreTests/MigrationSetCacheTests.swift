@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// The set cache of a fleet run: the migration files are read and checked on an empty
 /// database once per run, not once per database, and a new run reads them again.

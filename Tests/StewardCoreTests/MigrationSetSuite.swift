@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-import TestSupport
+@testable import StewardBase
 @testable import StewardCore
+import TestSupport
+import Testing
 
 /// A suite with a migration set of its own in its `migrations` directory.
 protocol MigrationSetSuite {

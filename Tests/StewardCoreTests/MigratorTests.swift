@@ -1,8 +1,9 @@
 import Foundation
 @testable import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// `Migrator` as a library: report fields, FTS5 rebuilds, modes, progress and failures,
 /// on databases and migration sets of each test's own.

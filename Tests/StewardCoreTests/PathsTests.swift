@@ -1,8 +1,9 @@
 import FileNames
 import Foundation
-import Testing
-import TestSupport
+@testable import StewardBase
 @testable import StewardCore
+import TestSupport
+import Testing
 
 @Suite struct PathsTests {
     @Test(arguments: [

@@ -1,9 +1,10 @@
 import ArchiveKit
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// The read-write probe works on the restored file itself: it must still fail
 /// on a file SQLite cannot write, and prove the file unchanged when it passes.

@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// `backup --as-is` and `restore --accept-recorded-failures` read the whole file once per
 /// check: the record of failures is made from what `integrity_check` and

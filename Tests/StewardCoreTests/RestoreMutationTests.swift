@@ -1,9 +1,10 @@
 import ArchiveKit
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// Random bytes changed in a small valid bundle, restored in-process: never a crash, a hang
 /// or an unexpected kind of error, and success only with the original payload, byte for

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 @Suite struct RestoreTargetTests {
     let directory: TemporaryDirectory

@@ -1,9 +1,10 @@
 import ArchiveKit
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 final class RestoreEventLog: @unchecked Sendable {
     private let lock = NSLock()

@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
-import Testing
-import TestSupport
+@testable import StewardBase
 @testable import StewardCore
+import TestSupport
+import Testing
 
 @Suite struct SQLiteErrorMappingTests {
     struct Case: CustomTestStringConvertible, Sendable {

@@ -1,7 +1,8 @@
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
+import Testing
 
 /// Privacy of SQLite's messages (`SQLiteMessage`): each kind of message SQLite 3.40 formats
 /// with a value given to a running statement, produced for real with a planted value, is

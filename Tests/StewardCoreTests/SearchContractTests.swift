@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// A contract as a JSON object, for tests to change one field at a time.
 enum ContractJSON {

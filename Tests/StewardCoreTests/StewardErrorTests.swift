@@ -1,5 +1,6 @@
-import Testing
+@testable import StewardBase
 @testable import StewardCore
+import Testing
 
 @Suite struct StewardErrorTests {
     @Test func interruptedNamesTheSignalAndWhatWasLeft() {

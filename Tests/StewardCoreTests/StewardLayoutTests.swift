@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// Reading a migration directory in Steward's own layout: names, versions, order and the
 /// files left out.

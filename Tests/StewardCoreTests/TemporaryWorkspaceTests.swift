@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// Leftover workspaces are judged by their lock, never by the process id in their name:
 /// a PID in another namespace or a reused PID can neither keep nor delete them wrongly.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import SQLiteKit
 import StewardCore
+import Testing
 
 @Suite struct TriggerDefinitionTests {
     struct Expectation: Sendable, CustomTestStringConvertible {

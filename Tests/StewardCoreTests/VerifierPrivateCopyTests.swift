@@ -1,11 +1,12 @@
 import Foundation
 import SQLiteKit
-import Testing
 @testable import StewardCore
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
+@testable import StewardBase
 #endif
 
 /// The private copy verify's FTS5 check and assertions run on, and the private mapping

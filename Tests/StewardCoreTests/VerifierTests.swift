@@ -1,8 +1,9 @@
 import Foundation
 import SQLiteKit
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// `Verifier` as a library, on example databases of each test's own: report fields,
 /// skipped checks, FTS5 variants, interruption, and that nothing is written or left behind.

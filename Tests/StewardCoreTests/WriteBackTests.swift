@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+@testable import StewardBase
 @testable import StewardCore
 import TestSupport
+import Testing
 
 /// The write-back of a file being published starts a window at a time, and the rest at
 /// the end; a kernel that refuses the hint turns it off without failing the write.

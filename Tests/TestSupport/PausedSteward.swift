@@ -1,7 +1,7 @@
 import Foundation
 
 /// A `steward` run stopped at one of its test pause points
-/// (`STEWARD_TEST_HOOK_PAUSE_AT`, Sources/StewardCore/Support/TestHooks+Pause.swift):
+/// (`STEWARD_TEST_HOOK_PAUSE_AT`, Sources/StewardBase/TestHooks+Pause.swift):
 /// the test acts while it waits (cuts a file, kills it), then lets it go on or not.
 public struct PausedSteward {
     public let running: RunningSteward

@@ -5,6 +5,8 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import BundleFormat
+import StewardBase
 #endif
 
 /// `steward backup`: a consistent online snapshot of a live database, checked, hashed and

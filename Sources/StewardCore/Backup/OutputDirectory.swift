@@ -3,6 +3,7 @@ import FileNames
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// The directory a backup writes into: the temporaries of this run, those that killed

@@ -1,5 +1,7 @@
 import Foundation
 import SQLiteKit
+import BundleFormat
+import StewardBase
 
 /// The checks on the copy: `integrity_check` says exactly `ok` (on a
 /// read-write, query-only connection, so that CHECK constraints are checked),

@@ -4,6 +4,8 @@ import SQLiteKit
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
+import BundleFormat
 #endif
 
 /// The part of a backup that holds the source: a read transaction pins one point in time,

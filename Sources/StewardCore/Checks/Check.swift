@@ -1,3 +1,4 @@
+import StewardBase
 /// What one database check found: the one result of the checks that verify, backup and
 /// restore share (`DatabaseChecks`). Each command renders it in its own report, under the
 /// names and words that report has always used.

@@ -1,3 +1,4 @@
+import StewardBase
 /// One check as every command's report gives it (`$defs/check` in the schema): verify's,
 /// backup's and restore's checks alike, so that a reader of one report can read the others.
 /// Names, counts and settings only; never row data.

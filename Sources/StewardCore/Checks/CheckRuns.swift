@@ -1,4 +1,5 @@
 import Synchronization
+import StewardBase
 
 /// How often each of the costly database checks ran, for the tests that hold a command
 /// to reading a file once per check (`backup --as-is` and restore's recorded failures

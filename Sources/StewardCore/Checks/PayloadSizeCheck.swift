@@ -1,4 +1,6 @@
 import SQLiteKit
+import BundleFormat
+import StewardBase
 
 /// A bundled database file is exactly its pages (restore's `payload-size`, which backup
 /// runs on its copy too, so that a bundle backup publishes passes it). The file's size

@@ -3,6 +3,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// The databases of a fleet run: the paths in the order given, each file once.

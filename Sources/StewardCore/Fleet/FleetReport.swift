@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// `steward report`: the per-database NDJSON lines of fleet runs (the shards of one run,

@@ -1,5 +1,6 @@
 import ArchiveKit
 import FileNames
+import StewardBase
 
 /// The first 12 hex digits of the SHA-256 of a database's absolute path: a fleet laid out
 /// as `/srv/*/app.db` gives every bundle the same stem, and the tag keeps them apart. The

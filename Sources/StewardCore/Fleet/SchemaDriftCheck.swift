@@ -1,6 +1,7 @@
 import Foundation
 import SQLiteKit
 import Synchronization
+import StewardBase
 
 /// Drift: a client's schema against the schema its applied migrations produce. What is
 /// applied is what migrate reads (the runner's ledger, else `user_version`), in every

@@ -4,6 +4,8 @@ import FileNames
 
 #if canImport(Glibc)
 import Glibc
+import BundleFormat
+import StewardBase
 #endif
 
 /// `steward inspect BUNDLE`: the manifest of a bundle, and every payload hash verified by

@@ -1,5 +1,7 @@
 import Foundation
 import SQLiteKit
+import BundleFormat
+import StewardBase
 
 /// `steward inspect --digest PATH`: the content digests (`ContentDigests`) of a database,
 /// computed read-only, or those a bundle's manifest recorded at backup (after the bundle

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import StewardBase
 
 /// Told about each statement of a migration while it runs: after it is prepared (so
 /// SQLite's authorizer has reported what it touches) and before it is stepped, then after.

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import StewardBase
 
 /// The run's write transaction, top to bottom: foreign keys off, `BEGIN IMMEDIATE`, the plan
 /// read inside it, the baseline and the set's checks, the drift check and the backup

@@ -1,5 +1,7 @@
 import Foundation
 import SQLiteKit
+import BundleFormat
+import StewardBase
 
 /// What runs before a database's first change, inside the migration's write transaction:
 /// the drift check, and with a backup directory the rollback point, a verified bundle

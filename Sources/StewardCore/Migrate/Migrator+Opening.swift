@@ -4,6 +4,7 @@ import SQLiteKit
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// How the run reaches the database: opening or creating it, the one read transaction of

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import StewardBase
 
 /// The report of a run, and the two runs that answer without writing: `--status`, and a
 /// database that is already current.

@@ -1,6 +1,7 @@
 import Foundation
 import SQLiteKit
 import Synchronization
+import StewardBase
 
 /// The set as the run reads it (layout, files, scripts, the runner's ledger), what the
 /// database has applied of it, and its build on an empty database.

@@ -4,6 +4,8 @@ import SQLiteKit
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
+import BundleFormat
 #endif
 
 /// `restore --replace PATH`: puts a restored (and fully checked) database file in the place

@@ -5,6 +5,8 @@ import SQLiteKit
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
+import BundleFormat
 #endif
 
 /// Proves that the restored database accepts writes (steward-restore(1), "read-write

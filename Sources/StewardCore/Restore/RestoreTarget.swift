@@ -3,6 +3,7 @@ import FileNames
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// The directory a restore publishes, `--into DIR`: it must not exist or be an empty

@@ -3,6 +3,8 @@ import SQLiteKit
 
 #if canImport(Glibc)
 import Glibc
+import BundleFormat
+import StewardBase
 #endif
 
 /// The checks on a database unpacked into the staging directory, before

@@ -5,6 +5,8 @@ import SQLiteKit
 
 #if canImport(Glibc)
 import Glibc
+import BundleFormat
+import StewardBase
 #endif
 
 /// `steward restore`: unpacks a bundle into a fresh directory, proves the database works,

@@ -1,4 +1,5 @@
 import SQLiteKit
+import StewardBase
 
 /// `--load-extension` outside migrate: each extension is tried once on a private
 /// in-memory connection before any file is touched, so that a wrong path is a bad input

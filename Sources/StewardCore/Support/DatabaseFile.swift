@@ -4,6 +4,7 @@ import SQLiteKit
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// A database file as every command meets it: looked at before SQLite opens it

@@ -3,6 +3,7 @@ import FileNames
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// Removal, listing and syncing of small directory trees that Steward made itself, never

@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// The one lock-wait policy of every command: `--timeout` is the time one database's run

@@ -3,6 +3,7 @@ import FileNames
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// A file a report is written to besides standard output (`verify --report`). It must

@@ -1,4 +1,5 @@
 import SQLiteKit
+import StewardBase
 
 /// The one place where an `SQLiteError` becomes a `StewardError`: what Steward was doing
 /// with which file decides the words, and the result code with it the exit status.

@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// A private directory (0700) for one run's temporary files: verify's copy, backup's

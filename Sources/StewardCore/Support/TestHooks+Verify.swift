@@ -1,4 +1,5 @@
 import Foundation
+import StewardBase
 
 extension TestHooks {
     /// `STEWARD_TEST_HOOK_VERIFY_MAPPING_FULL=1`: FTS5's check on the file verify reads in

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import StewardBase
 
 /// Runs a file of SQL assertions (business invariants) inside a transaction that is
 /// rolled back. A statement that returns rows passes when the first column of every

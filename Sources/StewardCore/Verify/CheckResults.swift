@@ -1,4 +1,5 @@
 import Synchronization
+import StewardBase
 
 /// Results gathered from the checks running on several threads.
 final class CheckResults: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import StewardBase
 
 /// Runs a search contract on two scratch databases built from a migration set:
 /// **fresh** (every migration, then the records) and **migrated** (the records inserted

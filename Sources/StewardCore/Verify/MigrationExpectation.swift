@@ -1,4 +1,5 @@
 import SQLiteKit
+import StewardBase
 
 /// What `verify --migrations` expects of a database migrated with a set, in whichever
 /// runner's layout the set is (named, or detected as `migrate` detects it): the

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import StewardBase
 
 /// A search-contract fixture: records, and cases that say what searching them must
 /// return (man/steward-verify.1, DESCRIPTION). Read from JSON with snake_case keys.

@@ -4,6 +4,7 @@ import SQLiteKit
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 extension Verifier {

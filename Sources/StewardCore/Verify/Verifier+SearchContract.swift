@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import StewardBase
 
 extension Verifier {
     func checkContract(_ contract: SearchContract, set: DialectSet, results: CheckResults) throws {

@@ -3,6 +3,7 @@ import SQLiteKit
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// `steward verify`: proves a database (integrity, foreign keys, FTS5 index sync and

@@ -1,4 +1,5 @@
 import Foundation
+import StewardBase
 
 /// Flyway's file collector, as flyway/flyway flyway-13.0.0 flyway-core reads a filesystem
 /// location: internal/scanner/filesystem/FileSystemScanner.java (the directory and its

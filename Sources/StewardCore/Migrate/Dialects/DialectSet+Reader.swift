@@ -1,4 +1,5 @@
 import Foundation
+import StewardBase
 
 extension DialectSet {
     /// Reads the files of one layout, each as its runner's released file collector does;

@@ -1,4 +1,5 @@
 import Foundation
+import StewardBase
 
 /// A migration directory read in one runner's layout: the migrations in the order the runner
 /// runs them, the files it leaves out, and the refusals (65) for what Steward cannot run the
@@ -163,7 +164,7 @@ public struct DialectSet: Sendable {
             "\(directory): \(readers), and the database has no ledger or user_version to say which runner it belongs to; "
                 + "a database made in the wrong layout gets no ledger, or one the application's runner never reads, so Steward does not pick one. "
                 + "Name the layout in \(Paths.join(directory, declarationFile)) (one line, such as \(candidates[0].rawValue))",
-            remedy: .nameDialect(candidates))
+            remedy: .nameDialect(candidates.map(\.rawValue)))
     }
 
     // MARK: - Reading

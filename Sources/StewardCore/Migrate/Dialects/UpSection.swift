@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import StewardBase
 
 /// The up part of a file that keeps both directions in one text (goose, dbmate). Lines
 /// outside the up part are blanked, not removed, so that SQLite's error offsets still give

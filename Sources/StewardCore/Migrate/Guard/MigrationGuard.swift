@@ -1,4 +1,5 @@
 import SQLiteKit
+import StewardBase
 
 /// Accounts, inside the migration's transaction and before COMMIT, for everything a run
 /// loses that its migrations do not name (design notes, "The migration guard").

@@ -1,5 +1,6 @@
 import ArchiveKit
 import SQLiteKit
+import StewardBase
 
 /// drizzle's `__drizzle_migrations(id, hash, created_at)`. Table, read and insert as
 /// drizzle-team/drizzle-orm drizzle-orm/src/sqlite-core/dialect.ts (`migrate`) writes them:

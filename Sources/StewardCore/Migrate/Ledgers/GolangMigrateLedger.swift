@@ -1,4 +1,5 @@
 import SQLiteKit
+import StewardBase
 
 /// golang-migrate's `schema_migrations(version, dirty)`: one row, the newest applied version.
 /// Table, index and rows as golang-migrate/migrate database/sqlite3/sqlite3.go writes them

@@ -1,4 +1,5 @@
 import SQLiteKit
+import StewardBase
 
 /// goose's `goose_db_version`. Table, insert and listing as pressly/goose
 /// internal/dialect/dialectquery/sqlite3.go writes them. goose creates the table with a first

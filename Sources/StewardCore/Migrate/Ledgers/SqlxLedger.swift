@@ -1,5 +1,6 @@
 import ArchiveKit
 import SQLiteKit
+import StewardBase
 
 /// sqlx's `_sqlx_migrations`. Table, read and insert as launchbadge/sqlx
 /// sqlx-sqlite/src/migrate.rs writes them (`ensure_migrations_table`,

@@ -1,4 +1,3 @@
-import SQLiteKit
 
 /// What a trigger's SQL says about it: the table it is on, when it fires, on which
 /// event, and which tables its body inserts into.

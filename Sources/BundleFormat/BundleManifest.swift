@@ -1,4 +1,5 @@
 import Foundation
+import StewardBase
 
 /// `manifest.json`, the first entry of a bundle (docs/design-notes.md, "Bundle format",
 /// version 1): what the snapshot is, how it was taken and checked, and the size and
@@ -20,6 +21,15 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         public let pageCount: Int
         /// `PRAGMA journal_mode` of the source: `delete`, `wal`, `truncate`, …
         public let journalMode: String
+
+        package init(fileName: String, userVersion: Int32, applicationID: Int32, pageSize: Int, pageCount: Int, journalMode: String) {
+            self.fileName = fileName
+            self.userVersion = userVersion
+            self.applicationID = applicationID
+            self.pageSize = pageSize
+            self.pageCount = pageCount
+            self.journalMode = journalMode
+        }
     }
 
     /// How the snapshot was taken.
@@ -36,6 +46,15 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         public let restarts: Int
         public let pagesPerStep: Int
         public let steps: Int
+
+        package init(durationSeconds: Double, sourceHeldSeconds: Double, lockWaitSeconds: Double, restarts: Int, pagesPerStep: Int, steps: Int) {
+            self.durationSeconds = durationSeconds
+            self.sourceHeldSeconds = sourceHeldSeconds
+            self.lockWaitSeconds = lockWaitSeconds
+            self.restarts = restarts
+            self.pagesPerStep = pagesPerStep
+            self.steps = steps
+        }
     }
 
     /// What was checked on the copy before it was bundled. A bundle exists only when
@@ -101,6 +120,12 @@ public struct BundleManifest: Codable, Sendable, Equatable {
         public let size: Int64
         /// 64 lower-case hex digits.
         public let sha256: String
+
+        package init(path: String, size: Int64, sha256: String) {
+            self.path = path
+            self.size = size
+            self.sha256 = sha256
+        }
     }
 
     public var format = BundleManifest.formatName
@@ -137,5 +162,17 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     /// The entry name of the database in a bundle: `data/<stem>.sqlite`.
     public static func payloadEntry(forDatabase fileName: String) -> String {
         "\(dataDirectory)/\(BackupNaming.stem(of: fileName)).sqlite"
+    }
+
+    package init(stewardVersion: String, sqliteVersion: String, createdAt: String, source: Source, snapshot: Snapshot, checks: Checks, files: [File], contentDigests: ContentDigests? = nil, recordedFailures: RecordedFailures? = nil) {
+        self.stewardVersion = stewardVersion
+        self.sqliteVersion = sqliteVersion
+        self.createdAt = createdAt
+        self.source = source
+        self.snapshot = snapshot
+        self.checks = checks
+        self.files = files
+        self.contentDigests = contentDigests
+        self.recordedFailures = recordedFailures
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// Writes a bundle (docs/design-notes.md, "Bundle format", version 1) as two zstd frames that hold
@@ -19,20 +20,25 @@ import Glibc
 /// the bundle behind a reserved head, which `writeHead` fills with the head and a zstd
 /// skippable frame (RFC 8878, 3.1.2): no second write and read of the frame. The same
 /// snapshot (manifest, payload, time) and the same way give the same bytes.
-struct BundleBuilder {
-    struct Output {
-        let sizeBytes: Int64
-        let sha256: String
+package struct BundleBuilder {
+    package struct Output {
+        package let sizeBytes: Int64
+        package let sha256: String
+
+        package init(sizeBytes: Int64, sha256: String) {
+            self.sizeBytes = sizeBytes
+            self.sha256 = sha256
+        }
     }
 
     let compressionLevel: Int
     let threads: Int
     let cancellation: Cancellation
     /// Test hook: the write that would take the bundle past this many bytes fails with ENOSPC.
-    var failWritesAfterBytes: Int64? = nil
+    package var failWritesAfterBytes: Int64? = nil
     /// When set, the whole bundle stream is encrypted to these recipients (age) on its
     /// way to the file: the manifest as much as the payload.
-    var recipients: [AgeRecipient]? = nil
+    package var recipients: [AgeRecipient]? = nil
 
     /// Starts compressing the payload frame: `payloadPath` as the entry `entryName` of
     /// `size` bytes, into `descriptor` (which stays the caller's), on a background thread.
@@ -40,7 +46,7 @@ struct BundleBuilder {
     /// `behindHead` is the offset in the bundle at which `descriptor` (positioned there)
     /// writes, when the frame goes straight into the bundle: the test hook's limit counts
     /// from the bundle's start.
-    func startPayload(
+    package func startPayload(
         path payloadPath: String, entryName: String, size: Int64, modificationTime: Int64, following mark: CopyWatermark? = nil,
         into descriptor: Int32, behindHead: Int64? = nil, outputName: String, progress: @escaping @Sendable (Int64, Int64) -> Void
     ) -> PayloadCompression {
@@ -77,7 +83,7 @@ struct BundleBuilder {
     /// follows them, with the head's frame and a skippable frame that pads it out.
     /// Returns false, having written nothing, when the head does not fit: the caller
     /// then writes the bundle anew (`write`, reading the frame from that offset).
-    func writeHead(manifest: BundleManifest, payload: PayloadCompression, reservedHead reserved: Int64, into descriptor: Int32,
+    package func writeHead(manifest: BundleManifest, payload: PayloadCompression, reservedHead reserved: Int64, into descriptor: Int32,
                    outputName: String) throws -> Bool {
         var bytes = try head(manifest: manifest, payload: payload)
         guard let padding = Self.skippableFrame(filling: Int(reserved) - bytes.count) else { return false }
@@ -108,7 +114,7 @@ struct BundleBuilder {
     /// Writes the head's frame for `manifest`, then the finished payload frame from
     /// `payloadFramePath` (from `frameOffset` on), into `descriptor` (which stays the
     /// caller's: it syncs and closes it).
-    func write(
+    package func write(
         manifest: BundleManifest, payload: PayloadCompression, payloadFramePath: String, frameOffset: Int64 = 0,
         to descriptor: Int32, outputName: String
     ) throws -> Output {
@@ -212,13 +218,21 @@ struct BundleBuilder {
             if let code = writeBack?.advance(descriptor, to: offset + bytesWritten) { throw Failure(code: code) }
         }
     }
+
+    package init(compressionLevel: Int, threads: Int, cancellation: Cancellation, failWritesAfterBytes: Int64? = nil, recipients: [AgeRecipient]? = nil) {
+        self.compressionLevel = compressionLevel
+        self.threads = threads
+        self.cancellation = cancellation
+        self.failWritesAfterBytes = failWritesAfterBytes
+        self.recipients = recipients
+    }
 }
 
 /// The payload frame being compressed on a thread of its own (`BackgroundWork`), started
 /// when it is made, at a lower priority than the checks (`BackgroundPriority`). The same
 /// thread computes the payload's SHA-256 from the blocks it reads: one read of the copy
 /// feeds both (design notes, "Performance").
-struct PayloadCompression: Sendable {
+package struct PayloadCompression: Sendable {
     let payloadPath: String
     let entryName: String
     let size: Int64
@@ -226,9 +240,9 @@ struct PayloadCompression: Sendable {
     private let work: BackgroundWork<Output>
 
     /// The payload as read for the frame.
-    struct Digest: Sendable {
-        let size: Int64
-        let sha256: String
+    package struct Digest: Sendable {
+        package let size: Int64
+        package let sha256: String
     }
 
     private struct Output: Sendable {
@@ -256,17 +270,17 @@ struct PayloadCompression: Sendable {
     }
 
     /// Asks the thread to stop early: the bundle will not be written.
-    func cancel() {
+    package func cancel() {
         work.cancel()
     }
 
     /// Waits for the thread; returns the size of the frame.
-    func wait() throws -> Int64 {
+    package func wait() throws -> Int64 {
         try work.wait().frameSize
     }
 
     /// Waits for the thread; returns the payload's size and SHA-256.
-    func payloadDigest() throws -> Digest {
+    package func payloadDigest() throws -> Digest {
         try work.wait().digest
     }
 

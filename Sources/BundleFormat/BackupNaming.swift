@@ -4,11 +4,12 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// The names a backup gives things: the default bundle name, the payload's stem, the
 /// time stamps, and which names `--name` may use.
-enum BackupNaming {
+package enum BackupNaming {
     static let bundleExtension = ".tar.zst"
     /// An encrypted bundle is an age file of a bundle.
     static let encryptedBundleExtension = ".tar.zst.age"
@@ -25,7 +26,7 @@ enum BackupNaming {
     /// with a tag, `<stem>-<tag>-v<user_version>-<UTC time>.tar.zst`; `-as-is` before the extension
     /// for a bundle made with --as-is; `.tar.zst.age` when encrypted. `version`, when given,
     /// replaces the user_version (made into a valid entry name).
-    static func defaultBundleName(
+    package static func defaultBundleName(
         database: String, tag: String? = nil, userVersion: Int32, version: String? = nil, at seconds: Int64,
         encrypted: Bool = false, asIs: Bool = false
     ) -> String {
@@ -38,9 +39,9 @@ enum BackupNaming {
     /// (hidden names belong to temporaries), ending in `.tar.zst`, or `.tar.zst.age` when
     /// the bundle is encrypted (a plain bundle never ends in `.age`).
     /// What the name of a bundle made with `--as-is` carries.
-    static let asIsMarker = "-as-is"
+    package static let asIsMarker = "-as-is"
 
-    static func problem(withBundleName name: String, encrypted: Bool = false) -> BundleNameProblem? {
+    package static func problem(withBundleName name: String, encrypted: Bool = false) -> BundleNameProblem? {
         if encrypted {
             if !name.hasSuffix(encryptedBundleExtension) || name == encryptedBundleExtension {
                 return BundleNameProblem("the name of an encrypted bundle must end in \(encryptedBundleExtension)")
@@ -57,7 +58,7 @@ enum BackupNaming {
     }
 
     /// `2026-11-30T04:15:00Z`.
-    static func isoTimestamp(_ seconds: Int64) -> String {
+    package static func isoTimestamp(_ seconds: Int64) -> String {
         let parts = utc(seconds)
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second)
     }
@@ -70,7 +71,7 @@ enum BackupNaming {
     }
 
     /// `20261130T041500Z`: ISO 8601 basic format, safe in file names.
-    static func compactTimestamp(_ seconds: Int64) -> String {
+    package static func compactTimestamp(_ seconds: Int64) -> String {
         let parts = utc(seconds)
         return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second)
     }

@@ -1,5 +1,5 @@
 import Foundation
-import SQLiteKit
+import StewardBase
 
 /// The failed checks of a database bundled as it is (`backup --as-is`, design notes, "Customer exports"; and
 /// `migrate --backup-dir` for foreign-key violations that were there before): counts
@@ -13,6 +13,11 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
     public struct Integrity: Codable, Sendable, Equatable {
         public let problems: Int
         public let tables: [String]
+
+        package init(problems: Int, tables: [String]) {
+            self.problems = problems
+            self.tables = tables
+        }
     }
 
     /// Foreign-key violations of one child table against one parent table.
@@ -20,6 +25,12 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
         public let table: String
         public let parent: String
         public let count: Int
+
+        package init(table: String, parent: String, count: Int) {
+            self.table = table
+            self.parent = parent
+            self.count = count
+        }
     }
 
     public let integrity: Integrity
@@ -30,24 +41,6 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
     public static let integrityLimit = 10_000
 
     public var isEmpty: Bool { integrity.problems == 0 && foreignKeyViolations.isEmpty && fts5Tables.isEmpty }
-
-    /// The tables whose names (or whose indexes' names) the messages mention.
-    fileprivate static func tablesNamed(in messages: [String], _ connection: Connection) throws -> [String] {
-        var owners: [(name: String, table: String)] = []
-        try connection.forEachRow(sql: "SELECT name, tbl_name FROM sqlite_schema WHERE type IN ('table', 'index')") { row in
-            owners.append((row.text(at: 0) ?? "", row.text(at: 1) ?? ""))
-        }
-        // Longest names first, so that `ticket_fts` is not also taken for `ticket`.
-        owners.sort { $0.name.count > $1.name.count }
-        var tables = Set<String>()
-        for message in messages {
-            for owner in owners where !owner.name.isEmpty && message.contains(owner.name) {
-                tables.insert(owner.table)
-                break
-            }
-        }
-        return tables.sorted()
-    }
 
     /// Whether every failure in `found` is one recorded here: no more integrity problems,
     /// no table not named, no foreign-key pair with more violations, no other FTS5 table.
@@ -74,21 +67,10 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
         if !fts5Tables.isEmpty { parts.append("\(CheckName.ftsSync.rawValue): \(fts5Tables.joined(separator: ", "))") }
         return parts.isEmpty ? "none" : parts.joined(separator: "; ")
     }
-}
 
-// The record is made from what the checks found (`DatabaseChecks`), never by running them
-// again: `integrity_check` and `foreign_key_check` each read the whole file.
-extension RecordedFailures.Integrity {
-    /// From `check`, an `integrity_check` run with at most `RecordedFailures.integrityLimit`
-    /// problems; `connection` only names the tables they concern.
-    init(_ check: Check, tablesIn connection: Connection) throws {
-        self.init(problems: check.passed ? 0 : check.problems.count,
-                  tables: check.passed ? [] : try RecordedFailures.tablesNamed(in: check.problems, connection))
-    }
-}
-
-extension RecordedFailures.ForeignKeys {
-    init(_ pair: DatabaseChecks.ForeignKeyCount) {
-        self.init(table: pair.table, parent: pair.parent, count: pair.count)
+    package init(integrity: Integrity, foreignKeyViolations: [ForeignKeys], fts5Tables: [String]) {
+        self.integrity = integrity
+        self.foreignKeyViolations = foreignKeyViolations
+        self.fts5Tables = fts5Tables
     }
 }

@@ -1,4 +1,3 @@
-import SQLiteKit
 
 /// The schema of a database's `main` schema, read from `sqlite_schema` and pragmas.
 /// Holds names and declarations only, never row data.

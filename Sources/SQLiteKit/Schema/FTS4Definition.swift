@@ -1,4 +1,3 @@
-import SQLiteKit
 
 /// An FTS3 or FTS4 table as declared in its `CREATE VIRTUAL TABLE … USING fts3(…)` or
 /// `fts4(…)` statement (https://sqlite.org/fts3.html). Many applications (iOS apps above

@@ -8,14 +8,14 @@ import Glibc
 /// Used for the files that are published: restore's payload and, written in place,
 /// backup's bundle; never for a temporary that is thrown away (its write-back would be
 /// a disk write for nothing).
-struct WriteBack {
+package struct WriteBack {
     static let window: Int64 = 8 << 20
 
     /// Where the range not yet handed to the kernel starts.
     private(set) var start: Int64
     private var isOn = true
 
-    init(from offset: Int64 = 0) {
+    package init(from offset: Int64 = 0) {
         start = offset
     }
 
@@ -23,7 +23,7 @@ struct WriteBack {
     /// whatever is left), its write-back starts. Returns the errno of a failed write-back
     /// (EIO, ENOSPC, EDQUOT), which is a failed write; any other failure only means the
     /// kernel will not take the hint, and the final fsync does the work then.
-    mutating func advance(_ descriptor: Int32, to end: Int64, final: Bool = false) -> Int32? {
+    package mutating func advance(_ descriptor: Int32, to end: Int64, final: Bool = false) -> Int32? {
         guard isOn, end > start, final || end - start >= Self.window else { return nil }
         defer { start = end }
         guard LinuxCalls.startWriteBack(descriptor, offset: start, count: end - start) == 0 else {

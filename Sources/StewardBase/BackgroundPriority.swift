@@ -14,7 +14,7 @@ import Glibc
 ///
 /// On Linux the nice value belongs to the thread, and threads it creates start with it:
 /// set before the compressor exists, it covers zstd's workers as well.
-enum BackgroundPriority {
+package enum BackgroundPriority {
     /// Added to the nice value of the compressing thread. At 5 a thread's share is about
     /// a third of a thread at the default; 5, 10 and 19 measured the same on the 1 GiB
     /// benchmark, and the smallest keeps the most of its share against other processes.
@@ -22,7 +22,7 @@ enum BackgroundPriority {
 
     /// Lowers the calling thread's priority by `compressionNiceIncrement`. Only ever
     /// lowers it (which needs no privilege); when that fails, the thread runs on as it was.
-    static func lowerForCompression() {
+    package static func lowerForCompression() {
         errno = 0
         let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
         guard !(current == -1 && errno != 0) else { return }

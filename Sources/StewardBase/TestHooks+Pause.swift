@@ -7,7 +7,7 @@ import Glibc
 
 extension TestHooks {
     /// The moments a test can stop a run at (`pause(at:)`).
-    enum PausePoint: String {
+    package enum PausePoint: String {
         /// verify: FTS5's check is about to read the database file in place.
         case verifyFTSCheck = "verify-fts-check"
         /// backup: the snapshot is copied and about to be checked.
@@ -22,7 +22,7 @@ extension TestHooks {
     /// the run creates PATH and waits until the test removes it (at most 120 s), so that
     /// the test can act at that moment: cut the database file short, kill the run with
     /// SIGKILL and look at what it left.
-    static func pause(at point: PausePoint) {
+    package static func pause(at point: PausePoint) {
         let environment = ProcessInfo.processInfo.environment
         guard environment["STEWARD_TEST_HOOK_PAUSE_AT"] == point.rawValue, let file = environment["STEWARD_TEST_HOOK_PAUSE_FILE"] else {
             return

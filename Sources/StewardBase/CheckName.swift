@@ -29,7 +29,7 @@ public enum CheckName: String, CaseIterable, Codable, Sendable {
     case sideFiles = "side-files"
 
     /// Every check verify runs, in the order its report lists them.
-    static let verifyChecks: [CheckName] = [
+    package static let verifyChecks: [CheckName] = [
         .sqlite, .schemaObjects, .integrity, .foreignKeys, .ftsSync, .ftsTriggers, .version, .ledger, .schema, .assertions,
         .searchContract,
     ]
@@ -37,7 +37,7 @@ public enum CheckName: String, CaseIterable, Codable, Sendable {
     /// The name a bundle's manifest records in `checksRun`: the bundle format predates the
     /// one name, and old bundles must stay readable, so the manifest keeps its own names and
     /// this is the one place that maps between them.
-    var manifestName: String {
+    package var manifestName: String {
         switch self {
         case .integrity: "integrity_check"
         case .foreignKeys: "foreign_key_check"
@@ -49,7 +49,7 @@ public enum CheckName: String, CaseIterable, Codable, Sendable {
     }
 
     /// The checks a manifest's `checksRun` can name (`BundleManifest.checkNames`).
-    static let manifestChecks: [CheckName] = [.integrity, .foreignKeys, .version, .journalMode, .ftsSync]
+    package static let manifestChecks: [CheckName] = [.integrity, .foreignKeys, .version, .journalMode, .ftsSync]
 
     /// The check a manifest's `checksRun` name stands for; nil for a name Steward never wrote.
     public init?(manifestName: String) {

@@ -22,7 +22,8 @@ extension StewardError {
         case chooseDialect
         /// A set these layouts read alike, on a database with no record of any: the run
         /// may name the one the application's runner uses.
-        case nameDialect([Dialect])
+        /// (The layouts by their `--dialect` names.)
+        case nameDialect([String])
         /// The schema differs from what the set makes: the run may migrate anyway.
         case allowDrift
         /// A virtual table's module is an extension's: the run may load that extension.

@@ -5,7 +5,7 @@ import Foundation
 /// while the other sat idle). The bytes below the mark are written and will not change;
 /// `complete()` says the copy is whole and cut to its pages; `abandon()` says the copy
 /// is being made another way and nothing read so far counts.
-final class CopyWatermark: @unchecked Sendable {
+package final class CopyWatermark: @unchecked Sendable {
     private enum State {
         case copying(Int64)
         case complete
@@ -20,26 +20,28 @@ final class CopyWatermark: @unchecked Sendable {
     private var readerFinished = false
     private let condition = NSCondition()
 
+    package init() {}
+
     /// The first `bytes` of the copy are written.
-    func advance(to bytes: Int64) {
+    package func advance(to bytes: Int64) {
         update { state in
             if case .copying(let mark) = state, bytes > mark { state = .copying(bytes) }
         }
     }
 
     /// The copy is whole: everything up to its size can be read.
-    func complete() {
+    package func complete() {
         update { state in
             if case .copying = state { state = .complete }
         }
     }
 
     /// The copy will be made again: a reader stops, and what it read is thrown away.
-    func abandon() {
+    package func abandon() {
         update { $0 = .abandoned }
     }
 
-    var isComplete: Bool {
+    package var isComplete: Bool {
         condition.lock()
         defer { condition.unlock() }
         if case .complete = state { return true }
@@ -76,7 +78,7 @@ final class CopyWatermark: @unchecked Sendable {
 
     /// Waits up to `seconds` for `finishReading()`; for the test hook that fails a kernel
     /// copy only once its reader is done with it (`TestHooks.failsKernelCopy`).
-    func waitForReader(seconds: Double) -> Bool {
+    package func waitForReader(seconds: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }

@@ -46,17 +46,17 @@ public struct StewardError: Error, LocalizedError, Equatable, Sendable, CustomSt
 extension StewardError {
     /// Work stopped by a signal: "interrupted by SIGINT" followed by `detail` as given
     /// (for example "; nothing changed"), so each operation can say what it left behind.
-    static func interrupted(by cancellation: Cancellation?, _ detail: String = "") -> StewardError {
+    package static func interrupted(by cancellation: Cancellation?, _ detail: String = "") -> StewardError {
         StewardError(.interrupted, "interrupted by \(cancellation?.reason ?? "a signal")\(detail)")
     }
 
     /// A file that is no SQLite database: "not a SQLite database: PATH (REASON)".
-    static func notADatabase(_ path: String, _ reason: String) -> StewardError {
+    package static func notADatabase(_ path: String, _ reason: String) -> StewardError {
         StewardError(.badInput, "not a SQLite database: \(path) (\(reason))")
     }
 
     /// A lock held past the timeout: "PATH is locked by another connection; gave up after N s (MESSAGE)".
-    static func gaveUp(on path: String, after timeout: Double, _ message: String, prefix: String = "") -> StewardError {
+    package static func gaveUp(on path: String, after timeout: Double, _ message: String, prefix: String = "") -> StewardError {
         let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
         return StewardError(.busy, "\(prefix)\(path) is locked by another connection; gave up after \(seconds) s (\(message))")
     }

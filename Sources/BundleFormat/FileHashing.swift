@@ -4,11 +4,12 @@ import FileNames
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// Reads a file of this run (never the source database) from start to end in large
 /// blocks, for hashing and for streaming into the bundle.
-enum FileStreaming {
+package enum FileStreaming {
     static let blockSize = 1 << 20
 
     /// Calls `body` with each block of the file in order; returns the number of bytes.
@@ -18,7 +19,7 @@ enum FileStreaming {
     /// copy has got past it, and exactly `size` bytes are read (a longer copy is cut to
     /// that size after it is written). Throws `CopyWatermark.Abandoned` when the copy is
     /// abandoned. With `offset`, the file is read from there (and `size` counts from there).
-    static func forEachBlock(
+    package static func forEachBlock(
         of path: String, from offset: Int64 = 0, size: Int64? = nil, following mark: CopyWatermark? = nil,
         isCancelled: () -> Bool, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Int64 {
@@ -58,7 +59,7 @@ enum FileStreaming {
     }
 
     /// The SHA-256 of the whole file, and the number of bytes read.
-    static func sha256(of path: String, isCancelled: () -> Bool = { false }) throws -> (sha256: String, size: Int64) {
+    package static func sha256(of path: String, isCancelled: () -> Bool = { false }) throws -> (sha256: String, size: Int64) {
         let hasher = try SHA256Hasher()
         let size = try forEachBlock(of: path, isCancelled: isCancelled) { hasher.update($0) }
         return (try hasher.finalize(), size)

@@ -1,5 +1,6 @@
 import ArchiveKit
 import Foundation
+import StewardBase
 
 /// The keys of encrypted bundles, as the command line names them: X25519 recipients to
 /// encrypt to (`backup`), identity files to open with (`restore`, `inspect`), and a
@@ -43,7 +44,7 @@ public struct BundleKeys: Sendable, Equatable {
 
     /// The recipients of a backup: `--recipient`s, then each recipients file in order, or
     /// the passphrase alone.
-    func recipientsForEncryption() throws -> [AgeRecipient] {
+    package func recipientsForEncryption() throws -> [AgeRecipient] {
         if let passphrase {
             guard recipients.isEmpty, recipientsFiles.isEmpty else {
                 throw StewardError(.badInput, "a passphrase must be the only recipient of an encrypted bundle")

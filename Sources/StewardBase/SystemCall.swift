@@ -6,14 +6,14 @@ import Glibc
 
 /// errno values turned into Steward's failure kinds, and small loops around system calls
 /// that may be interrupted or do part of the work.
-enum SystemCall {
-    static func message(_ code: Int32) -> String {
+package enum SystemCall {
+    package static func message(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
 
     /// The kind for a failure to create or write an output file: 73 when the file cannot
     /// be made there at all (permissions, read-only, missing), 74 when writing failed.
-    static func outputKind(_ code: Int32) -> StewardError.Kind {
+    package static func outputKind(_ code: Int32) -> StewardError.Kind {
         switch code {
         case EACCES, EPERM, EROFS, EEXIST, ENOENT, ENOTDIR, ENAMETOOLONG, ELOOP, EISDIR:
             return .cannotCreate
@@ -24,7 +24,7 @@ enum SystemCall {
 
     /// Writes the whole buffer, retrying after EINTR and short writes. Returns 0 or errno.
     /// With `offset`, writes there (pwrite(2)) and leaves the file position alone.
-    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, at offset: off_t? = nil) -> Int32 {
+    package static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, at offset: off_t? = nil) -> Int32 {
         guard var base = buffer.baseAddress else { return 0 }
         var remaining = buffer.count
         while remaining > 0 {
@@ -44,7 +44,7 @@ enum SystemCall {
 
     /// Reads up to `buffer.count` bytes, retrying after EINTR. Returns the count (0 at the
     /// end of the file) or -errno.
-    static func readSome(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package static func readSome(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
         var filled = 0
         while filled < buffer.count {
@@ -60,7 +60,7 @@ enum SystemCall {
     }
 
     /// fsync, retrying after EINTR. Returns 0 or errno.
-    static func sync(_ descriptor: Int32) -> Int32 {
+    package static func sync(_ descriptor: Int32) -> Int32 {
         while fsync(descriptor) != 0 {
             if errno == EINTR { continue }
             return errno

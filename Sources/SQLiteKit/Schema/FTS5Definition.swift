@@ -1,4 +1,3 @@
-import SQLiteKit
 
 /// An FTS5 table as declared in its `CREATE VIRTUAL TABLE … USING fts5(…)` statement.
 public struct FTS5Definition: Sendable, Equatable, Codable {

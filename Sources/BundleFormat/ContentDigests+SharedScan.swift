@@ -1,6 +1,7 @@
 import ArchiveKit
 import Foundation
 import SQLiteKit
+import StewardBase
 
 /// One read of a content table for its own digest and for those of the external-content
 /// FTS5 tables that read it (design notes, "Performance": the FTS5 table's digest read the whole content

@@ -10,15 +10,15 @@ import Glibc
 /// CSystem module. Each returns what the system call returns and leaves `errno` set, so
 /// that callers keep their fallbacks for kernels and file systems without them (ENOSYS,
 /// EINVAL, EXDEV, EOPNOTSUPP).
-enum LinuxCalls {
+package enum LinuxCalls {
     /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing `target`.
-    static func renameNoReplace(_ source: String, to target: String) -> Int32 {
+    package static func renameNoReplace(_ source: String, to target: String) -> Int32 {
         steward_renameat2(AT_FDCWD, FileName.cString(source), AT_FDCWD, FileName.cString(target), steward_rename_noreplace)
     }
 
     /// copy_file_range(2) from the current offset of `source` to that of `target`, up to
     /// `count` bytes; returns the bytes copied (0 at the end of `source`) or -1.
-    static func copyFileRange(from source: Int32, to target: Int32, count: Int) -> Int {
+    package static func copyFileRange(from source: Int32, to target: Int32, count: Int) -> Int {
         steward_copy_file_range(source, target, count)
     }
 

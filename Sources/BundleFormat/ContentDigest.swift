@@ -1,6 +1,7 @@
 import ArchiveKit
 import Foundation
 import SQLiteKit
+import StewardBase
 
 /// Logical digests of a database's content (docs/design-notes.md, "Customer exports"):
 /// one SHA-256 per table over its rows, and one over its schema. Equal data gives equal

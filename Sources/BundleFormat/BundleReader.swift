@@ -3,6 +3,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// Reads a bundle (docs/design-notes.md, "Bundle format", version 1) as hostile input, in one pass
@@ -15,31 +16,31 @@ import Glibc
 /// size it lists. ArchiveKit refuses what is not a regular file with a valid name
 /// (absolute paths, `..`, links, devices, FIFOs), duplicates and a truncated stream.
 /// The SHA-256 of every payload file is computed while it streams through.
-struct BundleReader {
+package struct BundleReader {
     static let maximumManifestSize = 1 << 20
     static let maximumChecksumListSize = 64 * 1024
 
     /// Receives one payload file's data, block by block.
-    protocol Sink: AnyObject {
+    package protocol Sink: AnyObject {
         func write(_ block: UnsafeRawBufferPointer) throws
         /// After the last block; the data is complete and its size is as listed.
         func finish() throws
     }
 
-    struct Outcome {
-        let manifest: BundleManifest
-        let manifestBytes: [UInt8]
-        let checksumListBytes: [UInt8]
+    package struct Outcome {
+        package let manifest: BundleManifest
+        package let manifestBytes: [UInt8]
+        package let checksumListBytes: [UInt8]
         /// Every entry in the order of the stream.
-        let entries: [BundleEntry]
+        package let entries: [BundleEntry]
         /// The payload files in the manifest's order, with the hash computed while reading.
-        let files: [VerifiedFile]
+        package let files: [VerifiedFile]
         /// What the age header said, for an encrypted bundle.
-        var encryption: BundleEncryption? = nil
+        package var encryption: BundleEncryption? = nil
     }
 
     /// The bundle opened, and decrypted when it is encrypted, before anything is read.
-    struct Opened {
+    package struct Opened {
         let reader: ArchiveReader
         let encryption: BundleEncryption?
     }
@@ -47,15 +48,15 @@ struct BundleReader {
     let path: String
     let cancellation: Cancellation
     /// What opens an encrypted bundle.
-    var keys = BundleKeys()
+    package var keys = BundleKeys()
     /// Payload bytes read so far and in all, after every block.
-    var progress: (Int64, Int64) -> Void = { _, _ in }
+    package var progress: (Int64, Int64) -> Void = { _, _ in }
 
     /// Reads the whole bundle. `onManifest` runs once the manifest and the checksum list
     /// have been read and checked, before any payload; `open` gives the sink of each
     /// payload file. Structural problems throw `.badInput` (65); a hash that differs
     /// from the manifest's does not throw: it is in the outcome, for the caller to judge.
-    func read(opened: Opened? = nil, onManifest: (BundleManifest) throws -> Void = { _ in },
+    package func read(opened: Opened? = nil, onManifest: (BundleManifest) throws -> Void = { _ in },
               open: (BundleManifest.File) throws -> Sink) throws -> Outcome {
         let opened = try opened ?? self.open()
         let reader = opened.reader
@@ -126,7 +127,7 @@ struct BundleReader {
     /// Opens the bundle; for an encrypted one, finds the key and checks the header (77
     /// when no key opens it, 65 for a damaged header), so that a caller can do this
     /// before it creates anything.
-    func open() throws -> Opened {
+    package func open() throws -> Opened {
         do {
             // Two components at most (`data/NAME`), a handful of entries: a version 1 bundle
             // holds three.
@@ -155,7 +156,7 @@ struct BundleReader {
         StewardError(.badInput, "refusing the bundle \(path): \(reason)")
     }
 
-    static func interrupted(_ cancellation: Cancellation) -> StewardError {
+    package static func interrupted(_ cancellation: Cancellation) -> StewardError {
         StewardError.interrupted(by: cancellation)
     }
 
@@ -181,6 +182,11 @@ struct BundleReader {
         default:
             return refusal(error.description)
         }
+    }
+
+    package init(path: String, cancellation: Cancellation) {
+        self.path = path
+        self.cancellation = cancellation
     }
 }
 

@@ -12,13 +12,13 @@ import Synchronization
 /// is given; a body that polls it stops early, and its result is then whatever it
 /// returns or throws. Whoever owns files the body reads waits for it before removing
 /// them.
-final class BackgroundWork<Value: Sendable>: Sendable {
+package final class BackgroundWork<Value: Sendable>: Sendable {
     private let outcome = Mutex<Result<Value, any Error>?>(nil)
     private let finished = DispatchSemaphore(value: 0)
     private let stop = Cancellation()
 
     /// Starts `body` on a new thread; it is given the flag that `cancel()` sets.
-    init(_ body: @escaping @Sendable (_ stop: Cancellation) throws -> Value) {
+    package init(_ body: @escaping @Sendable (_ stop: Cancellation) throws -> Value) {
         Thread.detachNewThread { [self] in
             let result = Result { try body(stop) }
             outcome.withLock { $0 = result }
@@ -27,12 +27,12 @@ final class BackgroundWork<Value: Sendable>: Sendable {
     }
 
     /// Asks the body to stop early: its result is not needed any more.
-    func cancel() {
+    package func cancel() {
         stop.cancel(reason: "not needed")
     }
 
     /// Waits for the body to return; returns its value or rethrows what it threw.
-    func wait() throws -> Value {
+    package func wait() throws -> Value {
         finished.wait()
         // Let the next waiter through at once: the semaphore stays open from now on.
         finished.signal()

@@ -1,4 +1,3 @@
-import SQLiteKit
 
 /// An FTS5 table that keeps its own copy of the text and is filled by triggers on another
 /// table (an adopted application's search index). Nothing but those triggers keeps

@@ -3,6 +3,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// Opens a bundle for reading: a plain `….tar.zst`, or an age-encrypted `….tar.zst.age`
@@ -11,7 +12,7 @@ import Glibc
 /// For an encrypted bundle the key is found and the header's MAC checked here, before
 /// anything is extracted: no key that opens it is 77, a damaged header 65. A damaged or
 /// cut payload shows while it is read, as `AgeError`, which `explain(_:path:)` words.
-enum BundleSource {
+package enum BundleSource {
     /// What an age file starts with, whatever its version.
     static let ageIntro = Array("age-encryption.org/".utf8)
 
@@ -19,12 +20,12 @@ enum BundleSource {
     static let armorIntro = Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)
 
     /// Whether the file starts like an age file.
-    static func isEncrypted(path: String) -> Bool {
+    package static func isEncrypted(path: String) -> Bool {
         startsWith(path, ageIntro)
     }
 
     /// Whether the file is an ASCII-armored age file.
-    static func isArmored(path: String) -> Bool {
+    package static func isArmored(path: String) -> Bool {
         startsWith(path, armorIntro)
     }
 
@@ -69,7 +70,7 @@ enum BundleSource {
 
     /// The age header alone, for `inspect` without a key: it shows the recipient types
     /// and nothing else.
-    static func openHeader(path: String) throws -> AgeDecryptor {
+    package static func openHeader(path: String) throws -> AgeDecryptor {
         do {
             return try AgeDecryptor(path: path)
         } catch let error as AgeError {
@@ -103,15 +104,15 @@ public struct BundleEncryption: Codable, Sendable, Equatable {
     public var format = "age-encryption.org/v1"
     public let recipientTypes: [String]
 
-    init(recipientTypes: [String]) {
+    package init(recipientTypes: [String]) {
         self.recipientTypes = recipientTypes
     }
 
-    init(header: AgeHeader) {
+    package init(header: AgeHeader) {
         self.init(recipientTypes: header.recipientTypes)
     }
 
-    init(recipients: [AgeRecipient]) {
+    package init(recipients: [AgeRecipient]) {
         self.init(recipientTypes: recipients.map { recipient in
             if case .passphrase = recipient { return "scrypt" }
             return "X25519"

@@ -1,5 +1,6 @@
 import ArchiveKit
 import Foundation
+import StewardBase
 
 /// `manifest.json` from a bundle that may have been written, or edited, by anybody:
 /// decoded, then checked field by field before anything trusts it.
