@@ -2,9 +2,9 @@ import ArchiveKit
 import FileNames
 import Foundation
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// The names a backup gives things: the default bundle name, the payload's stem, the

@@ -1,9 +1,9 @@
 import ArchiveKit
 import Foundation
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// Writes a bundle (docs/design-notes.md, "Bundle format", version 1) as two zstd frames that hold

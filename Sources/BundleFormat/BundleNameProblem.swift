@@ -1,4 +1,5 @@
 import StewardBase
+
 /// Why a name cannot be a bundle's, in the core's words; `remedy` when an option gives
 /// what the name tried to (a directory), so the command line can name it.
 public struct BundleNameProblem: Sendable, Equatable {

@@ -1,9 +1,10 @@
 import ArchiveKit
+import FileNames
 import Foundation
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// Reads a bundle (docs/design-notes.md, "Bundle format", version 1) as hostile input, in one pass
@@ -187,6 +188,25 @@ package struct BundleReader {
     package init(path: String, cancellation: Cancellation) {
         self.path = path
         self.cancellation = cancellation
+    }
+
+    /// The bundle must be a regular file that can be read; returns its size.
+    package static func checkBundle(_ path: String) throws -> Int64 {
+        var info = stat()
+        guard stat(FileName.cString(path), &info) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR {
+                throw StewardError(.notFound, "\(path): no such bundle")
+            }
+            throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(code))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StewardError(.badInput, "refusing the bundle \(path): it is not a regular file")
+        }
+        guard access(FileName.cString(path), R_OK) == 0 else {
+            throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(errno))")
+        }
+        return Int64(info.st_size)
     }
 }
 

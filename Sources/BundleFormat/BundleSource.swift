@@ -1,9 +1,9 @@
 import ArchiveKit
 import Foundation
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// Opens a bundle for reading: a plain `….tar.zst`, or an age-encrypted `….tar.zst.age`

@@ -2,9 +2,9 @@ import ArchiveKit
 import Foundation
 import FileNames
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// Reads a file of this run (never the source database) from start to end in large

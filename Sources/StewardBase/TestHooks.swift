@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StewardBase
 #endif
 
 /// Faults the end-to-end tests inject where the real fault cannot be made (a full disk
@@ -65,5 +66,15 @@ extension TestHooks {
     /// a bundle (16 KiB otherwise); one too small makes backup write the bundle anew.
     package static var bundleReservedHeadBytes: Int64? {
         ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_BUNDLE_HEAD_RESERVE_BYTES"].flatMap { Int64($0) }
+    }
+}
+
+extension TestHooks {
+    /// `STEWARD_TEST_HOOK_VERIFY_MAPPING_FULL=1`: FTS5's check on the file verify reads in
+    /// place fails with SQLITE_FULL, as a check that wrote more than the overlay keeps in
+    /// memory would (FTS5's integrity-check on SQLite 3.40 writes nothing, so the real
+    /// fault cannot be made). The name is from the private mapping the overlay replaced.
+    package static var verifyMappingIsFull: Bool {
+        ProcessInfo.processInfo.environment["STEWARD_TEST_HOOK_VERIFY_MAPPING_FULL"] == "1"
     }
 }

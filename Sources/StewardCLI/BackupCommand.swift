@@ -2,10 +2,10 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
-#if canImport(Glibc)
-import Glibc
 import BundleFormat
 import StewardBase
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.

@@ -1,9 +1,9 @@
 import StewardCore
 import Synchronization
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// Turns SIGINT and SIGTERM into a cancellation that running work polls, so that

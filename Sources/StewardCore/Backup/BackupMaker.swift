@@ -3,10 +3,10 @@ import FileNames
 import SQLiteKit
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
 import BundleFormat
 import StewardBase
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// `steward backup`: a consistent online snapshot of a live database, checked, hashed and
@@ -516,28 +516,4 @@ public struct BackupMaker {
     }
 }
 
-/// Says when progress is due: every 0.1 s, and at the end; never while held. Returns the
-/// seconds since it was made.
-final class Throttle: Sendable {
-    private let watch = Stopwatch()
-    private let last = Mutex(-1.0)
-    private let held: Mutex<Bool>
-
-    init(held: Bool = false) {
-        self.held = Mutex(held)
-    }
-
-    func release() {
-        held.withLock { $0 = false }
-    }
-
-    func due(final: Bool) -> Double? {
-        if held.withLock({ $0 }) { return nil }
-        return last.withLock { last in
-            let seconds = watch.seconds
-            guard final || seconds - last >= 0.1 else { return nil }
-            last = seconds
-            return seconds
-        }
-    }
-}
+extension BackupMaker: StewardOperation {}

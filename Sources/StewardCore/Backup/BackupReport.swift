@@ -1,4 +1,5 @@
 import BundleFormat
+
 /// What `steward backup` made: where the bundle is, its manifest as written, the checks
 /// that ran on the snapshot, and how the bundle itself was written.
 public struct BackupReport: Codable, Sendable {

@@ -1,9 +1,9 @@
 import Foundation
 import FileNames
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// The directory a backup writes into: the temporaries of this run, those that killed
@@ -22,8 +22,8 @@ import StewardBase
 /// take one (`keepPlaintext(besides:)`). Only the encrypted partial bundle is written in
 /// the output directory, renamed to its name at the end.
 final class OutputDirectory {
-    static let temporaryPrefix = ".steward-tmp-"
-    static let plaintextPrefix = ".steward-backup-"
+    static let temporaryPrefix = TemporaryWorkspace.backupTemporaryPrefix
+    static let plaintextPrefix = TemporaryWorkspace.backupPlaintextPrefix
 
     /// The directory as the user gave it.
     let path: String

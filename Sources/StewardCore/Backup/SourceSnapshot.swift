@@ -2,10 +2,10 @@ import FileNames
 import Foundation
 import SQLiteKit
 
-#if canImport(Glibc)
-import Glibc
 import StewardBase
 import BundleFormat
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// The part of a backup that holds the source: a read transaction pins one point in time,

@@ -1,4 +1,5 @@
 import StewardBase
+
 /// What one database check found: the one result of the checks that verify, backup and
 /// restore share (`DatabaseChecks`). Each command renders it in its own report, under the
 /// names and words that report has always used.
@@ -47,6 +48,10 @@ struct Check: Sendable, Equatable {
         return IntegrityMessages.lines(problems) + (stopped.map { [$0] } ?? [])
     }
 
+    /// The lines a report gives under the check's one line: the problems as shown, then
+    /// the notes.
+    var reportedDetails: [String] { shownProblems + notes }
+
     /// The counts as `a → b: 3, c → d: 1`, in subject order.
     var countsSummary: String {
         counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
@@ -54,4 +59,48 @@ struct Check: Sendable, Equatable {
 
     /// The sum of the counts (all foreign-key violations).
     var total: Int { counts.values.reduce(0, +) }
+}
+
+extension Check {
+    /// A check a command words itself (verify's own checks): whether it passed, its one
+    /// line, and the lines under it.
+    init(_ name: CheckName, passed: Bool, _ detail: String, _ details: [String] = []) {
+        self.init(name: name, status: passed ? .ok : .failed, detail: detail, notes: details)
+    }
+}
+
+/// A shared check (`DatabaseChecks`) as backup and restore word it in their reports: one
+/// wording for both, so that a bundle's checks read the same at either end.
+extension CheckResult {
+    /// `recorded`: a failure that `backup --as-is` records in the bundle instead of
+    /// refusing it, and says so. `versionsFrom`: where the expected `user_version` comes
+    /// from, as the summary names it ("the source", "the manifest").
+    init(_ check: Check, durationSeconds: Double, recorded: Bool = false, versionsFrom: String) {
+        let wording = check.wording(recorded: recorded ? " (recorded)" : "", versionsFrom: versionsFrom)
+        self.init(name: check.name, status: check.passed ? .pass : .fail, summary: wording.summary,
+                  durationSeconds: durationSeconds, details: wording.details)
+        if check.missingModule { remedy = .loadExtension }
+    }
+}
+
+extension Check {
+    fileprivate func wording(recorded: String, versionsFrom: String) -> (summary: String, details: [String]) {
+        switch name {
+        case .integrity:
+            guard !passed else { return ("ok", []) }
+            let lines = shownProblems
+            return ("\(lines.count) problem\(lines.count == 1 ? "" : "s") found\(recorded)", lines)
+        case .foreignKeys:
+            guard !passed else { return ("no violations", []) }
+            return ("\(total) violation\(total == 1 ? "" : "s")\(recorded): \(countsSummary)", [])
+        case .version:
+            let value = userVersion ?? 0
+            guard !passed else { return ("\(value), as in \(versionsFrom)", []) }
+            return ("\(value), \(versionsFrom) says \(expectedUserVersion ?? 0)", [])
+        case .ftsSync:
+            return (passed ? detail : "\(detail)\(recorded)", problems + notes)
+        default:
+            return (detail, problems + notes)
+        }
+    }
 }

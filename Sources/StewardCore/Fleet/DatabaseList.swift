@@ -1,9 +1,10 @@
 import FileNames
 import Foundation
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
+import ArchiveKit
 #endif
 
 /// The databases of a fleet run: the paths in the order given, each file once.
@@ -121,4 +122,35 @@ public struct DatabaseList: Sendable {
         let device: UInt64
         let inode: UInt64
     }
+}
+
+/// The first 12 hex digits of the SHA-256 of a database's absolute path: a fleet laid out
+/// as `/srv/*/app.db` gives every bundle the same stem, and the tag keeps them apart. The
+/// path's bytes are hashed (`FileNames`), as the system has them.
+public enum PathTag {
+    public static func of(_ path: String) throws -> String {
+        do {
+            return String(try SHA256Hasher.hex(of: FileName.bytes(DatabaseList.absolute(path))).prefix(12))
+        } catch {
+            throw StewardError(.internal, "cannot hash the path of \(path): \(error)")
+        }
+    }
+}
+
+/// `--shard K/N`: the K-th of N deterministic shares of a database list (K from 1).
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    public let index: Int
+    public let count: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
+              parts.allSatisfy({ $0.allSatisfy { ("0"..."9").contains($0) } }),
+              count >= 1, count <= 1_000_000, (1...count).contains(index)
+        else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    public var description: String { "\(index)/\(count)" }
 }

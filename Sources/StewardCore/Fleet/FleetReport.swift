@@ -1,8 +1,8 @@
 import Foundation
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// `steward report`: the per-database NDJSON lines of fleet runs (the shards of one run,

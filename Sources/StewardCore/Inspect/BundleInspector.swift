@@ -2,10 +2,10 @@ import ArchiveKit
 import Foundation
 import FileNames
 
-#if canImport(Glibc)
-import Glibc
 import BundleFormat
 import StewardBase
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// `steward inspect BUNDLE`: the manifest of a bundle, and every payload hash verified by
@@ -36,7 +36,7 @@ public struct BundleInspector {
     /// can still be shown.
     public func inspect(path: String, keys: BundleKeys = BundleKeys(), cancellation: Cancellation = Cancellation()) throws -> BundleInspectReport {
         let watch = Stopwatch()
-        let size = try Restorer.checkBundle(path)
+        let size = try BundleReader.checkBundle(path)
         var reader = BundleReader(path: path, cancellation: cancellation)
         reader.keys = keys
         var manifest: BundleManifest?
@@ -67,7 +67,7 @@ public struct BundleInspector {
     /// What an encrypted bundle shows without a key: that it is age, and its recipients'
     /// types. The manifest is inside the encryption; nothing of it is read.
     public func inspectEncrypted(path: String) throws -> EncryptedBundleReport {
-        let size = try Restorer.checkBundle(path)
+        let size = try BundleReader.checkBundle(path)
         let decryptor = try BundleSource.openHeader(path: path)
         return EncryptedBundleReport(
             stewardVersion: StewardVersion.current, path: path, sizeBytes: size,

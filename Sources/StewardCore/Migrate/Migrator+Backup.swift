@@ -58,32 +58,38 @@ extension Migrator {
     /// fleet run; a directory that cannot be used is left to each database's backup,
     /// which says why.
     public static func removeStaleTemporaries(in directory: String) -> [String] {
-        (try? OutputDirectory(path: directory))?.removeStaleTemporaries() ?? []
+        RollbackPoint.removeStaleTemporaries(in: directory)
     }
 
     func backUp(into directory: String, holding held: HeldDescriptors, version: String) throws -> RollbackBundle {
-        var backup = BackupMaker.Options(databasePath: options.databasePath, outputDirectory: directory)
-        backup.nameVersion = version
-        backup.heldDescriptors = held
-        backup.removesStaleTemporaries = !options.backupDirectorySwept
-        backup.nameTag = try PathTag.of(options.databasePath)
-        backup.timeout = options.timeout
-        backup.threads = options.backupThreads
-        // Foreign-key violations that were already there do not block the rollback point
-        // (migrate tolerates them); they are recorded in its manifest. Integrity failures
-        // still block it.
-        backup.asIs = .foreignKeys
         do {
-            let report = try BackupMaker(options: backup, cancellation: cancellation).run()
+            let point = try RollbackPoint.make(
+                of: options.databasePath, in: directory, version: version, holding: held,
+                removingStaleTemporaries: !options.backupDirectorySwept, timeout: options.timeout,
+                threads: options.backupThreads, cancellation: cancellation)
             return RollbackBundle(
-                path: report.bundle.path, sha256: report.bundle.sha256, sizeBytes: report.bundle.sizeBytes,
-                userVersion: report.manifest.source.userVersion, recordedFailures: report.manifest.recordedFailures,
+                path: point.path, sha256: point.sha256, sizeBytes: point.sizeBytes,
+                userVersion: point.userVersion, recordedFailures: point.recordedFailures,
                 rollbackCommand: RollbackBundle.rollbackCommand(
-                    bundle: report.bundle.path, database: options.databasePath,
-                    recordsFailures: report.manifest.recordedFailures != nil))
+                    bundle: point.path, database: options.databasePath,
+                    recordsFailures: point.recordedFailures != nil))
         } catch let error as StewardError {
             if error.kind == .interrupted { throw error }
             throw StewardError(error.kind, "not migrated: the backup before migrating failed: \(error.message)", remedy: error.remedy)
         }
+    }
+}
+
+/// Words for a POSIX shell, for commands Steward prints for people to run.
+enum ShellQuoting {
+    /// `word` as is when it holds only characters no shell treats specially; otherwise in
+    /// single quotes, each `'` written as `'\''`.
+    static func quoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
+            (scalar >= "a" && scalar <= "z") || (scalar >= "A" && scalar <= "Z") || (scalar >= "0" && scalar <= "9")
+                || "/._-+:,@%=".unicodeScalars.contains(scalar)
+        }
+        if plain { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -159,47 +159,6 @@ extension Migrator {
     }
 }
 
-/// The set built once on an empty in-memory database (schema statements run, row
-/// statements only prepared): the set's check before a run writes (`failure`), and the
-/// schema after each migration, which the drift check and `--baseline` compare with. One
-/// build serves all three (they were three builds of the same files).
-struct SetBuild: Sendable {
-    struct Step: Sendable {
-        let migration: DialectMigration
-        let schema: SchemaFingerprint
-    }
-
-    /// The schema of the empty database.
-    let empty: SchemaFingerprint
-    /// After each migration, in the set's order, as far as the set built (and its schema
-    /// could be read).
-    let steps: [Step]
-    /// Why the set does not build from an empty database; nil when it does.
-    let failure: StewardError?
-    /// The index in the set of the migration that failed (with `failure`); the steps can
-    /// stop earlier, where a schema could not be read.
-    var failedAt: (index: Int, fileName: String)? = nil
-
-    /// The schema that exactly `applied` make, when they are the set's first migrations and
-    /// the build got that far; nil otherwise (the caller builds them itself).
-    func schema(after applied: [DialectMigration]) -> SchemaFingerprint? {
-        guard !applied.isEmpty else { return empty }
-        guard applied.count <= steps.count,
-              zip(applied, steps).allSatisfy({ $0.fileName == $1.migration.fileName })
-        else { return nil }
-        return steps[applied.count - 1].schema
-    }
-
-    /// Whether `applied`, the set's first migrations, cannot be built: the set failed at
-    /// one of them.
-    func fails(building applied: [DialectMigration]) -> Bool {
-        guard failure != nil, let failedAt, applied.count > failedAt.index,
-              applied[failedAt.index].fileName == failedAt.fileName
-        else { return false }
-        return zip(applied, steps).allSatisfy { $0.fileName == $1.migration.fileName }
-    }
-}
-
 /// The migration set as one run reads it, shared by every job of a fleet run (and by the
 /// look and the migration of one database): the files are read, parsed and checked on an
 /// empty database once per run and layout, not once per database. Only what cannot depend

@@ -1,4 +1,5 @@
 import StewardBase
+
 /// The shape every command's work has in StewardCore: built from its options, a
 /// cancellation that SIGINT and SIGTERM set, and a progress callback, it runs once and
 /// returns an Encodable report, or throws `StewardError`. The CLI runs any of them the same

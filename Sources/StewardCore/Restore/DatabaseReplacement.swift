@@ -2,10 +2,10 @@ import Foundation
 import FileNames
 import SQLiteKit
 
-#if canImport(Glibc)
-import Glibc
 import StewardBase
 import BundleFormat
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// `restore --replace PATH`: puts a restored (and fully checked) database file in the place

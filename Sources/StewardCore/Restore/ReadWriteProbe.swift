@@ -3,10 +3,10 @@ import Foundation
 import FileNames
 import SQLiteKit
 
-#if canImport(Glibc)
-import Glibc
 import StewardBase
 import BundleFormat
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// Proves that the restored database accepts writes (steward-restore(1), "read-write

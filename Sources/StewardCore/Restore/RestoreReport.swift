@@ -1,4 +1,5 @@
 import BundleFormat
+
 /// What `steward restore` did: the bundle's manifest, the hashes computed while
 /// extracting, every check with its result and duration, and where the database is now.
 /// Names, counts, hashes and settings only; never row data.

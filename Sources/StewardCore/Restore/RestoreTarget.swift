@@ -1,9 +1,9 @@
 import Foundation
 import FileNames
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// The directory a restore publishes, `--into DIR`: it must not exist or be an empty

@@ -1,10 +1,10 @@
 import Foundation
 import SQLiteKit
 
-#if canImport(Glibc)
-import Glibc
 import BundleFormat
 import StewardBase
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// The checks on a database unpacked into the staging directory, before

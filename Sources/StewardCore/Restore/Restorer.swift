@@ -3,10 +3,10 @@ import Foundation
 import FileNames
 import SQLiteKit
 
-#if canImport(Glibc)
-import Glibc
 import BundleFormat
 import StewardBase
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// `steward restore`: unpacks a bundle into a fresh directory, proves the database works,
@@ -184,7 +184,7 @@ public struct Restorer: Sendable {
 
     private func restore() throws -> RestoreReport {
         let total = Stopwatch()
-        let bundleSize = try Self.checkBundle(options.bundlePath)
+        let bundleSize = try BundleReader.checkBundle(options.bundlePath)
         // An encrypted bundle's key and header first: without them, nothing is created.
         let opened = try bundleReader().open()
         var drillWorkspace: TemporaryWorkspace?
@@ -474,25 +474,6 @@ public struct Restorer: Sendable {
 
     // MARK: - Inputs
 
-    /// The bundle must be a regular file that can be read; returns its size.
-    static func checkBundle(_ path: String) throws -> Int64 {
-        var info = stat()
-        guard stat(FileName.cString(path), &info) == 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR {
-                throw StewardError(.notFound, "\(path): no such bundle")
-            }
-            throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(code))")
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw StewardError(.badInput, "refusing the bundle \(path): it is not a regular file")
-        }
-        guard access(FileName.cString(path), R_OK) == 0 else {
-            throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(errno))")
-        }
-        return Int64(info.st_size)
-    }
-
 }
 
 /// The payload file being written in the staging directory: its first 100 bytes are kept
@@ -567,3 +548,5 @@ final class PayloadFile: BundleReader.Sink {
         return StewardError(.inputOutput, "cannot write \(name) in \(directory): \(SystemCall.message(code))")
     }
 }
+
+extension Restorer: StewardOperation {}

@@ -30,10 +30,10 @@ struct MigrationExpectation: Sendable {
     /// ledger is the record: a `user_version` out of line with it is Steward's mirror,
     /// which the next `migrate` that writes rewrites, and is said, not failed. Nil when the
     /// set has no ledger (Steward's own layout).
-    func checkLedger(on connection: Connection) throws -> (Bool, String, [String])? {
+    func checkLedger(on connection: Connection) throws -> Check? {
         guard let ledger = Ledgers.ledger(for: set.dialect) else { return nil }
         guard try ledger.exists(on: connection) else {
-            return (false, "no \(ledger.table): \(set.dialect.rawValue) would apply every migration again", [])
+            return Check(.ledger, passed: false, "no \(ledger.table): \(set.dialect.rawValue) would apply every migration again", [])
         }
         let reading = try ledger.read(on: connection, migrations: set.migrations)
         let userVersion = try connection.userVersion()
@@ -41,18 +41,18 @@ struct MigrationExpectation: Sendable {
         do {
             plan = try LedgerPlan(set: set, reading: reading, userVersion: userVersion, options: .init())
         } catch let error as StewardError {
-            return (false, error.message, [])
+            return Check(.ledger, passed: false, error.message, [])
         }
         let mirror = plan.mirrorOutOfLine
             ? "; user_version \(userVersion) is Steward's mirror of it, out of line (\(plan.recordedUserVersion)) until the next migrate that writes"
             : " and user_version"
-        return (true, "\(ledger.table) agrees with the files\(mirror): \(plan.applied.count) applied, \(plan.pending.count) pending", [])
+        return Check(.ledger, passed: true, "\(ledger.table) agrees with the files\(mirror): \(plan.applied.count) applied, \(plan.pending.count) pending", [])
     }
 
     /// The `version` check where the runner's ledger is the record (the set has one and the
     /// database keeps it): every migration of the set applied. Nil otherwise, when
     /// `user_version` is the record.
-    func checkVersionFromLedger(on connection: Connection) throws -> (Bool, String, [String])? {
+    func checkVersionFromLedger(on connection: Connection) throws -> Check? {
         guard let ledger = Ledgers.ledger(for: set.dialect), try ledger.exists(on: connection) else {
             return nil
         }
@@ -61,14 +61,14 @@ struct MigrationExpectation: Sendable {
         do {
             plan = try LedgerPlan(set: set, reading: reading, userVersion: try connection.userVersion(), options: .init())
         } catch let error as StewardError {
-            return (false, error.message, [])
+            return Check(.version, passed: false, error.message, [])
         }
         let newest = set.migrations.last?.ledgerVersion ?? ""
         let at = plan.applied.last.map { "version \($0.ledgerVersion)" } ?? "no migration applied"
         let counts = "\(plan.applied.count) of \(Counted.phrase(set.migrations.count, "migration")) applied"
         return plan.pending.isEmpty
-            ? (true, "\(ledger.table) records version \(newest), the newest of the set (\(counts))", [])
-            : (false, "\(ledger.table) records \(at), expected \(newest), the newest of the set (\(counts))", [])
+            ? Check(.version, passed: true, "\(ledger.table) records version \(newest), the newest of the set (\(counts))", [])
+            : Check(.version, passed: false, "\(ledger.table) records \(at), expected \(newest), the newest of the set (\(counts))", [])
     }
 
     /// The ledger tables of the database, read-only; none when it cannot be read (the

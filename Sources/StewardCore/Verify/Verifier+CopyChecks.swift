@@ -22,7 +22,7 @@ extension Verifier {
             let hasFullText = (try? Self.declaresFullTextTable(source)) ?? true
             guard hasFullText || !assertions.isEmpty || quick != nil else {
                 timed(.ftsSync, into: results) {
-                    SQLiteLibrary.canCreateFTS5() ? (true, Self.noFullTextTables, []) : (false, "cannot run: FTS5 unavailable", [])
+                    SQLiteLibrary.canCreateFTS5() ? Check(.ftsSync, passed: true, Self.noFullTextTables, []) : Check(.ftsSync, passed: false, "cannot run: FTS5 unavailable", [])
                 }
                 results.skip(.assertions, missing: .assertions)
                 return
@@ -50,13 +50,13 @@ extension Verifier {
 
         if let quick {
             timed(.integrity, into: results) {
-                guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
-                return Self.outcome(try DatabaseChecks.integrity(on: copy, quick: quick, maximumErrors: 20))
+                guard let copy else { return Check(.integrity, passed: false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+                return try DatabaseChecks.integrity(on: copy, quick: quick, maximumErrors: 20)
             }
         }
 
         timed(.ftsSync, into: results) {
-            guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+            guard let copy else { return Check(.ftsSync, passed: false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
             return try ftsSync(on: copy)
         }
 
@@ -65,7 +65,7 @@ extension Verifier {
             return
         }
         timed(.assertions, into: results) {
-            guard let copy else { return (false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
+            guard let copy else { return Check(.assertions, passed: false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
             var total = 0
             var failures: [AssertionRunner.Failure] = []
             for file in assertions {
@@ -73,8 +73,8 @@ extension Verifier {
                 total += count
                 failures += failed
             }
-            if failures.isEmpty { return (true, "all \(total) statement\(total == 1 ? "" : "s") passed", []) }
-            return (false, "\(failures.count) of \(Counted.phrase(total, "statement")) failed: \(failures.map(\.name).joined(separator: ", "))",
+            if failures.isEmpty { return Check(.assertions, passed: true, "all \(total) statement\(total == 1 ? "" : "s") passed", []) }
+            return Check(.assertions, passed: false, "\(failures.count) of \(Counted.phrase(total, "statement")) failed: \(failures.map(\.name).joined(separator: ", "))",
                     failures.map { "\($0.name): \($0.reason)" })
         }
     }
@@ -86,14 +86,14 @@ extension Verifier {
     /// and FTS3's and FTS4's), then the rows of trigger-filled tables against their
     /// source. With `throwingFull`, SQLITE_FULL (a check that would grow a fixed-size
     /// image) is thrown, not reported.
-    func ftsSync(on copy: Connection, throwingFull: Bool = false) throws -> (Bool, String, [String]) {
+    func ftsSync(on copy: Connection, throwingFull: Bool = false) throws -> Check {
         let schema = try Schema(reading: copy)
         let tables = schema.fts5Tables
         if tables.isEmpty, schema.fts4Tables.isEmpty {
-            return SQLiteLibrary.canCreateFTS5(on: copy) ? (true, Self.noFullTextTables, []) : (false, "cannot run: FTS5 unavailable", [])
+            return SQLiteLibrary.canCreateFTS5(on: copy) ? Check(.ftsSync, passed: true, Self.noFullTextTables, []) : Check(.ftsSync, passed: false, "cannot run: FTS5 unavailable", [])
         }
         if !tables.isEmpty, !SQLiteLibrary.canCreateFTS5(on: copy) {
-            return (false, "cannot run: FTS5 unavailable", [])
+            return Check(.ftsSync, passed: false, "cannot run: FTS5 unavailable", [])
         }
         var details: [String] = []
         var deferred: [String] = []
@@ -156,9 +156,9 @@ extension Verifier {
         var summary = checked.joined(separator: "; ")
         if !compared.isEmpty { summary += "; rows compared: \(compared.joined(separator: ", "))" }
         guard details.isEmpty else {
-            return (false, "full-text check failed: \(failed.map { "\($0.table) (\($0.what))" }.joined(separator: ", "))", details)
+            return Check(.ftsSync, passed: false, "full-text check failed: \(failed.map { "\($0.table) (\($0.what))" }.joined(separator: ", "))", details)
         }
-        return (true, summary, deferred + notes)
+        return Check(.ftsSync, passed: true, summary, deferred + notes)
     }
 
     /// FTS3's and FTS4's own check of each table (`FTS4IntegrityCheck`): the problems,

@@ -2,9 +2,9 @@ import Foundation
 import FileNames
 import SQLiteKit
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 extension Verifier {
@@ -41,7 +41,7 @@ extension Verifier {
         TestHooks.pause(at: .verifyFTSCheck)
 
         timed(.ftsSync, into: results) {
-            guard let connection else { return (false, "cannot run: no connection to the file", []) }
+            guard let connection else { return Check(.ftsSync, passed: false, "cannot run: no connection to the file", []) }
             do {
                 if TestHooks.verifyMappingIsFull { throw SQLiteError(extendedCode: .full) }
                 return try ftsSync(on: connection, throwingFull: true)
@@ -49,7 +49,7 @@ extension Verifier {
                 let made = try makeCopy(of: source, path: path, header: header, in: base, held: held)
                 defer { made.workspace?.remove() }
                 guard let copy = made.copy else {
-                    return (false, made.failure?.summary ?? "cannot run: no copy", made.failure?.details ?? [])
+                    return Check(.ftsSync, passed: false, made.failure?.summary ?? "cannot run: no copy", made.failure?.details ?? [])
                 }
                 copy.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
                 return try ftsSync(on: copy)

@@ -25,7 +25,7 @@ extension Verifier {
             let summary = canCreate
                 ? "SQLite \(SQLiteLibrary.version); an FTS5 table can be created on this connection"
                 : "SQLite \(SQLiteLibrary.version); FTS5 unavailable: no FTS5 table can be created on this connection"
-            return (canCreate, summary, options)
+            return Check(.sqlite, passed: canCreate, summary, options)
         }
 
         // integrity_check skips views, triggers and virtual tables: one that no longer
@@ -35,7 +35,7 @@ extension Verifier {
         timed(.schemaObjects, into: results) {
             let check = try DatabaseChecks.schemaObjects(on: connection)
             missingModule = check.missingModule
-            return Self.outcome(check)
+            return check
         }
         if missingModule { results.attach(.loadExtension, to: .schemaObjects) }
 
@@ -52,14 +52,14 @@ extension Verifier {
                     checker = try IntegrityCheck.open(
                         path: path, followLinks: true, loadingExtensions: options.extensions, waits: lockWaits) { cancellation.isCancelled }
                 } catch is IntegrityCheck.NotWritable {
-                    return (false, "cannot run: SQLite opened the file read-only, which would leave CHECK constraints unchecked", [])
+                    return Check(.integrity, passed: false, "cannot run: SQLite opened the file read-only, which would leave CHECK constraints unchecked", [])
                 }
-                return Self.outcome(try DatabaseChecks.integrity(on: checker, quick: quick, maximumErrors: 20))
+                return try DatabaseChecks.integrity(on: checker, quick: quick, maximumErrors: 20)
             }
         }
 
         timed(.foreignKeys, into: results) {
-            Self.outcome(try DatabaseChecks.foreignKeys(on: connection))
+            try DatabaseChecks.foreignKeys(on: connection)
         }
 
         var schema: Schema?
@@ -74,7 +74,7 @@ extension Verifier {
             if external.isEmpty, external4.isEmpty, filled.isEmpty {
                 let all = read.fullTextTableNames
                 // Says what it looked at: a pass over no table is named as such.
-                return (true, all.isEmpty
+                return Check(.ftsTriggers, passed: true, all.isEmpty
                     ? "no full-text tables (FTS3, FTS4 or FTS5)"
                     : "no external-content or trigger-filled full-text tables; none of \(all.joined(separator: ", ")) needs sync triggers", [])
             }
@@ -100,12 +100,12 @@ extension Verifier {
             let names = (external.map(\.name) + external4.map(\.name) + filled.map { "\($0.table) (from \($0.source))" })
                 .joined(separator: ", ")
             if !details.isEmpty {
-                return (false, details.count == mistimed.count ? "sync triggers that run at the wrong moment" : "missing sync triggers",
+                return Check(.ftsTriggers, passed: false, details.count == mistimed.count ? "sync triggers that run at the wrong moment" : "missing sync triggers",
                         details + deferred)
             }
             return deferred.isEmpty
-                ? (true, "insert, delete and update sync triggers present for \(names)", [])
-                : (true, "sync triggers present or deferred (as asked) for \(names)", deferred)
+                ? Check(.ftsTriggers, passed: true, "insert, delete and update sync triggers present for \(names)", [])
+                : Check(.ftsTriggers, passed: true, "sync triggers present or deferred (as asked) for \(names)", deferred)
         }
         if let schema {
             facts.ftsTables = schema.fts5Tables.map {
@@ -122,12 +122,12 @@ extension Verifier {
         if let fromLedger {
             timed(.version, into: results) { fromLedger }
         } else if let expectedVersion {
-            timed(.version, into: results) { Self.outcome(DatabaseChecks.userVersion(version, expected: expectedVersion)) }
+            timed(.version, into: results) { DatabaseChecks.userVersion(version, expected: expectedVersion) }
         } else {
             results.skip(.version, missing: .expectedVersion)
         }
         if let expectation, expectation.hasLedger {
-            timed(.ledger, into: results) { try expectation.checkLedger(on: connection) ?? (true, "", []) }
+            timed(.ledger, into: results) { try expectation.checkLedger(on: connection) ?? Check(.ledger, passed: true, "") }
         } else if expectation != nil {
             results.skip(.ledger, "the set is in Steward's own layout: user_version is its record (see version)")
         } else {
@@ -157,14 +157,14 @@ extension Verifier {
         // line never announces it as passed first.
         if found.status == .skipped {
             timed(.schema, into: results, since: watch) {
-                (false, "cannot run: \(found.reason ?? "the schema could not be compared")", [])
+                Check(.schema, passed: false, "cannot run: \(found.reason ?? "the schema could not be compared")", [])
             }
             return
         }
         timed(.schema, into: results, since: watch) {
             found.status == .drift
-                ? (false, "the schema differs from what the migration set makes at version \(found.builtTo)", found.differences)
-                : (true, "the schema is what the migration set makes at version \(found.builtTo)", [])
+                ? Check(.schema, passed: false, "the schema differs from what the migration set makes at version \(found.builtTo)", found.differences)
+                : Check(.schema, passed: true, "the schema is what the migration set makes at version \(found.builtTo)", [])
         }
     }
 }

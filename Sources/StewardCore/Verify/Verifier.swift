@@ -1,9 +1,9 @@
 import Foundation
 import SQLiteKit
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// `steward verify`: proves a database (integrity, foreign keys, FTS5 index sync and
@@ -157,20 +157,15 @@ public struct Verifier: Sendable {
     }
 
     /// Runs one check, timing it and turning thrown errors into a recorded failure.
-    /// A shared database check as verify reports it: passed, summary, details.
-    static func outcome(_ check: Check) -> (Bool, String, [String]) {
-        (check.passed, check.detail, check.shownProblems + check.notes)
-    }
-
     /// `watch` is when the check's work began, when some of it ran before (schema).
     func timed(_ checkName: CheckName, into results: CheckResults, since watch: Stopwatch = Stopwatch(),
-               _ body: () throws -> (Bool, String, [String])) {
+               _ body: () throws -> Check) {
         progress(.started(check: checkName))
         let check: CheckResult
         do {
-            let (passed, summary, details) = try body()
-            check = .init(name: checkName, status: passed ? .pass : .fail, summary: summary,
-                          durationSeconds: watch.roundedSeconds, details: Array(details.prefix(50)))
+            let found = try body()
+            check = .init(name: checkName, status: found.passed ? .pass : .fail, summary: found.detail,
+                          durationSeconds: watch.roundedSeconds, details: Array(found.reportedDetails.prefix(50)))
         } catch let error as SQLiteError {
             check = .init(name: checkName, status: .fail, summary: "cannot run: \(error.messageAndCode)",
                           durationSeconds: watch.roundedSeconds, details: [])
@@ -182,3 +177,5 @@ public struct Verifier: Sendable {
         progress(.finished(check: checkName, status: check.status, seconds: check.durationSeconds))
     }
 }
+
+extension Verifier: StewardOperation {}

@@ -2,9 +2,9 @@ import Foundation
 import FileNames
 import Synchronization
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// A private directory (0700) for one run's temporary files: verify's copy, backup's
@@ -102,11 +102,15 @@ final class TemporaryWorkspace: Sendable {
     /// --check-only`'s staging, `restore -`'s spooled bundle, `backup --out -`'s
     /// temporaries and an encrypted backup's plaintext. Each holds customer data.
     static let temporaryDirectoryPrefixes = [
-        verifyCopyPrefix, checkOnlyPrefix, standardInputPrefix, OutputDirectory.temporaryPrefix, OutputDirectory.plaintextPrefix,
+        verifyCopyPrefix, checkOnlyPrefix, standardInputPrefix, backupTemporaryPrefix, backupPlaintextPrefix,
     ]
     static let verifyCopyPrefix = "steward-verify-"
     static let checkOnlyPrefix = "steward-check-"
     static let standardInputPrefix = "steward-stdin-"
+    /// A backup's temporaries in its output directory, or under TMPDIR for `--out -`.
+    static let backupTemporaryPrefix = ".steward-tmp-"
+    /// An encrypted backup's plaintext.
+    static let backupPlaintextPrefix = ".steward-backup-"
 
     /// Removes the workspaces of every prefix in `temporaryDirectoryPrefixes` under TMPDIR
     /// whose lock nobody holds: called by every command that puts one there, so that a

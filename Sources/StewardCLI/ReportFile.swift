@@ -1,9 +1,9 @@
 import Foundation
 import FileNames
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// A file a report is written to besides standard output (`verify --report`). It must

@@ -1,4 +1,5 @@
 import BundleFormat
+
 /// `steward inspect` as one operation: a database file (`Inspector`), a bundle
 /// (`BundleInspector`, verified by streaming), an encrypted bundle no key given opens
 /// (its recipients only), or the content digests of either (`DigestInspector`).

@@ -1,6 +1,6 @@
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// Copies one open file into another: in the kernel with copy_file_range(2) where the

@@ -2,9 +2,9 @@ import Foundation
 import FileNames
 import SQLiteKit
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// A database file as every command meets it: looked at before SQLite opens it

@@ -2,9 +2,9 @@ import Foundation
 import SQLiteKit
 import Synchronization
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// The one lock-wait policy of every command: `--timeout` is the time one database's run
@@ -83,4 +83,11 @@ final class LockWaits: Sendable {
         }
         return true
     }
+}
+
+/// How long an operation waits for other connections' locks before it gives up with
+/// `StewardError.Kind.busy` (75): the default of `--timeout` in every command that waits.
+/// How the time is spent still differs by operation (docs/design-notes.md).
+public enum LockWait {
+    public static let defaultSeconds: Double = 30
 }

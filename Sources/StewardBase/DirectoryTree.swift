@@ -1,20 +1,20 @@
 import Foundation
 import FileNames
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// Removal, listing and syncing of small directory trees that Steward made itself, never
 /// following a symbolic link out of them.
-enum DirectoryTree {
+package enum DirectoryTree {
     static let maximumDepth = 8
 
     /// Removes `path` and, if it is a directory (not a link to one), everything in it.
     /// Returns whether it is gone.
     @discardableResult
-    static func remove(_ path: String) -> Bool {
+    package static func remove(_ path: String) -> Bool {
         var info = stat()
         guard lstat(FileName.cString(path), &info) == 0 else { return errno == ENOENT }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { return unlink(FileName.cString(path)) == 0 }
@@ -57,7 +57,7 @@ enum DirectoryTree {
     }
 
     /// Files and directories under `path`, as relative paths.
-    static func list(_ path: String, prefix: String = "", depth: Int = 0) -> [String] {
+    package static func list(_ path: String, prefix: String = "", depth: Int = 0) -> [String] {
         let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
@@ -74,7 +74,7 @@ enum DirectoryTree {
         return result
     }
 
-    static func subdirectories(_ path: String) -> [String] {
+    package static func subdirectories(_ path: String) -> [String] {
         list(path).compactMap { relative in
             let full = Paths.join(path, relative)
             var info = stat()
@@ -83,7 +83,7 @@ enum DirectoryTree {
     }
 
     /// fsync of a directory, so that names created or renamed in it survive a crash.
-    static func sync(_ path: String) throws {
+    package static func sync(_ path: String) throws {
         let descriptor = open(FileName.cString(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StewardError(.inputOutput, "cannot open \(path) to sync it: \(SystemCall.message(errno))")

@@ -1,8 +1,8 @@
 import FileNames
 
+import StewardBase
 #if canImport(Glibc)
 import Glibc
-import StewardBase
 #endif
 
 /// Unlinks a file on a thread of its own. Most of an unlink's cost is dropping the file's

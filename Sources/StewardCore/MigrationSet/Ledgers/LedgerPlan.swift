@@ -1,4 +1,5 @@
 import StewardBase
+
 /// What is applied and what runs, from the files, the ledger and `user_version` together;
 /// every disagreement between them is refused (65) with what each says.
 public struct LedgerPlan: Sendable {

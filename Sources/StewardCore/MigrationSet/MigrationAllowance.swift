@@ -1,4 +1,5 @@
 import StewardBase
+
 /// Something a migration may lose on purpose, written where it is reviewed: a
 /// `-- steward: allow KIND NAME` comment in the migration's up part, or given by the caller
 /// for a set it cannot edit (an application's own migrations).
