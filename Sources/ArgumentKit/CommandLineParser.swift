@@ -133,14 +133,19 @@ public struct CommandLineParser: Sendable {
             if !option.isRepeating, values.optionValues[option.name] != nil {
                 throw error("'\(option.display)' was given more than once", command: command, path: path)
             }
-            if let expected = option.expectation?(value) {
-                throw error("The value '\(value)' is invalid for '\(option.display)': expected \(expected)", command: command, path: path)
+            if let problem = Self.problem(with: value, expected: option.expectation?(value), for: option.display) {
+                throw error(problem, command: command, path: path)
             }
             values.optionValues[option.name, default: []].append(value)
         }
 
         for (position, argument) in command.arguments.enumerated() {
             if position < positionals.count {
+                for value in argument.isRepeating ? Array(positionals[position...]) : [positionals[position]] {
+                    if let problem = Self.problem(with: value, expected: nil, for: "<\(argument.name)>") {
+                        throw error(problem, command: command, path: path)
+                    }
+                }
                 values.argumentValues[argument.name] = positionals[position]
                 if argument.isRepeating { values.argumentLists[argument.name] = Array(positionals[position...]) }
             } else if !argument.isOptional {
@@ -154,6 +159,14 @@ public struct CommandLineParser: Sendable {
             throw error("Missing expected argument '\(option.display)'", command: command, path: path)
         }
         return values
+    }
+
+    /// Why a value cannot be used: it is not what a typed option expects, or it is empty
+    /// (no option or argument takes an empty word: a path, a name or a list file that is
+    /// nothing is a mistake of the caller, such as an unset shell variable).
+    private static func problem(with value: String, expected: String?, for display: String) -> String? {
+        if let expected { return "The value '\(value)' is invalid for '\(display)': expected \(expected)" }
+        return value.isEmpty ? "The value '' is invalid for '\(display)'" : nil
     }
 
     private static func option(named word: String, in command: CommandConfiguration) -> OptionDefinition? {

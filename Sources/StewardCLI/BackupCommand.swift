@@ -61,11 +61,9 @@ struct BackupCommand: OperationCommand, FleetCommand {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
         var options = BackupMaker.Options(
             databasePath: fleet == nil ? try FleetOptions.singleDatabase(values, Opt.db) : "", outputDirectory: try values.required(Opt.out))
-        if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
         if fleet != nil && values.isPresent(Opt.name) {
             throw values.error("'--name' names one bundle; with many databases each bundle is named <db>-<path hash>-v<user_version>-<UTC time>.tar.zst")
         }
-        if options.outputDirectory.isEmpty { throw values.error("The value '' is invalid for '--out <dir>'") }
         if options.outputDirectory == "-" {
             options.toStandardOutput = true
             if fleet != nil { throw values.error("--out - writes one bundle to standard output; with many databases give a directory") }
@@ -83,9 +81,9 @@ struct BackupCommand: OperationCommand, FleetCommand {
             }
             options.bundleName = name
         }
-        options.compressionLevel = values[Opt.level] ?? BackupMaker.defaultCompressionLevel
-        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
-        options.pagesPerStep = Int32(values[Opt.pagesPerStep] ?? Int(BackupMaker.defaultPagesPerStep))
+        options.compressionLevel = try values.required(Opt.level)
+        options.timeout = try values.required(CommonOptions.timeout)
+        options.pagesPerStep = Int32(try values.required(Opt.pagesPerStep))
         options.extensions = values[Opt.loadExtension]
         if let fleet, fleet.jobs > 1 { options.threads = 1 }
         if values[Opt.asIs] {

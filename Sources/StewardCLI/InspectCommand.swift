@@ -36,7 +36,7 @@ struct InspectCommand: OperationCommand {
     let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        guard let path = values[Arg.path], !path.isEmpty else {
+        guard let path = values[Arg.path] else {
             throw values.error("Missing expected argument '<path>'")
         }
         var options = Inspection.Options(path: path)

@@ -73,7 +73,6 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         var options = Migrator.Options(
             databasePath: fleet == nil ? try FleetOptions.singleDatabase(values, Opt.db) : "",
             migrationsDirectory: try values.required(Opt.migrations))
-        if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
         options.targetVersion = values[Opt.to]
         options.dialect = values[Opt.dialect]
         options.baseline = values[Opt.baseline]
@@ -84,7 +83,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options.dryRun = values[Opt.dryRun]
         options.statusOnly = values[Opt.status]
         options.create = values[Opt.create]
-        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
+        options.timeout = try values.required(CommonOptions.timeout)
         if options.dryRun && options.statusOnly {
             throw values.error("'--dry-run' and '--status' cannot be used together")
         }
@@ -92,7 +91,6 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             throw values.error("'--create' cannot be used with '--dry-run' or '--status'")
         }
         let backupDirectory = values[Opt.backupDir]
-        if backupDirectory == "" { throw values.error("The value '' is invalid for '--backup-dir <dir>'") }
         if backupDirectory != nil && (options.dryRun || options.statusOnly) {
             throw values.error("'--backup-dir' cannot be used with '--dry-run' or '--status'")
         }
@@ -100,7 +98,6 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options.allowDrift = values[Opt.allowDrift]
         options.allowances = values[Opt.allow]
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
-        if options.ftsDeferred.contains("") { throw values.error("The value '' is invalid for '--fts-deferred <table>'") }
         self.options = options
         self.output = OutputOptions(values)
         self.fleet = fleet

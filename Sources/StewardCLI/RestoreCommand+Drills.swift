@@ -17,7 +17,7 @@ extension RestoreCommand {
             "shard", value: "K/N", help: "Check only the K-th of N shares of the bundle list: bundle i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
             expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) }),
         failFast: Flag("fail-fast", help: "With several bundles: start no further drill once one has failed."),
-        item: "'<bundle>'", several: "more than one bundle (several <bundle> arguments, or '--bundles-from <file>')")
+        several: "more than one bundle (several <bundle> arguments, or '--bundles-from <file>')")
 
     /// The drill's fleet options, or nil for a run over one bundle: a drill over many is
     /// one with more than one bundle, or with `--bundles-from`, `--jobs` or `--shard`.
@@ -30,7 +30,6 @@ extension RestoreCommand {
         if values.isPresent(Opt.into) {
             throw values.error("--into names one directory; a drill over several bundles stages each under TMPDIR and publishes nothing")
         }
-        if bundles.contains(where: \.isEmpty) { throw values.error("The value '' is invalid for '<bundle>'") }
         if bundles.contains(Restorer.standardInput) {
             throw values.error("standard input (-) holds one bundle; it cannot be one of several")
         }

@@ -87,7 +87,6 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         let into = values[Opt.into] ?? ""
         let replace = values[Opt.replace]
         if let replace {
-            if replace.isEmpty { throw values.error("The value '' is invalid for '--replace <path>'") }
             if values[Opt.into] != nil { throw values.error("--replace puts the database back at <path>; --into cannot be used with it") }
             if checkOnly { throw values.error("--check-only publishes nothing; --replace cannot be used with it") }
             if values[Opt.discardReplaced] && values[Opt.keepReplaced] != nil {
@@ -97,16 +96,12 @@ struct RestoreCommand: OperationCommand, FleetCommand {
             throw values.error("--keep-replaced, --discard-replaced and --timeout go with --replace")
         }
         if values[Opt.into] == nil && !checkOnly && replace == nil { _ = try values.required(Opt.into) }
-        if values[Opt.into] != nil && into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
         var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
         options.checkOnly = checkOnly
         options.replacePath = replace
-        if let keep = values[Opt.keepReplaced] {
-            if keep.isEmpty { throw values.error("The value '' is invalid for '--keep-replaced <dir>'") }
-            options.keepReplacedDirectory = keep
-        }
+        options.keepReplacedDirectory = values[Opt.keepReplaced]
         options.discardsReplaced = values[Opt.discardReplaced]
-        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
+        options.timeout = try values.required(CommonOptions.timeout)
         options.acceptsRecordedFailures = values[Opt.acceptRecordedFailures]
         options.checksFTS = !values[Opt.skipFTSCheck]
         options.extensions = values[Opt.loadExtension]

@@ -62,7 +62,7 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         options.contractPath = values[Opt.contract]
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
         options.extensions = values[Opt.loadExtension]
-        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
+        options.timeout = try values.required(CommonOptions.timeout)
         if options.databasePath == nil && options.contractPath == nil {
             throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")
         }
@@ -74,9 +74,6 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         }
         if options.databasePath == nil && !(options.assertionFiles.isEmpty && options.expectedVersion == nil && !options.quick) {
             throw values.error("'--assert', '--expect-version' and '--quick' need '--db <path>'")
-        }
-        for (name, value) in [("db", fleet == nil ? options.databasePath : nil), ("report", values[Opt.report])] where value?.isEmpty == true {
-            throw values.error("The value '' is invalid for '--\(name)'")
         }
         let reportPath = values[Opt.report]
         if let reportPath, let conflict = ReportFile.conflict(path: reportPath, inputs: Self.inputs(of: options)) {

@@ -29,6 +29,13 @@ import Testing
         #expect(throws: CommandLineError.self) { try Self.parser.parse(["report"]) }
     }
 
+    @Test func anEmptyWordAnywhereInTheListIsRefused() {
+        #expect(throws: CommandLineError(
+            message: "The value '' is invalid for '<file>'",
+            usage: HelpFormatter.usage(for: Self.report, path: ["steward", "report"]), commandPath: "steward report")
+        ) { try Self.parser.parse(["report", "a", "", "b"]) }
+    }
+
     @Test func usageShowsTheRepetition() {
         #expect(HelpFormatter.usage(for: Self.report, path: ["steward", "report"]).contains("<file> ..."))
     }

@@ -6,11 +6,12 @@ import Testing
 /// share one set of fleet options (`FleetOptions.Keys`): the same rules, each worded for
 /// what it lists.
 @Suite struct FleetUsageErrorsTests {
+    /// The usage error of the parser (an empty value) or of the command.
     static func error(_ arguments: [String]) -> String? {
         let parser = CommandLineParser(root: Steward.root)
-        guard case .run(let values)? = try? parser.parse(arguments) else { return "not parsed" }
         let type: any StewardCommand.Type = arguments[0] == "restore" ? RestoreCommand.self : VerifyCommand.self
         do {
+            guard case .run(let values) = try parser.parse(arguments) else { return "not parsed" }
             _ = try type.init(values)
             return nil
         } catch {
