@@ -125,17 +125,19 @@ struct BackupCommand: OperationCommand, FleetCommand {
     }
 
     /// One database of a fleet run; bundles carry the path's tag, since fleets share file names.
-    func fleetItem() -> FleetRun.Work {
-        let options = self.options
-        return { path, cancellation in
-            var options = options
-            options.databasePath = path
-            options.nameTag = try PathTag.of(path)
-            let report = try BackupMaker(options: options, cancellation: cancellation).run()
-            let envelope = FleetEnvelope(report: report, command: "backup", exitCode: ExitCode.success, outcome: "backed-up")
-            return FleetRun.Item(outcome: "backed-up", exitCode: 0, json: try envelope.line(),
-                                 detail: "user_version \(report.manifest.source.userVersion), \(report.bundle.path)", message: nil)
-        }
+    static func options(_ options: BackupMaker.Options, for path: String) throws -> BackupMaker.Options {
+        var options = options
+        options.databasePath = path
+        options.nameTag = try PathTag.of(path)
+        return options
+    }
+
+    static func outcome(of report: BackupReport) -> String {
+        "backed-up"
+    }
+
+    static func fleetDetail(_ report: BackupReport) -> String {
+        "user_version \(report.manifest.source.userVersion), \(report.bundle.path)"
     }
 
     static func draw(_ event: BackupMaker.Event, on terminal: Terminal) {

@@ -54,7 +54,7 @@ struct InspectCommand: OperationCommand {
     var trapsSignals: Bool { Inspection.isCancellable(options) }
 
     /// A bundle that does not verify is bad input (65); everything else shown is 0.
-    func exitStatus(of report: Inspection.Report) -> Int32 {
+    static func exitStatus(of report: Inspection.Report) -> Int32 {
         guard case .bundle(let bundle) = report, !bundle.verification.passed else { return ExitCode.success }
         return ExitCode.dataError
     }

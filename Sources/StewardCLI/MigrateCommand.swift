@@ -138,11 +138,9 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     }
 
     /// The JSON of a single run is the fleet line's (`Migrator.Report`): `outcome`, and
-    /// `bundle` and `schema` when they apply.
-    func deliver(_ run: Migrator.Report, status: Int32, on terminal: Terminal) throws {
-        terminal.print(output.json
-            ? try ReportOutput.json(MigrateWording.worded(run), command: "migrate", exitCode: status)
-            : Self.render(run))
+    /// `bundle` and `schema` when they apply; the layout's reason names `--dialect`.
+    static func worded(_ run: Migrator.Report) -> Migrator.Report {
+        MigrateWording.worded(run)
     }
 
     static func render(_ run: Migrator.Report) -> String {

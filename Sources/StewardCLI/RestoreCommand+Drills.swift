@@ -36,26 +36,27 @@ extension RestoreCommand {
         return try FleetOptions.make(values, drillKeys, items: bundles)
     }
 
-    /// One bundle's drill: passed (0) or failed (1) as a single `restore --check-only`
-    /// exits; a bundle that cannot be opened is its error's status (65, 66, 77 …).
-    func fleetItem() -> FleetRun.Work {
-        let options = self.options
-        return { path, cancellation in
-            // A list read from a file may still name standard input.
-            guard path != Restorer.standardInput else {
-                throw StewardError(.usage, "standard input (-) holds one bundle; it cannot be one of several")
-            }
-            var options = options
-            options.bundlePath = path
-            let report = try Restorer(options: options, cancellation: cancellation).run()
-            let status = report.passed ? ExitCode.success : ExitCode.checkFailed
-            let outcome = report.passed ? "passed" : "failed"
-            let envelope = FleetEnvelope(report: report, command: "restore", exitCode: status, outcome: outcome, kind: "bundle")
-            let detail = report.passed
-                ? "every check passed; nothing was published"
-                : "failed: \(report.failedChecks.joined(separator: ", ")); nothing was published"
-            return FleetRun.Item(outcome: outcome, exitCode: status, json: try envelope.line(), detail: detail,
-                                 message: report.passed ? nil : detail)
+    static var itemKind: FleetItemKind { .bundle }
+
+    /// One bundle's drill, which exits as a single `restore --check-only` does; a bundle
+    /// that cannot be opened is its error's status (65, 66, 77 …).
+    static func options(_ options: Restorer.Options, for path: String) throws -> Restorer.Options {
+        // A list read from a file may still name standard input.
+        guard path != Restorer.standardInput else {
+            throw StewardError(.usage, "standard input (-) holds one bundle; it cannot be one of several")
         }
+        var options = options
+        options.bundlePath = path
+        return options
+    }
+
+    static func outcome(of report: RestoreReport) -> String {
+        report.passed ? "passed" : "failed"
+    }
+
+    static func fleetDetail(_ report: RestoreReport) -> String {
+        report.passed
+            ? "every check passed; nothing was published"
+            : "failed: \(report.failedChecks.joined(separator: ", ")); nothing was published"
     }
 }

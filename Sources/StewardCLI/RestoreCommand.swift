@@ -86,7 +86,7 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         let checkOnly = values[Opt.checkOnly]
         let into = values[Opt.into] ?? ""
         let replace = values[Opt.replace]
-        if let replace {
+        if replace != nil {
             if values[Opt.into] != nil { throw values.error("--replace puts the database back at <path>; --into cannot be used with it") }
             if checkOnly { throw values.error("--check-only publishes nothing; --replace cannot be used with it") }
             if values[Opt.discardReplaced] && values[Opt.keepReplaced] != nil {
@@ -125,7 +125,7 @@ struct RestoreCommand: OperationCommand, FleetCommand {
     }
 
     /// A drill passes when every check passed; a restore, when it published.
-    func exitStatus(of report: RestoreReport) -> Int32 {
+    static func exitStatus(of report: RestoreReport) -> Int32 {
         let passed = report.checkOnly == true ? report.passed : report.published
         return passed ? ExitCode.success : ExitCode.checkFailed
     }

@@ -97,36 +97,38 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         }
     }
 
-    func exitStatus(of report: VerifyReport) -> Int32 {
+    /// The core says why a check was skipped; the wording names the option that runs it.
+    static func worded(_ report: VerifyReport) -> VerifyReport {
+        VerifyWording.worded(report)
+    }
+
+    /// Passed (0) or failed (1), alone or as one database of a fleet.
+    static func exitStatus(of report: VerifyReport) -> Int32 {
         report.passed ? ExitCode.success : ExitCode.checkFailed
     }
 
     /// With `--report`, the JSON goes to that file as well.
     func deliver(_ report: VerifyReport, status: Int32, on terminal: Terminal) throws {
-        // The core says why a check was skipped; the wording names the option that runs it.
-        let report = VerifyWording.worded(report)
         guard let reportPath else { return try printReport(report, status: status, on: terminal) }
-        let encoded = try ReportOutput.json(report, command: "verify", exitCode: status)
+        let encoded = try ReportOutput.json(report, command: Self.configuration.commandName, exitCode: status)
         try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
         terminal.print(output.json ? encoded : Self.render(report))
     }
 
-    /// One database of a fleet run: passed (0) or failed (1), as a single run exits.
-    func fleetItem() -> FleetRun.Work {
-        let options = self.options
-        return { path, cancellation in
-            var options = options
-            options.databasePath = path
-            let report = VerifyWording.worded(try Verifier(options: options, cancellation: cancellation).run())
-            let status = report.passed ? ExitCode.success : ExitCode.checkFailed
-            let outcome = report.passed ? "passed" : "failed"
-            let envelope = FleetEnvelope(report: report, command: "verify", exitCode: status, outcome: outcome)
-            let detail = report.passed
-                ? "\(Counted.phrase(report.checks.filter { $0.status == .pass }.count, "check")) passed"
-                : "failed: \(report.failedChecks.joined(separator: ", "))"
-            return FleetRun.Item(outcome: outcome, exitCode: status, json: try envelope.line(), detail: detail,
-                                 message: report.passed ? nil : detail)
-        }
+    static func options(_ options: Verifier.Options, for path: String) -> Verifier.Options {
+        var options = options
+        options.databasePath = path
+        return options
+    }
+
+    static func outcome(of report: VerifyReport) -> String {
+        report.passed ? "passed" : "failed"
+    }
+
+    static func fleetDetail(_ report: VerifyReport) -> String {
+        report.passed
+            ? "\(Counted.phrase(report.checks.filter { $0.status == .pass }.count, "check")) passed"
+            : "failed: \(report.failedChecks.joined(separator: ", "))"
     }
 
     /// What the run reads: none of it may be where the report goes.

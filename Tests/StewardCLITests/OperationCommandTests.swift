@@ -49,7 +49,7 @@ import Testing
             report.passed ? "PASSED" : "FAILED"
         }
 
-        func exitStatus(of report: Probe.Report) -> Int32 {
+        static func exitStatus(of report: Probe.Report) -> Int32 {
             report.passed ? ExitCode.success : ExitCode.checkFailed
         }
     }
