@@ -2,17 +2,8 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.
-struct BackupCommand: OperationCommand, FleetCommand {
-    /// SQLite's memory statistics off: its checks, digests and compression run side by side
-    /// on threads of one process, and the statistics' process-wide mutex made them wait
-    /// on each other (design notes, "Performance").
-    static var honoursSQLiteHeapLimits: Bool { false }
-
+struct BackupCommand: FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
@@ -69,7 +60,7 @@ struct BackupCommand: OperationCommand, FleetCommand {
             if fleet != nil { throw values.error("--out - writes one bundle to standard output; with many databases give a directory") }
             if values[CommonOptions.json] { throw values.error("--out - writes the bundle to standard output, so --json cannot go there too") }
             if values[Opt.name] != nil { throw values.error("--out - has no file to name; --name cannot be used with it") }
-            if isatty(STDOUT_FILENO) == 1 {
+            if Terminal.isOutputInteractive {
                 throw values.error("refusing to write a bundle to a terminal: redirect or pipe standard output (--out -)")
             }
         }
@@ -101,13 +92,13 @@ struct BackupCommand: OperationCommand, FleetCommand {
 
     var operationOptions: BackupMaker.Options { options }
 
+    /// SQLite's memory statistics off (`StewardCommand`): its checks, digests and compression run side by side on threads.
+    static var honoursSQLiteHeapLimits: Bool { false }
+
     static var drawsLiveProgress: Bool { true }
 
     func run(on terminal: Terminal) throws -> Int32 {
-        if fleet == nil && options.toStandardOutput {
-            // A reader that goes away must be a write error (EPIPE, 74), not a silent death.
-            signal(SIGPIPE, SIG_IGN)
-        }
+        if fleet == nil && options.toStandardOutput { SignalTrap.ignoreBrokenPipes() }
         return try runOperation(on: terminal)
     }
 
@@ -194,12 +185,12 @@ struct BackupCommand: OperationCommand, FleetCommand {
     }
 
     static func render(_ report: BackupReport) -> String {
-        var lines: [String] = []
         let manifest = report.manifest
-        let snapshot = manifest.snapshot
-        let checks = manifest.checks
-        lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))")
-        lines.append("            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)")
+        let (snapshot, checks) = (manifest.snapshot, manifest.checks)
+        var lines = [
+            "Bundle      \(ReportOutput.escaped(report.bundle.path))",
+            "            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)",
+        ]
         if let encryption = report.encryption {
             lines.append("Encrypted   age (\(encryption.format)), to \(encryption.describedRecipients); the manifest is inside")
         }

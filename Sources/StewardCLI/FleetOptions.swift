@@ -24,17 +24,24 @@ struct FleetOptions: Sendable {
 
         /// The group, listed after a command's own options.
         var options: [any OptionKey] { [listFrom, null, jobs, shard, failFast] }
+
+        /// The group with each option's help worded for what is listed; the names,
+        /// values and ranges are the same for every list.
+        init(several: String, listFrom name: String, _ listHelp: String, jobs jobsHelp: String, shard shardHelp: String, failFast failFastHelp: String) {
+            listFrom = Option<String>(name, value: "file", help: listHelp)
+            null = Flag("null", help: "With --\(name): the paths are separated by NUL bytes (find -print0).")
+            jobs = Option<Int>("jobs", value: "n", help: jobsHelp, in: 1...1024)
+            shard = Option<Shard>("shard", value: "K/N", help: shardHelp, expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) })
+            failFast = Flag("fail-fast", help: failFastHelp)
+            self.several = several
+        }
     }
 
-    static let databaseKeys = Keys(
-        listFrom: Option<String>("dbs-from", value: "file", help: "Read database paths from this file, one a line ('-': standard input); they follow the --db paths."),
-        null: Flag("null", help: "With --dbs-from: the paths are separated by NUL bytes (find -print0)."),
-        jobs: Option<Int>("jobs", value: "n", help: "How many databases to process at a time (default: the number of cores).", in: 1...1024),
-        shard: Option<Shard>(
-            "shard", value: "K/N", help: "Process only the K-th of N shares of the list: database i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
-            expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) }),
-        failFast: Flag("fail-fast", help: "Start no further database once one has failed."),
-        several: "more than one database ('--db' repeated, or '--dbs-from <file>')")
+    static let databaseKeys = Keys(several: "more than one database ('--db' repeated, or '--dbs-from <file>')",
+        listFrom: "dbs-from", "Read database paths from this file, one a line ('-': standard input); they follow the --db paths.",
+        jobs: "How many databases to process at a time (default: the number of cores).",
+        shard: "Process only the K-th of N shares of the list: database i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
+        failFast: "Start no further database once one has failed.")
 
     /// The group of `migrate`, `verify` and `backup`, listed after a command's own options.
     static let options = databaseKeys.options

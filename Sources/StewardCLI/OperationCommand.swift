@@ -40,8 +40,9 @@ protocol OperationCommand: StewardCommand {
 
 /// A command that can run over many databases (`FleetRun`): each item runs the same
 /// operation, wording and exit rule as a single run; only its output is one line
-/// instead of the whole report.
-protocol FleetCommand: OperationCommand {
+/// instead of the whole report. The items run on the job pool's threads, which call
+/// the command's and its operation's static members.
+protocol FleetCommand: OperationCommand, SendableMetatype where Work: SendableMetatype {
     /// Nil for a run over one database.
     var fleet: FleetOptions? { get }
     /// What the list names. Default: databases.
@@ -51,7 +52,8 @@ protocol FleetCommand: OperationCommand {
     func fleetOptions() throws -> Work.Options
     /// The options of the item at `path`.
     static func options(_ options: Work.Options, for path: String) throws -> Work.Options
-    /// The item's outcome on its line (`migrated`, `passed`, `backed-up` …).
+    /// The item's outcome on its line (`migrated`, `backed-up` …). Default: `passed` or
+    /// `failed`, by the exit rule.
     static func outcome(of report: Work.Report) -> String
     /// The text after the item's path on its line, and a failed item's reason in the summary.
     static func fleetDetail(_ report: Work.Report) -> String
@@ -120,6 +122,10 @@ extension FleetCommand {
 
     func fleetOptions() throws -> Work.Options {
         operationOptions
+    }
+
+    static func outcome(of report: Work.Report) -> String {
+        exitStatus(of: report) == ExitCode.success ? "passed" : "failed"
     }
 
     /// Every item runs as a single run would, without progress (many items would

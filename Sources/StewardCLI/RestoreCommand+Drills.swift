@@ -9,15 +9,11 @@ import StewardCore
 /// was proved) and `path` the bundle as listed, so `steward report` reads it like any other.
 extension RestoreCommand {
     /// The fleet options of a drill, worded for bundles.
-    static let drillKeys = FleetOptions.Keys(
-        listFrom: Option<String>("bundles-from", value: "file", help: "With --check-only: read bundle paths from this file, one a line ('-': standard input); they follow the <bundle> arguments."),
-        null: Flag("null", help: "With --bundles-from: the paths are separated by NUL bytes (find -print0)."),
-        jobs: Option<Int>("jobs", value: "n", help: "With several bundles: how many to check at a time (default: the number of cores).", in: 1...1024),
-        shard: Option<Shard>(
-            "shard", value: "K/N", help: "Check only the K-th of N shares of the bundle list: bundle i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
-            expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) }),
-        failFast: Flag("fail-fast", help: "With several bundles: start no further drill once one has failed."),
-        several: "more than one bundle (several <bundle> arguments, or '--bundles-from <file>')")
+    static let drillKeys = FleetOptions.Keys(several: "more than one bundle (several <bundle> arguments, or '--bundles-from <file>')",
+        listFrom: "bundles-from", "With --check-only: read bundle paths from this file, one a line ('-': standard input); they follow the <bundle> arguments.",
+        jobs: "With several bundles: how many to check at a time (default: the number of cores).",
+        shard: "Check only the K-th of N shares of the bundle list: bundle i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
+        failFast: "With several bundles: start no further drill once one has failed.")
 
     /// The drill's fleet options, or nil for a run over one bundle: a drill over many is
     /// one with more than one bundle, or with `--bundles-from`, `--jobs` or `--shard`.
@@ -48,10 +44,6 @@ extension RestoreCommand {
         var options = options
         options.bundlePath = path
         return options
-    }
-
-    static func outcome(of report: RestoreReport) -> String {
-        report.passed ? "passed" : "failed"
     }
 
     static func fleetDetail(_ report: RestoreReport) -> String {

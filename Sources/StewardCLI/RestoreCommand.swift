@@ -2,18 +2,9 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
 /// and only then publish it.
-struct RestoreCommand: OperationCommand, FleetCommand {
-    /// SQLite's memory statistics off: its checks run side by side
-    /// on threads of one process, and the statistics' process-wide mutex made them wait
-    /// on each other (design notes, "Performance").
-    static var honoursSQLiteHeapLimits: Bool { false }
-
+struct RestoreCommand: FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Unpack a bundle into a fresh directory and prove the database works.",
@@ -80,7 +71,7 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         if fleet == nil && bundle.isEmpty {
             throw values.error("Missing expected argument '<bundle>'")
         }
-        if bundle == Restorer.standardInput && isatty(STDIN_FILENO) == 1 {
+        if bundle == Restorer.standardInput && Terminal.isInputInteractive {
             throw values.error("refusing to read a bundle from a terminal: pipe or redirect it into standard input (restore -)")
         }
         let checkOnly = values[Opt.checkOnly]
@@ -114,6 +105,9 @@ struct RestoreCommand: OperationCommand, FleetCommand {
     typealias Work = Restorer
 
     var operationOptions: Restorer.Options { options }
+
+    /// SQLite's memory statistics off (`StewardCommand`): its checks run side by side on threads.
+    static var honoursSQLiteHeapLimits: Bool { false }
 
     static var drawsLiveProgress: Bool { true }
 

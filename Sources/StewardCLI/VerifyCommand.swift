@@ -4,12 +4,7 @@ import StewardCore
 
 /// `steward verify`: prove a database and a search contract; exit 0 only when every
 /// check passed.
-struct VerifyCommand: OperationCommand, FleetCommand {
-    /// SQLite's memory statistics off: integrity_check and FTS5's check run side by side
-    /// on threads of one process, and the statistics' process-wide mutex made them wait
-    /// on each other (design notes, "Performance").
-    static var honoursSQLiteHeapLimits: Bool { false }
-
+struct VerifyCommand: FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
@@ -89,6 +84,9 @@ struct VerifyCommand: OperationCommand, FleetCommand {
 
     var operationOptions: Verifier.Options { options }
 
+    /// SQLite's memory statistics off (`StewardCommand`): integrity_check and FTS5's check run side by side on threads.
+    static var honoursSQLiteHeapLimits: Bool { false }
+
     /// A line per finished check; never a live line, since the lines are the record.
     func progress(on terminal: Terminal, live: Bool) -> @Sendable (Verifier.Event) -> Void {
         { event in
@@ -119,10 +117,6 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         var options = options
         options.databasePath = path
         return options
-    }
-
-    static func outcome(of report: VerifyReport) -> String {
-        report.passed ? "passed" : "failed"
     }
 
     static func fleetDetail(_ report: VerifyReport) -> String {
