@@ -3,7 +3,7 @@ import Foundation
 import StewardCore
 
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.
-struct BackupCommand: FleetCommand {
+struct BackupCommand: FleetCommand, LiveProgressCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
@@ -40,9 +40,11 @@ struct BackupCommand: FleetCommand {
         static let pagesPerStep = Option<Int>("pages-per-step", value: "n", help: "Pages copied per step of the online backup (a WAL database).",
                                               default: Int(BackupMaker.defaultPagesPerStep), in: 1...1_000_000)
         static let asIs = Flag("as-is", help: "Bundle a database that fails integrity, full-text or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst.")
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database and its snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection to the database and its snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
         static let checkFTS = Flag("check-fts", help: "Accepted for scripts written for earlier versions, and changes nothing: the full-text integrity-check (FTS5's rank 1, FTS3's and FTS4's own) always runs, as restore runs it.")
     }
+
+    typealias Work = BackupMaker
 
     let options: BackupMaker.Options
     let fleet: FleetOptions?
@@ -88,25 +90,12 @@ struct BackupCommand: FleetCommand {
         self.output = OutputOptions(values)
     }
 
-    typealias Work = BackupMaker
-
-    var operationOptions: BackupMaker.Options { options }
-
     /// SQLite's memory statistics off (`StewardCommand`): its checks, digests and compression run side by side on threads.
     static var honoursSQLiteHeapLimits: Bool { false }
-
-    static var drawsLiveProgress: Bool { true }
 
     func run(on terminal: Terminal) throws -> Int32 {
         if fleet == nil && options.toStandardOutput { SignalTrap.ignoreBrokenPipes() }
         return try runOperation(on: terminal)
-    }
-
-    func progress(on terminal: Terminal, live: Bool) -> @Sendable (BackupMaker.Event) -> Void {
-        { event in
-            guard live else { return }
-            Self.draw(event, on: terminal)
-        }
     }
 
     func deliver(_ report: BackupReport, status: Int32, on terminal: Terminal) throws {
@@ -131,25 +120,22 @@ struct BackupCommand: FleetCommand {
         "user_version \(report.manifest.source.userVersion), \(report.bundle.path)"
     }
 
-    static func draw(_ event: BackupMaker.Event, on terminal: Terminal) {
-        let line: String
+    static func liveLine(for event: BackupMaker.Event) -> String? {
         switch event {
         case .copying(let pages, let total, let rate):
             let percent = total > 0 ? pages * 100 / total : 100
-            line = "copying \(pages) of \(Counted.phrase(total, "page")) (\(percent)%), \(rateText(rate))"
+            return "copying \(pages) of \(Counted.phrase(total, "page")) (\(percent)%), \(rateText(rate))"
         case .copied:
-            line = "copied; source released"
+            return "copied; source released"
         case .checking:
-            line = "checking, hashing and compressing the copy ..."
+            return "checking, hashing and compressing the copy ..."
         case .bundling(let bytes, let total, let rate):
             let percent = total > 0 ? Int(bytes * 100 / total) : 100
-            line = "checking, hashing and compressing the copy: \(percent)% of "
+            return "checking, hashing and compressing the copy: \(percent)% of "
                 + "\(ReportOutput.bytes(total).split(separator: " (").first ?? "") compressed, \(rateText(rate))"
         case .published:
-            terminal.progress("\r\u{1B}[2K")
-            return
+            return ""
         }
-        terminal.progress("\r\u{1B}[2K" + line)
     }
 
     static func rateText(_ bytesPerSecond: Double) -> String {

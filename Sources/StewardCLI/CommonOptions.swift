@@ -12,6 +12,12 @@ enum CommonOptions {
         "timeout", help: "How long a database's run may wait for other connections' locks, in all, before giving up (exit status 75).",
         default: LockWait.defaultSeconds, in: 0...86_400)
 
+    /// `--load-extension`, repeatable, which each command declares with its own help (what
+    /// it loads the extension into).
+    static func loadExtension(help: String) -> RepeatedOption<String> {
+        RepeatedOption("load-extension", value: "path", help: help)
+    }
+
     /// `--quiet` and `--json`, in that order, last in a command's list.
     static let output: [any OptionKey] = [quiet, json]
 }

@@ -28,9 +28,11 @@ struct InspectCommand: OperationCommand {
     }
 
     enum Opt {
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into the connection to the database, for schemas that use its modules or collations; the schema is then trusted only for innocuous functions (may be repeated; not used for a bundle).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into the connection to the database, for schemas that use its modules or collations; the schema is then trusted only for innocuous functions (may be repeated; not used for a bundle).")
         static let digest = Flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle.")
     }
+
+    typealias Work = Inspection
 
     let options: Inspection.Options
     let output: OutputOptions
@@ -46,10 +48,6 @@ struct InspectCommand: OperationCommand {
         self.options = options
         self.output = OutputOptions(values, quiet: false)
     }
-
-    typealias Work = Inspection
-
-    var operationOptions: Inspection.Options { options }
 
     var trapsSignals: Bool { Inspection.isCancellable(options) }
 

@@ -41,7 +41,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
                 guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { return nil }
                 return (String(text[..<equals]), String(text[text.index(after: equals)...]))
             })
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).")
         static let allowChanged = Flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report).")
         static let allowOutOfOrder = Flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle).")
         static let dryRun = Flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched.")
@@ -63,6 +63,8 @@ struct MigrateCommand: OperationCommand, FleetCommand {
                    convert: { RequestedVersion($0) })
         }
     }
+
+    typealias Work = Migrator
 
     let options: Migrator.Options
     let output: OutputOptions
@@ -98,18 +100,11 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options.allowDrift = values[Opt.allowDrift]
         options.allowances = values[Opt.allow]
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
+        // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
+        if backupDirectory != nil { options.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
         self.options = options
         self.output = OutputOptions(values)
         self.fleet = fleet
-    }
-
-    typealias Work = Migrator
-
-    var operationOptions: Migrator.Options {
-        var options = self.options
-        // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
-        if options.backupDirectory != nil { options.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
-        return options
     }
 
     static var drawsLiveProgress: Bool { true }

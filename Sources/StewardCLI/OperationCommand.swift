@@ -11,7 +11,8 @@ protocol OperationCommand: StewardCommand {
     associatedtype Work: StewardOperation
 
     var output: OutputOptions { get }
-    var operationOptions: Work.Options { get }
+    /// The options of the operation, validated.
+    var options: Work.Options { get }
 
     /// Whether progress may be a live line on stderr (redrawn with `\r`), which is then
     /// cleared at the end; only when stderr is a terminal. Default: false.
@@ -48,7 +49,7 @@ protocol FleetCommand: OperationCommand, SendableMetatype where Work: SendableMe
     /// What the list names. Default: databases.
     static var itemKind: FleetItemKind { get }
     /// The options every item starts from, prepared once for the whole run. Default:
-    /// `operationOptions`.
+    /// `options`.
     func fleetOptions() throws -> Work.Options
     /// The options of the item at `path`.
     static func options(_ options: Work.Options, for path: String) throws -> Work.Options
@@ -57,6 +58,24 @@ protocol FleetCommand: OperationCommand, SendableMetatype where Work: SendableMe
     static func outcome(of report: Work.Report) -> String
     /// The text after the item's path on its line, and a failed item's reason in the summary.
     static func fleetDetail(_ report: Work.Report) -> String
+}
+
+/// A command whose only progress is a live line on stderr, drawn on a terminal and
+/// otherwise left out.
+protocol LiveProgressCommand: OperationCommand, SendableMetatype {
+    /// The live line for `event`, which replaces the one drawn ("" clears it); nil leaves it.
+    static func liveLine(for event: Work.Event) -> String?
+}
+
+extension LiveProgressCommand {
+    static var drawsLiveProgress: Bool { true }
+
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Work.Event) -> Void {
+        { event in
+            guard live, let line = Self.liveLine(for: event) else { return }
+            terminal.progress("\r\u{1B}[2K" + line)
+        }
+    }
 }
 
 extension OperationCommand {
@@ -101,7 +120,7 @@ extension OperationCommand {
         let live = Self.drawsLiveProgress && terminal.isErrorInteractive && !output.quiet
         let silent: @Sendable (Work.Event) -> Void = { _ in }
         let progress = output.quiet ? silent : self.progress(on: terminal, live: live)
-        let options = operationOptions
+        let options = self.options
         let report: Work.Report
         if trapsSignals {
             report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
@@ -121,7 +140,7 @@ extension FleetCommand {
     static var itemKind: FleetItemKind { .database }
 
     func fleetOptions() throws -> Work.Options {
-        operationOptions
+        options
     }
 
     static func outcome(of report: Work.Report) -> String {

@@ -4,7 +4,7 @@ import StewardCore
 
 /// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
 /// and only then publish it.
-struct RestoreCommand: FleetCommand {
+struct RestoreCommand: FleetCommand, LiveProgressCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Unpack a bundle into a fresh directory and prove the database works.",
@@ -55,9 +55,11 @@ struct RestoreCommand: FleetCommand {
         static let discardReplaced = Flag("discard-replaced", help: "With --replace: do not keep the replaced database.")
         static let acceptRecordedFailures = Flag("accept-recorded-failures", help: "Publish a bundle made with backup --as-is when every failure found is one its manifest recorded.")
         static let checkOnly = Flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published.")
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the restored database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection to the restored database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
         static let skipFTSCheck = Flag("skip-fts-check", help: "Do not run the full-text integrity-check (FTS5's, FTS3's and FTS4's); the report records that it was skipped.")
     }
+
+    typealias Work = Restorer
 
     let options: Restorer.Options
     /// A drill over several bundles.
@@ -102,21 +104,8 @@ struct RestoreCommand: FleetCommand {
         self.output = OutputOptions(values)
     }
 
-    typealias Work = Restorer
-
-    var operationOptions: Restorer.Options { options }
-
     /// SQLite's memory statistics off (`StewardCommand`): its checks run side by side on threads.
     static var honoursSQLiteHeapLimits: Bool { false }
-
-    static var drawsLiveProgress: Bool { true }
-
-    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Restorer.Event) -> Void {
-        { event in
-            guard live else { return }
-            Self.draw(event, on: terminal)
-        }
-    }
 
     /// A drill passes when every check passed; a restore, when it published.
     static func exitStatus(of report: RestoreReport) -> Int32 {
@@ -141,21 +130,19 @@ struct RestoreCommand: FleetCommand {
         }
     }
 
-    static func draw(_ event: Restorer.Event, on terminal: Terminal) {
-        let line: String
+    static func liveLine(for event: Restorer.Event) -> String? {
         switch event {
         case .extracting(let bytes, let total, let rate):
             let percent = total > 0 ? Int(bytes * 100 / total) : 100
-            line = "extracting and hashing: \(percent)% of \(ReportOutput.bytes(total).split(separator: " (").first ?? ""), "
+            return "extracting and hashing: \(percent)% of \(ReportOutput.bytes(total).split(separator: " (").first ?? ""), "
                 + BackupCommand.rateText(rate)
         case .checking:
-            line = "checking the database ..."
+            return "checking the database ..."
         case .checked(let check):
-            line = "checking the database: \(ReportOutput.escaped(check.name.rawValue)) \(check.status.rawValue)"
+            return "checking the database: \(ReportOutput.escaped(check.name.rawValue)) \(check.status.rawValue)"
         case .published:
-            return
+            return nil
         }
-        terminal.progress("\r\u{1B}[2K" + line)
     }
 
     static func render(_ report: RestoreReport) -> String {

@@ -33,10 +33,12 @@ struct VerifyCommand: FleetCommand {
             expected: "one of \(Dialect.names.joined(separator: ", "))", convert: { Dialect(rawValue: $0) })
         static let assert = RepeatedOption<String>("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).")
         static let ftsDeferred = RepeatedOption<String>("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).")
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
         static let contract = Option<String>("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations).")
         static let report = Option<String>("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run.")
     }
+
+    typealias Work = Verifier
 
     let options: Verifier.Options
     let fleet: FleetOptions?
@@ -79,10 +81,6 @@ struct VerifyCommand: FleetCommand {
         self.reportPath = reportPath
         self.output = OutputOptions(values)
     }
-
-    typealias Work = Verifier
-
-    var operationOptions: Verifier.Options { options }
 
     /// SQLite's memory statistics off (`StewardCommand`): integrity_check and FTS5's check run side by side on threads.
     static var honoursSQLiteHeapLimits: Bool { false }

@@ -32,11 +32,11 @@ import Testing
         typealias Work = Probe
 
         let output: OutputOptions
-        let operationOptions: Probe.Options
+        let options: Probe.Options
 
         init(_ values: ParsedValues) throws(CommandLineError) {
             output = OutputOptions(values)
-            operationOptions = Probe.Options(fails: values[Self.fails])
+            options = Probe.Options(fails: values[Self.fails])
         }
 
         func progress(on terminal: Terminal, live: Bool) -> @Sendable (Probe.Event) -> Void {
