@@ -69,12 +69,15 @@ import ArgumentKit
         #expect(try backup(extra)[SampleCommands.retries] == expected)
     }
 
-    /// A value of the wrong type never reaches the command: the parser refuses it (64).
-    @Test(arguments: ["11", "-1", "abc", "", "1.5", " 3", "0x3", "99999999999999999999"])
-    func integerOutOfRangeOrMalformedIsAUsageError(_ text: String) throws {
-        let error = try parseError(["--retries=\(text)"])
-        #expect(error.message
-            == "The value '\(text)' is invalid for '--retries <count>': expected an integer from 0 to 10")
+    /// A value of the wrong type never reaches the command: the parser refuses it (64),
+    /// saying what the option expects, an empty value included.
+    @Test(arguments:
+        ["11", "-1", "abc", "", "1.5", " 3", "0x3", "99999999999999999999"].map { ($0, "--retries <count>", "an integer from 0 to 10") }
+        + ["61", "-0.1", "abc", "", "inf", "nan", "-inf", "1e400"].map { ($0, "--timeout <seconds>", "a number of seconds from 0 to 60") })
+    func outOfRangeOrMalformedIsAUsageError(_ text: String, _ option: String, _ expected: String) throws {
+        let name = option.prefix { $0 != " " }
+        let error = try parseError(["\(name)=\(text)"])
+        #expect(error.message == "The value '\(text)' is invalid for '\(option)': expected \(expected)")
         #expect(error.usage.hasPrefix("steward backup "))
         #expect(error.commandPath == "steward backup")
         #expect(CommandLineError.exitCode == 64)
@@ -98,13 +101,6 @@ import ArgumentKit
     @Test(arguments: [([String](), 5.0), (["--timeout", "0.5"], 0.5), (["--timeout=60"], 60), (["--timeout", "1e1"], 10)] as [([String], Double)])
     func secondsInRange(_ extra: [String], _ expected: Double) throws {
         #expect(try backup(extra)[SampleCommands.timeout] == expected)
-    }
-
-    @Test(arguments: ["61", "-0.1", "abc", "", "inf", "nan", "-inf", "1e400"])
-    func secondsOutOfRangeOrMalformedIsAUsageError(_ text: String) throws {
-        let error = try parseError(["--timeout=\(text)"])
-        #expect(error.message
-            == "The value '\(text)' is invalid for '--timeout <seconds>': expected a number of seconds from 0 to 60")
     }
 
     @Test func fractionalBoundsArePrintedAsDecimals() throws {

@@ -8,13 +8,8 @@ import Testing
 /// `verify --assert ''` ran and failed later, `verify --db ''` named the option without
 /// its value, `inspect ''` said the argument was missing.
 @Suite struct EmptyValueTests {
-    final class Captured: @unchecked Sendable {
-        var out = ""
-        var error = ""
-    }
-
     static func run(_ arguments: [String]) -> (status: Int32, out: String, error: String) {
-        let captured = Captured()
+        let captured = OperationCommandTests.Captured()
         let terminal = Terminal(out: { captured.out += $0 }, error: { captured.error += $0 }, isErrorInteractive: false)
         let status = Steward.run(arguments: arguments, terminal: terminal)
         return (status, captured.out, captured.error)
