@@ -37,7 +37,7 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
     init(summary: Report, command: String, exitCode: Int32) {
         self.report = summary
         self.envelope = ReportOutput.Envelope(
-            command: command, exitCode: exitCode, status: exitCode == ExitCode.success ? "ok" : "failed")
+            command: command, exitCode: exitCode, status: .summing(exitCode: exitCode))
         self.kind = "summary"
         self.outcome = nil
     }
