@@ -53,6 +53,8 @@ public struct ArgumentDefinition: Sendable {
     public var isOptional: Bool
     /// The last argument may take every remaining word (`<file> ...`).
     public var isRepeating: Bool
+    /// What a valid word is, or nil when any (non-empty) word is; as `OptionDefinition`'s.
+    var expectation: (@Sendable (String) -> String?)?
 
     public init(_ name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
         self.name = name

@@ -142,7 +142,7 @@ public struct CommandLineParser: Sendable {
         for (position, argument) in command.arguments.enumerated() {
             if position < positionals.count {
                 for value in argument.isRepeating ? Array(positionals[position...]) : [positionals[position]] {
-                    if let problem = Self.problem(with: value, expected: nil, for: "<\(argument.name)>") {
+                    if let problem = Self.problem(with: value, expected: argument.expectation?(value), for: "<\(argument.name)>") {
                         throw error(problem, command: command, path: path)
                     }
                 }

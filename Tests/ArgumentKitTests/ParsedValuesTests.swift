@@ -103,6 +103,22 @@ import ArgumentKit
         #expect(try backup(extra)[SampleCommands.timeout] == expected)
     }
 
+    /// An argument that takes a closed set of words is refused like a typed option.
+    @Test(arguments: [("tcsh", "The value 'tcsh' is invalid for '<shell>': expected bash or zsh"),
+                      ("", "The value '' is invalid for '<shell>': expected bash or zsh")])
+    func anArgumentOutsideItsSetIsAUsageError(_ word: String, _ message: String) throws {
+        let shell = Argument("shell", help: "A shell.", expected: "bash or zsh", accepts: { ["bash", "zsh"].contains($0) })
+        let command = CommandConfiguration(commandName: "completions", abstract: "C.", arguments: [shell.definition])
+        let parser = CommandLineParser(root: CommandConfiguration(commandName: "steward", abstract: "S.", subcommands: [command]))
+        let error = try #require(throws: CommandLineError.self) { try parser.parse(["completions", word]) }
+        #expect(error.message == message)
+        guard case .run(let values) = try parser.parse(["completions", "zsh"]) else {
+            Issue.record("not run")
+            return
+        }
+        #expect(values[shell] == "zsh")
+    }
+
     @Test func fractionalBoundsArePrintedAsDecimals() throws {
         let timeout = Option<Double>.seconds("wait", help: "Wait.", default: 0.5, in: 0.25...2.5)
         #expect(timeout.definition.defaultValue == "0.5")

@@ -47,7 +47,7 @@ import Testing
         (["inspect", ""], "The value '' is invalid for '<path>'"),
         (["restore", "", "--into", "r"], "The value '' is invalid for '<bundle>'"),
         (["restore", "--check-only", "a.tar.zst", ""], "The value '' is invalid for '<bundle>'"),
-        (["completions", ""], "The value '' is invalid for '<shell>'"),
+        (["completions", ""], "The value '' is invalid for '<shell>': expected bash, zsh or fish"),
     ])
     func theMessageNamesTheOptionWithItsValue(arguments: [String], message: String) {
         let run = Self.run(arguments)
