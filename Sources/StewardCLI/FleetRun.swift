@@ -28,10 +28,7 @@ struct FleetRun {
     let json: Bool
     let quiet: Bool
 
-    func run(
-        on terminal: Terminal,
-        _ work: @escaping @Sendable (_ path: String, _ cancellation: Cancellation) throws -> Item
-    ) throws -> Int32 {
+    func run(on terminal: Terminal, _ work: @escaping Work) throws -> Int32 {
         let start = DispatchTime.now()
         let given = try fleet.givenPaths()
         let list = DatabaseList(paths: given)

@@ -28,8 +28,8 @@ struct ReportCommand: StewardCommand {
     let json: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
+        // The parser refuses a run without a file.
         files = values[Arg.files]
-        if files.isEmpty { throw values.error("Missing expected argument '<file> ...'") }
         json = values[CommonOptions.json]
     }
 
