@@ -40,6 +40,39 @@ public struct CommandConfiguration: Sendable {
         subcommands.first { $0.commandName == name }
     }
 
+    /// The words after the command's name that the parser would give its arguments, read
+    /// as it reads them (`--` ends options, an option that takes a value takes the next
+    /// word unless it starts with `--` or the value is inline) but judging nothing: what
+    /// can be known of a command line the parser refused.
+    public func positionalWords(in words: [String]) -> [String] {
+        var positionals: [String] = []
+        var index = 0
+        var optionsEnded = false
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            if optionsEnded || word == "-" || !word.hasPrefix("-") {
+                positionals.append(word)
+            } else if word == "--" {
+                optionsEnded = true
+            } else if !word.contains("="), option(named: word)?.isFlag == false,
+                      index < words.count, !words[index].hasPrefix("--") {
+                index += 1
+            }
+        }
+        return positionals
+    }
+
+    /// The option `--name` or `-n`.
+    func option(named word: String) -> OptionDefinition? {
+        if word.hasPrefix("--") {
+            let name = word.dropFirst(2)
+            return options.first { $0.name == name }
+        }
+        guard word.count == 2, let short = word.last else { return nil }
+        return options.first { $0.shortName == short }
+    }
+
     /// The subcommands that help and completions show.
     public var visibleSubcommands: [CommandConfiguration] {
         subcommands.filter { !$0.isHidden }

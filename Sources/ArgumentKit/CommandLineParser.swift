@@ -106,7 +106,7 @@ public struct CommandLineParser: Sendable {
             let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
             let inlineValue = parts.count == 2 ? String(parts[1]) : nil
-            guard let option = Self.option(named: name, in: command) else {
+            guard let option = command.option(named: name) else {
                 var message = "Unknown option '\(name)'"
                 let candidates = command.options.map { "--\($0.name)" } + ["--help"]
                 if let suggestion = Self.nearest(to: name, among: candidates) {
@@ -167,15 +167,6 @@ public struct CommandLineParser: Sendable {
     private static func problem(with value: String, expected: String?, for display: String) -> String? {
         if let expected { return "The value '\(value)' is invalid for '\(display)': expected \(expected)" }
         return value.isEmpty ? "The value '' is invalid for '\(display)'" : nil
-    }
-
-    private static func option(named word: String, in command: CommandConfiguration) -> OptionDefinition? {
-        if word.hasPrefix("--") {
-            let name = word.dropFirst(2)
-            return command.options.first { $0.name == name }
-        }
-        guard word.count == 2, let short = word.last else { return nil }
-        return command.options.first { $0.shortName == short }
     }
 
     private func unknownCommand(_ word: String, command: CommandConfiguration, path: [String]) -> CommandLineError {
