@@ -41,23 +41,19 @@ public struct CommandConfiguration: Sendable {
     }
 
     /// The words after the command's name that the parser would give its arguments, read
-    /// as it reads them (`--` ends options, an option that takes a value takes the next
-    /// word unless it starts with `--` or the value is inline) but judging nothing: what
-    /// can be known of a command line the parser refused.
+    /// as it reads them (`CommandLineWords`) but judging nothing: what can be known of a
+    /// command line the parser refused.
     public func positionalWords(in words: [String]) -> [String] {
         var positionals: [String] = []
-        var index = 0
-        var optionsEnded = false
-        while index < words.count {
-            let word = words[index]
-            index += 1
-            if optionsEnded || word == "-" || !word.hasPrefix("-") {
-                positionals.append(word)
-            } else if word == "--" {
-                optionsEnded = true
-            } else if !word.contains("="), option(named: word)?.isFlag == false,
-                      index < words.count, !words[index].hasPrefix("--") {
-                index += 1
+        var reader = CommandLineWords(words)
+        while let word = reader.next() {
+            switch word {
+            case .positional(let text):
+                positionals.append(text)
+            case .option(let name, nil) where option(named: name)?.isFlag == false:
+                _ = reader.value()
+            case .option:
+                break
             }
         }
         return positionals

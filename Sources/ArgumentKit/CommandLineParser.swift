@@ -89,23 +89,13 @@ public struct CommandLineParser: Sendable {
         var values = ParsedValues(
             command: command, commandPath: path, optionValues: [:], flags: [], argumentValues: [:])
         var positionals: [String] = []
-        var index = 0
-        var optionsEnded = false
+        var reader = CommandLineWords(words)
 
-        while index < words.count {
-            let word = words[index]
-            index += 1
-            if optionsEnded || word == "-" || !word.hasPrefix("-") {
-                positionals.append(word)
+        while let word = reader.next() {
+            guard case .option(let name, let inlineValue) = word else {
+                if case .positional(let text) = word { positionals.append(text) }
                 continue
             }
-            if word == "--" {
-                optionsEnded = true
-                continue
-            }
-            let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            let inlineValue = parts.count == 2 ? String(parts[1]) : nil
             guard let option = command.option(named: name) else {
                 var message = "Unknown option '\(name)'"
                 let candidates = command.options.map { "--\($0.name)" } + ["--help"]
@@ -121,13 +111,7 @@ public struct CommandLineParser: Sendable {
                 values.flags.insert(option.name)
                 continue
             }
-            let value: String
-            if let inlineValue {
-                value = inlineValue
-            } else if index < words.count, !words[index].hasPrefix("--") {
-                value = words[index]
-                index += 1
-            } else {
+            guard let value = inlineValue ?? reader.value() else {
                 throw error("Missing value for '\(option.display)'", command: command, path: path)
             }
             if !option.isRepeating, values.optionValues[option.name] != nil {
