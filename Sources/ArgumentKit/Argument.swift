@@ -1,9 +1,17 @@
 /// A positional argument read through a typed key: `values[Arg.bundle]`.
 public struct Argument: Sendable {
-    public let definition: ArgumentDefinition
+    public private(set) var definition: ArgumentDefinition
 
     public init(_ name: String, help: String, isOptional: Bool = false) {
         definition = ArgumentDefinition(name, help: help, isOptional: isOptional)
+    }
+
+    /// An argument that takes only the words `accepts` accepts; the parser refuses the
+    /// others with "The value 'x' is invalid for '<name>': expected …" (64).
+    public init(_ name: String, help: String, isOptional: Bool = false, expected: String,
+                accepts: @escaping @Sendable (String) -> Bool) {
+        definition = ArgumentDefinition(name, help: help, isOptional: isOptional)
+        definition.expectation = { accepts($0) ? nil : expected }
     }
 }
 

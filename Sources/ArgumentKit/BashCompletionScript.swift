@@ -5,13 +5,11 @@ struct BashCompletionScript {
 
     var text: String {
         let name = root.commandName
-        let function = "_" + Self.identifier(name)
+        let function = "_" + CompletionShell.identifier(name)
         let nodes = CompletionNode(path: [name], command: root).all
         let subcommandPaths = nodes.dropFirst().map { Self.quoted($0.spaced) }
 
-        var lines = [
-            "# bash completion for \(name)",
-            "# Written by `\(name) completions bash` from the commands' own definitions; do not edit.",
+        var lines = CompletionShell.bash.header(for: root) + [
             "",
             "\(function)() {",
             "    local cur=${COMP_WORDS[COMP_CWORD]} prev='' prefix='' command=\(Self.quoted(name)) word i ended=''",
@@ -111,10 +109,5 @@ struct BashCompletionScript {
 
     static func quoted(_ text: String) -> String {
         "'" + text.replacing("'", with: "'\\''") + "'"
-    }
-
-    /// A shell function name made from a command name.
-    static func identifier(_ text: String) -> String {
-        String(text.map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }
 }

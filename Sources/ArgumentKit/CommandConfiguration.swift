@@ -40,6 +40,35 @@ public struct CommandConfiguration: Sendable {
         subcommands.first { $0.commandName == name }
     }
 
+    /// The words after the command's name that the parser would give its arguments, read
+    /// as it reads them (`CommandLineWords`) but judging nothing: what can be known of a
+    /// command line the parser refused.
+    public func positionalWords(in words: [String]) -> [String] {
+        var positionals: [String] = []
+        var reader = CommandLineWords(words)
+        while let word = reader.next() {
+            switch word {
+            case .positional(let text):
+                positionals.append(text)
+            case .option(let name, nil) where option(named: name)?.isFlag == false:
+                _ = reader.value()
+            case .option:
+                break
+            }
+        }
+        return positionals
+    }
+
+    /// The option `--name` or `-n`.
+    func option(named word: String) -> OptionDefinition? {
+        if word.hasPrefix("--") {
+            let name = word.dropFirst(2)
+            return options.first { $0.name == name }
+        }
+        guard word.count == 2, let short = word.last else { return nil }
+        return options.first { $0.shortName == short }
+    }
+
     /// The subcommands that help and completions show.
     public var visibleSubcommands: [CommandConfiguration] {
         subcommands.filter { !$0.isHidden }
@@ -53,6 +82,8 @@ public struct ArgumentDefinition: Sendable {
     public var isOptional: Bool
     /// The last argument may take every remaining word (`<file> ...`).
     public var isRepeating: Bool
+    /// What a valid word is, or nil when any (non-empty) word is; as `OptionDefinition`'s.
+    var expectation: (@Sendable (String) -> String?)?
 
     public init(_ name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
         self.name = name

@@ -89,24 +89,14 @@ public struct CommandLineParser: Sendable {
         var values = ParsedValues(
             command: command, commandPath: path, optionValues: [:], flags: [], argumentValues: [:])
         var positionals: [String] = []
-        var index = 0
-        var optionsEnded = false
+        var reader = CommandLineWords(words)
 
-        while index < words.count {
-            let word = words[index]
-            index += 1
-            if optionsEnded || word == "-" || !word.hasPrefix("-") {
-                positionals.append(word)
+        while let word = reader.next() {
+            guard case .option(let name, let inlineValue) = word else {
+                if case .positional(let text) = word { positionals.append(text) }
                 continue
             }
-            if word == "--" {
-                optionsEnded = true
-                continue
-            }
-            let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            let inlineValue = parts.count == 2 ? String(parts[1]) : nil
-            guard let option = Self.option(named: name, in: command) else {
+            guard let option = command.option(named: name) else {
                 var message = "Unknown option '\(name)'"
                 let candidates = command.options.map { "--\($0.name)" } + ["--help"]
                 if let suggestion = Self.nearest(to: name, among: candidates) {
@@ -121,26 +111,25 @@ public struct CommandLineParser: Sendable {
                 values.flags.insert(option.name)
                 continue
             }
-            let value: String
-            if let inlineValue {
-                value = inlineValue
-            } else if index < words.count, !words[index].hasPrefix("--") {
-                value = words[index]
-                index += 1
-            } else {
+            guard let value = inlineValue ?? reader.value() else {
                 throw error("Missing value for '\(option.display)'", command: command, path: path)
             }
             if !option.isRepeating, values.optionValues[option.name] != nil {
                 throw error("'\(option.display)' was given more than once", command: command, path: path)
             }
-            if let expected = option.expectation?(value) {
-                throw error("The value '\(value)' is invalid for '\(option.display)': expected \(expected)", command: command, path: path)
+            if let problem = Self.problem(with: value, expected: option.expectation?(value), for: option.display) {
+                throw error(problem, command: command, path: path)
             }
             values.optionValues[option.name, default: []].append(value)
         }
 
         for (position, argument) in command.arguments.enumerated() {
             if position < positionals.count {
+                for value in argument.isRepeating ? Array(positionals[position...]) : [positionals[position]] {
+                    if let problem = Self.problem(with: value, expected: argument.expectation?(value), for: "<\(argument.name)>") {
+                        throw error(problem, command: command, path: path)
+                    }
+                }
                 values.argumentValues[argument.name] = positionals[position]
                 if argument.isRepeating { values.argumentLists[argument.name] = Array(positionals[position...]) }
             } else if !argument.isOptional {
@@ -156,13 +145,12 @@ public struct CommandLineParser: Sendable {
         return values
     }
 
-    private static func option(named word: String, in command: CommandConfiguration) -> OptionDefinition? {
-        if word.hasPrefix("--") {
-            let name = word.dropFirst(2)
-            return command.options.first { $0.name == name }
-        }
-        guard word.count == 2, let short = word.last else { return nil }
-        return command.options.first { $0.shortName == short }
+    /// Why a value cannot be used: it is not what a typed option expects, or it is empty
+    /// (no option or argument takes an empty word: a path, a name or a list file that is
+    /// nothing is a mistake of the caller, such as an unset shell variable).
+    private static func problem(with value: String, expected: String?, for display: String) -> String? {
+        if let expected { return "The value '\(value)' is invalid for '\(display)': expected \(expected)" }
+        return value.isEmpty ? "The value '' is invalid for '\(display)'" : nil
     }
 
     private func unknownCommand(_ word: String, command: CommandConfiguration, path: [String]) -> CommandLineError {

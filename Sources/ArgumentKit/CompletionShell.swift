@@ -13,6 +13,20 @@ public enum CompletionShell: String, CaseIterable, Sendable {
         case .fish: FishCompletionScript(root: root).text
         }
     }
+
+    /// The script's first lines: what it is, and that it is generated.
+    func header(for root: CommandConfiguration) -> [String] {
+        let name = root.commandName
+        return [
+            "# \(rawValue) completion for \(name)",
+            "# Written by `\(name) completions \(rawValue)` from the commands' own definitions; do not edit.",
+        ]
+    }
+
+    /// A shell function name made from a command name.
+    static func identifier(_ text: String) -> String {
+        String(text.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+    }
 }
 
 /// A command and the words that lead to it (`["steward", "migrate"]`).

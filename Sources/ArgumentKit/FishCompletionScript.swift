@@ -5,11 +5,9 @@ struct FishCompletionScript {
 
     var text: String {
         let name = root.commandName
-        let helper = "__\(Self.identifier(name))_at"
+        let helper = "__\(CompletionShell.identifier(name))_at"
         let nodes = CompletionNode(path: [name], command: root).all
-        var lines = [
-            "# fish completion for \(name)",
-            "# Written by `\(name) completions fish` from the commands' own definitions; do not edit.",
+        var lines = CompletionShell.fish.header(for: root) + [
             "",
             "# Whether the words before the cursor lead to the command named by the arguments.",
             "function \(helper)",
@@ -69,9 +67,5 @@ struct FishCompletionScript {
 
     static func quoted(_ text: String) -> String {
         "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
-    }
-
-    static func identifier(_ text: String) -> String {
-        String(text.map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }
 }

@@ -36,7 +36,8 @@ extension ParsedValues {
         isPresent(key.definition.name)
     }
 
-    /// The value of an option that must be present (or has a default); else a usage error.
+    /// The value of an option that must be present, or the default it declares (so that
+    /// the default is stated once, in the declaration); else a usage error.
     /// - Throws: `CommandLineError` when the option was not given and has no default.
     public func required<Value>(_ key: Option<Value>) throws(CommandLineError) -> Value {
         guard let value = self[key] else {

@@ -6,12 +6,7 @@ struct ZshCompletionScript {
     var text: String {
         let name = root.commandName
         let nodes = CompletionNode(path: [name], command: root).all
-        var lines = [
-            "#compdef \(name)",
-            "# zsh completion for \(name)",
-            "# Written by `\(name) completions zsh` from the commands' own definitions; do not edit.",
-            "",
-        ]
+        var lines = ["#compdef \(name)"] + CompletionShell.zsh.header(for: root) + [""]
         for node in nodes {
             lines += function(for: node)
             lines.append("")
@@ -136,6 +131,6 @@ struct ZshCompletionScript {
     }
 
     static func identifier(node: CompletionNode) -> String {
-        String(node.path.joined(separator: "_").map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        CompletionShell.identifier(node.path.joined(separator: "_"))
     }
 }

@@ -1,20 +1,11 @@
 import ArgumentKit
+import BundleFormat
 import Foundation
+import StewardBase
 import StewardCore
 
-import BundleFormat
-import StewardBase
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `steward backup`: a consistent online snapshot into a verified tar+zstd bundle.
-struct BackupCommand: OperationCommand, FleetCommand {
-    /// SQLite's memory statistics off: its checks, digests and compression run side by side
-    /// on threads of one process, and the statistics' process-wide mutex made them wait
-    /// on each other (design notes, "Performance").
-    static var honoursSQLiteHeapLimits: Bool { false }
-
+struct BackupCommand: FleetCommand, LiveProgressCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Take a consistent online snapshot into a verified tar+zstd bundle.",
@@ -51,9 +42,11 @@ struct BackupCommand: OperationCommand, FleetCommand {
         static let pagesPerStep = Option<Int>("pages-per-step", value: "n", help: "Pages copied per step of the online backup (a WAL database).",
                                               default: Int(BackupMaker.defaultPagesPerStep), in: 1...1_000_000)
         static let asIs = Flag("as-is", help: "Bundle a database that fails integrity, full-text or foreign-key checks, for analysis: the failures (counts and table names) are recorded in the manifest and the name ends in -as-is.tar.zst.")
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database and its snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection to the database and its snapshot, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
         static let checkFTS = Flag("check-fts", help: "Accepted for scripts written for earlier versions, and changes nothing: the full-text integrity-check (FTS5's rank 1, FTS3's and FTS4's own) always runs, as restore runs it.")
     }
+
+    typealias Work = BackupMaker
 
     let options: BackupMaker.Options
     let fleet: FleetOptions?
@@ -63,17 +56,15 @@ struct BackupCommand: OperationCommand, FleetCommand {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
         var options = BackupMaker.Options(
             databasePath: fleet == nil ? try FleetOptions.singleDatabase(values, Opt.db) : "", outputDirectory: try values.required(Opt.out))
-        if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
         if fleet != nil && values.isPresent(Opt.name) {
             throw values.error("'--name' names one bundle; with many databases each bundle is named <db>-<path hash>-v<user_version>-<UTC time>.tar.zst")
         }
-        if options.outputDirectory.isEmpty { throw values.error("The value '' is invalid for '--out <dir>'") }
         if options.outputDirectory == "-" {
             options.toStandardOutput = true
             if fleet != nil { throw values.error("--out - writes one bundle to standard output; with many databases give a directory") }
             if values[CommonOptions.json] { throw values.error("--out - writes the bundle to standard output, so --json cannot go there too") }
             if values[Opt.name] != nil { throw values.error("--out - has no file to name; --name cannot be used with it") }
-            if isatty(STDOUT_FILENO) == 1 {
+            if Terminal.isOutputInteractive {
                 throw values.error("refusing to write a bundle to a terminal: redirect or pipe standard output (--out -)")
             }
         }
@@ -85,9 +76,9 @@ struct BackupCommand: OperationCommand, FleetCommand {
             }
             options.bundleName = name
         }
-        options.compressionLevel = values[Opt.level] ?? BackupMaker.defaultCompressionLevel
-        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
-        options.pagesPerStep = Int32(values[Opt.pagesPerStep] ?? Int(BackupMaker.defaultPagesPerStep))
+        options.compressionLevel = try values.required(Opt.level)
+        options.timeout = try values.required(CommonOptions.timeout)
+        options.pagesPerStep = Int32(try values.required(Opt.pagesPerStep))
         options.extensions = values[Opt.loadExtension]
         if let fleet, fleet.jobs > 1 { options.threads = 1 }
         if values[Opt.asIs] {
@@ -101,25 +92,12 @@ struct BackupCommand: OperationCommand, FleetCommand {
         self.output = OutputOptions(values)
     }
 
-    typealias Work = BackupMaker
-
-    var operationOptions: BackupMaker.Options { options }
-
-    static var drawsLiveProgress: Bool { true }
+    /// SQLite's memory statistics off (`StewardCommand`): its checks, digests and compression run side by side on threads.
+    static var honoursSQLiteHeapLimits: Bool { false }
 
     func run(on terminal: Terminal) throws -> Int32 {
-        if fleet == nil && options.toStandardOutput {
-            // A reader that goes away must be a write error (EPIPE, 74), not a silent death.
-            signal(SIGPIPE, SIG_IGN)
-        }
+        if fleet == nil && options.toStandardOutput { SignalTrap.ignoreBrokenPipes() }
         return try runOperation(on: terminal)
-    }
-
-    func progress(on terminal: Terminal, live: Bool) -> @Sendable (BackupMaker.Event) -> Void {
-        { event in
-            guard live else { return }
-            Self.draw(event, on: terminal)
-        }
     }
 
     func deliver(_ report: BackupReport, status: Int32, on terminal: Terminal) throws {
@@ -129,38 +107,37 @@ struct BackupCommand: OperationCommand, FleetCommand {
     }
 
     /// One database of a fleet run; bundles carry the path's tag, since fleets share file names.
-    func fleetItem() -> FleetRun.Work {
-        let options = self.options
-        return { path, cancellation in
-            var options = options
-            options.databasePath = path
-            options.nameTag = try PathTag.of(path)
-            let report = try BackupMaker(options: options, cancellation: cancellation).run()
-            let envelope = FleetEnvelope(report: report, command: "backup", exitCode: ExitCode.success, outcome: "backed-up")
-            return FleetRun.Item(outcome: "backed-up", exitCode: 0, json: try envelope.line(),
-                                 detail: "user_version \(report.manifest.source.userVersion), \(report.bundle.path)", message: nil)
-        }
+    static func options(_ options: BackupMaker.Options, for path: String) throws -> BackupMaker.Options {
+        var options = options
+        options.databasePath = path
+        options.nameTag = try PathTag.of(path)
+        return options
     }
 
-    static func draw(_ event: BackupMaker.Event, on terminal: Terminal) {
-        let line: String
+    static func outcome(of report: BackupReport) -> String {
+        "backed-up"
+    }
+
+    static func fleetDetail(_ report: BackupReport) -> String {
+        "user_version \(report.manifest.source.userVersion), \(report.bundle.path)"
+    }
+
+    static func liveLine(for event: BackupMaker.Event) -> String? {
         switch event {
         case .copying(let pages, let total, let rate):
             let percent = total > 0 ? pages * 100 / total : 100
-            line = "copying \(pages) of \(Counted.phrase(total, "page")) (\(percent)%), \(rateText(rate))"
+            return "copying \(pages) of \(Counted.phrase(total, "page")) (\(percent)%), \(rateText(rate))"
         case .copied:
-            line = "copied; source released"
+            return "copied; source released"
         case .checking:
-            line = "checking, hashing and compressing the copy ..."
+            return "checking, hashing and compressing the copy ..."
         case .bundling(let bytes, let total, let rate):
             let percent = total > 0 ? Int(bytes * 100 / total) : 100
-            line = "checking, hashing and compressing the copy: \(percent)% of "
+            return "checking, hashing and compressing the copy: \(percent)% of "
                 + "\(ReportOutput.bytes(total).split(separator: " (").first ?? "") compressed, \(rateText(rate))"
         case .published:
-            terminal.progress("\r\u{1B}[2K")
-            return
+            return ""
         }
-        terminal.progress("\r\u{1B}[2K" + line)
     }
 
     static func rateText(_ bytesPerSecond: Double) -> String {
@@ -196,12 +173,12 @@ struct BackupCommand: OperationCommand, FleetCommand {
     }
 
     static func render(_ report: BackupReport) -> String {
-        var lines: [String] = []
         let manifest = report.manifest
-        let snapshot = manifest.snapshot
-        let checks = manifest.checks
-        lines.append("Bundle      \(ReportOutput.escaped(report.bundle.path))")
-        lines.append("            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)")
+        let (snapshot, checks) = (manifest.snapshot, manifest.checks)
+        var lines = [
+            "Bundle      \(ReportOutput.escaped(report.bundle.path))",
+            "            \(ReportOutput.bytes(report.bundle.sizeBytes)), sha256 \(report.bundle.sha256)",
+        ]
         if let encryption = report.encryption {
             lines.append("Encrypted   age (\(encryption.format)), to \(encryption.describedRecipients); the manifest is inside")
         }

@@ -17,18 +17,19 @@ struct CompletionsCommand: StewardCommand {
         isHidden: true)
 
     enum Arg {
-        static let shell = Argument("shell", help: "bash, zsh or fish.")
+        static let shell = Argument(
+            "shell", help: "bash, zsh or fish.", expected: names.dropLast().joined(separator: ", ") + " or " + (names.last ?? ""),
+            accepts: { CompletionShell(rawValue: $0) != nil })
+        private static let names = CompletionShell.allCases.map(\.rawValue)
     }
 
     let shell: CompletionShell
     let json = false
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        let name = values[Arg.shell] ?? ""
-        guard let shell = CompletionShell(rawValue: name) else {
-            let names = CompletionShell.allCases.map(\.rawValue)
-            throw values.error(
-                "The value '\(name)' is invalid for '<shell>': expected \(names.dropLast().joined(separator: ", ")) or \(names.last ?? "")")
+        // The parser accepted only a shell's name.
+        guard let shell = values[Arg.shell].flatMap(CompletionShell.init(rawValue:)) else {
+            throw values.error("Missing expected argument '<shell>'")
         }
         self.shell = shell
     }

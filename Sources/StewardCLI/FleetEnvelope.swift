@@ -1,6 +1,13 @@
 import Foundation
 import StewardCore
 
+/// What a fleet run's list names, and so its items' lines' `kind`: databases, or the
+/// bundles of restore's drills.
+enum FleetItemKind: String, Sendable {
+    case database
+    case bundle
+}
+
 /// One line of a fleet run's NDJSON: exactly the object a single run of the command
 /// prints (its report and the envelope, `ReportOutput.Envelope`), with `kind` added:
 /// `database` on a database's line, which also says its `outcome`, `summary` on the
@@ -18,10 +25,10 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
     }
 
     /// A database's line (`kind` `database`), or a bundle's in a restore drill (`bundle`).
-    init(report: Report, command: String, exitCode: Int32, outcome: String, kind: String = "database") {
+    init(report: Report, command: String, exitCode: Int32, outcome: String, kind: FleetItemKind) {
         self.report = report
         self.envelope = ReportOutput.Envelope(command: command, exitCode: exitCode)
-        self.kind = kind
+        self.kind = kind.rawValue
         self.outcome = outcome
     }
 
@@ -30,7 +37,7 @@ struct FleetEnvelope<Report: Encodable>: Encodable {
     init(summary: Report, command: String, exitCode: Int32) {
         self.report = summary
         self.envelope = ReportOutput.Envelope(
-            command: command, exitCode: exitCode, status: exitCode == ExitCode.success ? "ok" : "failed")
+            command: command, exitCode: exitCode, status: .summing(exitCode: exitCode))
         self.kind = "summary"
         self.outcome = nil
     }

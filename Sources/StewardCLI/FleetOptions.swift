@@ -19,24 +19,29 @@ struct FleetOptions: Sendable {
         let jobs: Option<Int>
         let shard: Option<Shard>
         let failFast: Flag
-        /// An item of the list as an error names it (`'--db <path>'`, `'<bundle>'`).
-        let item: String
         /// What `--fail-fast` needs, as its error says.
         let several: String
 
         /// The group, listed after a command's own options.
         var options: [any OptionKey] { [listFrom, null, jobs, shard, failFast] }
+
+        /// The group with each option's help worded for what is listed; the names,
+        /// values and ranges are the same for every list.
+        init(several: String, listFrom name: String, _ listHelp: String, jobs jobsHelp: String, shard shardHelp: String, failFast failFastHelp: String) {
+            listFrom = Option<String>(name, value: "file", help: listHelp)
+            null = Flag("null", help: "With --\(name): the paths are separated by NUL bytes (find -print0).")
+            jobs = Option<Int>("jobs", value: "n", help: jobsHelp, in: 1...1024)
+            shard = Option<Shard>("shard", value: "K/N", help: shardHelp, expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) })
+            failFast = Flag("fail-fast", help: failFastHelp)
+            self.several = several
+        }
     }
 
-    static let databaseKeys = Keys(
-        listFrom: Option<String>("dbs-from", value: "file", help: "Read database paths from this file, one a line ('-': standard input); they follow the --db paths."),
-        null: Flag("null", help: "With --dbs-from: the paths are separated by NUL bytes (find -print0)."),
-        jobs: Option<Int>("jobs", value: "n", help: "How many databases to process at a time (default: the number of cores).", in: 1...1024),
-        shard: Option<Shard>(
-            "shard", value: "K/N", help: "Process only the K-th of N shares of the list: database i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
-            expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) }),
-        failFast: Flag("fail-fast", help: "Start no further database once one has failed."),
-        item: "'--db <path>'", several: "more than one database ('--db' repeated, or '--dbs-from <file>')")
+    static let databaseKeys = Keys(several: "more than one database ('--db' repeated, or '--dbs-from <file>')",
+        listFrom: "dbs-from", "Read database paths from this file, one a line ('-': standard input); they follow the --db paths.",
+        jobs: "How many databases to process at a time (default: the number of cores).",
+        shard: "Process only the K-th of N shares of the list: database i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
+        failFast: "Start no further database once one has failed.")
 
     /// The group of `migrate`, `verify` and `backup`, listed after a command's own options.
     static let options = databaseKeys.options
@@ -71,13 +76,11 @@ struct FleetOptions: Sendable {
         return true
     }
 
-    /// The options of a run over a list (`isFleet`), checked: no empty item or list
-    /// file name, `--null` only with a list file.
+    /// The options of a run over a list (`isFleet`), checked: `--null` only with a list
+    /// file (ArgumentKit refuses an empty item or list file name).
     static func make(_ values: ParsedValues, _ keys: Keys, items: [String]) throws(CommandLineError) -> FleetOptions {
-        if items.contains(where: \.isEmpty) { throw values.error("The value '' is invalid for \(keys.item)") }
         let listDisplay = keys.listFrom.definition.display
         if values[keys.null] && !values.isPresent(keys.listFrom) { throw values.error("'--null' needs '\(listDisplay)'") }
-        if values[keys.listFrom] == "" { throw values.error("The value '' is invalid for '\(listDisplay)'") }
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         return FleetOptions(
             databases: items, listSource: values[keys.listFrom], nullSeparated: values[keys.null],

@@ -24,14 +24,12 @@ struct FleetRun {
     typealias Work = @Sendable (_ path: String, _ cancellation: Cancellation) throws -> Item
 
     let command: String
+    let kind: FleetItemKind
     let fleet: FleetOptions
     let json: Bool
     let quiet: Bool
 
-    func run(
-        on terminal: Terminal,
-        _ work: @escaping @Sendable (_ path: String, _ cancellation: Cancellation) throws -> Item
-    ) throws -> Int32 {
+    func run(on terminal: Terminal, _ work: @escaping Work) throws -> Int32 {
         let start = DispatchTime.now()
         let given = try fleet.givenPaths()
         let list = DatabaseList(paths: given)
@@ -40,6 +38,7 @@ struct FleetRun {
         let live = terminal.isErrorInteractive && !quiet
         let output = Output(terminal: terminal, live: live, total: selected.count, start: start)
         let command = self.command
+        let kind = self.kind
         let json = self.json
         let failFast = fleet.failFast
 
@@ -53,7 +52,7 @@ struct FleetRun {
                 shouldStart: { !cancellation.isCancelled && !(failFast && tally.hasFailures) },
                 job: { index in
                     let path = selected[index]
-                    let item = Self.item(for: path, command: command, cancellation: cancellation, work)
+                    let item = Self.item(for: path, command: command, kind: kind, cancellation: cancellation, work)
                     tally.record(database: path, outcome: item.outcome, exitCode: item.exitCode, message: item.message)
                     output.emit(json ? item.json : Self.line(path: path, item: item), tally: tally)
                 })
@@ -62,18 +61,13 @@ struct FleetRun {
         let summary = tally.summary(
             command: command, listed: given.count, duplicates: list.duplicateCount, shard: fleet.shard,
             selected: selected.count, interrupted: interrupted, totalSeconds: (Self.seconds(since: start) * 1000).rounded() / 1000)
-        terminal.print(json ? try FleetEnvelope(summary: summary, command: command, exitCode: summary.exitCode).line() : Self.render(summary))
+        terminal.print(json ? try FleetEnvelope(summary: summary, command: command, exitCode: summary.exitCode).line() : Self.render(summary, kind: kind))
         return summary.exitCode
-    }
-
-    /// What the listed paths are: bundles for restore (its drills), databases otherwise.
-    static func itemKind(of command: String) -> String {
-        command == "restore" ? "bundle" : "database"
     }
 
     /// Runs one database, turning a thrown error into its failure line.
     private static func item(
-        for path: String, command: String, cancellation: Cancellation,
+        for path: String, command: String, kind itemKind: FleetItemKind, cancellation: Cancellation,
         _ work: (String, Cancellation) throws -> Item
     ) -> Item {
         let kind: String
@@ -86,12 +80,12 @@ struct FleetRun {
         } catch {
             (kind, message, status) = (StewardError.Kind.internal.rawValue, SQLiteMessage.text(of: error), ExitCode.software)
         }
-        let itemKind = Self.itemKind(of: command)
-        let line = itemKind == "bundle"
-            ? FleetFailureLine(database: nil, bundle: .init(path: path), error: .init(kind: kind, message: message))
-            : FleetFailureLine(database: DatabaseReference(path: path), bundle: nil, error: .init(kind: kind, message: message))
+        let line = switch itemKind {
+        case .bundle: FleetFailureLine(database: nil, bundle: .init(path: path), error: .init(kind: kind, message: message))
+        case .database: FleetFailureLine(database: DatabaseReference(path: path), bundle: nil, error: .init(kind: kind, message: message))
+        }
         let json = (try? FleetEnvelope(report: line, command: command, exitCode: status, outcome: "failed", kind: itemKind).line())
-            ?? "{\"kind\":\"\(itemKind)\",\"status\":\"error\",\"exitCode\":\(status)}"
+            ?? "{\"kind\":\"\(itemKind.rawValue)\",\"status\":\"error\",\"exitCode\":\(status)}"
         return Item(outcome: "failed", exitCode: status, json: json, detail: message, message: message)
     }
 
@@ -103,12 +97,12 @@ struct FleetRun {
             + "\(outcome.padding(toLength: 14, withPad: " ", startingAt: 0))\(path)  \(item.detail)"
     }
 
-    static func render(_ summary: FleetSummary) -> String {
+    static func render(_ summary: FleetSummary, kind: FleetItemKind) -> String {
         var lines: [String] = []
         var databases = "\(summary.listed) listed"
         if summary.duplicates > 0 { databases += ", \(summary.duplicates) duplicate\(summary.duplicates == 1 ? "" : "s") skipped" }
         if let shard = summary.shard { databases += ", shard \(shard): \(summary.selected)" }
-        lines.append((itemKind(of: summary.command) == "bundle" ? "Bundles     " : "Databases   ") + databases)
+        lines.append((kind == .bundle ? "Bundles     " : "Databases   ") + databases)
         let outcomes = summary.outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         lines.append("Result      \(summary.succeeded) succeeded, \(summary.failed) failed"
                      + (outcomes.isEmpty ? "" : " (\(outcomes))")

@@ -29,15 +29,17 @@ struct InspectCommand: OperationCommand {
     }
 
     enum Opt {
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into the connection to the database, for schemas that use its modules or collations; the schema is then trusted only for innocuous functions (may be repeated; not used for a bundle).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into the connection to the database, for schemas that use its modules or collations; the schema is then trusted only for innocuous functions (may be repeated; not used for a bundle).")
         static let digest = Flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle.")
     }
+
+    typealias Work = Inspection
 
     let options: Inspection.Options
     let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
-        guard let path = values[Arg.path], !path.isEmpty else {
+        guard let path = values[Arg.path] else {
             throw values.error("Missing expected argument '<path>'")
         }
         var options = Inspection.Options(path: path)
@@ -48,14 +50,10 @@ struct InspectCommand: OperationCommand {
         self.output = OutputOptions(values, quiet: false)
     }
 
-    typealias Work = Inspection
-
-    var operationOptions: Inspection.Options { options }
-
     var trapsSignals: Bool { Inspection.isCancellable(options) }
 
     /// A bundle that does not verify is bad input (65); everything else shown is 0.
-    func exitStatus(of report: Inspection.Report) -> Int32 {
+    static func exitStatus(of report: Inspection.Report) -> Int32 {
         guard case .bundle(let bundle) = report, !bundle.verification.passed else { return ExitCode.success }
         return ExitCode.dataError
     }

@@ -32,19 +32,14 @@ enum KeyOptions {
                 }
             }
             keys.recipientsFiles = values[recipientsFile]
-            if keys.recipientsFiles.contains("") { throw values.error("The value '' is invalid for '--recipients-file <file>'") }
         } else {
             keys.identityFiles = values[identity]
-            if keys.identityFiles.contains("") { throw values.error("The value '' is invalid for '--identity <file>'") }
         }
         let file = values[passphraseFile], variable = values[passphraseEnvironment]
         if file != nil, variable != nil {
             throw values.error("'--passphrase-file' and '--passphrase-env' cannot be used together")
         }
-        if let file {
-            if file.isEmpty { throw values.error("The value '' is invalid for '--passphrase-file <file>'") }
-            keys.passphrase = .file(file)
-        }
+        if let file { keys.passphrase = .file(file) }
         if let variable {
             guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
                 throw values.error("The environment variable '\(variable)' given to '--passphrase-env <name>' is not set or empty")

@@ -3,9 +3,8 @@ import StewardCore
 
 /// `migrate` over many databases.
 extension MigrateCommand {
-    /// One database of a fleet run: progress stays quiet (many databases would interleave
-    /// it); the line names the versions and the bundle.
-    func fleetItem() throws -> FleetRun.Work {
+    /// The options of a fleet run, prepared once for all its databases.
+    func fleetOptions() throws -> Migrator.Options {
         var options = self.options
         // Read and checked once for the whole run, by whichever job needs it first.
         options.setCache = MigrationSetCache()
@@ -15,17 +14,20 @@ extension MigrateCommand {
             _ = Migrator.removeStaleTemporaries(in: directory)
             options.backupDirectorySwept = true
         }
-        return { [options] path, cancellation in
-            var options = options
-            options.databasePath = path
-            let result = try Migrator(options: options, cancellation: cancellation).run()
-            let envelope = FleetEnvelope(
-                report: MigrateWording.worded(result), command: "migrate", exitCode: ExitCode.success, outcome: result.outcome.rawValue)
-            return FleetRun.Item(outcome: result.outcome.rawValue, exitCode: 0, json: try envelope.line(),
-                                 detail: Self.fleetDetail(result), message: nil)
-        }
+        return options
     }
 
+    static func options(_ options: Migrator.Options, for path: String) -> Migrator.Options {
+        var options = options
+        options.databasePath = path
+        return options
+    }
+
+    static func outcome(of result: Migrator.Report) -> String {
+        result.outcome.rawValue
+    }
+
+    /// The line names the versions, the guard's counts and the bundle.
     static func fleetDetail(_ result: Migrator.Report) -> String {
         let report = result.migration
         var text: String

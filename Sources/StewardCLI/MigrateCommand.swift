@@ -42,7 +42,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
                 guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { return nil }
                 return (String(text[..<equals]), String(text[text.index(after: equals)...]))
             })
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).")
         static let allowChanged = Flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report).")
         static let allowOutOfOrder = Flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle).")
         static let dryRun = Flag("dry-run", help: "Apply the plan to a private in-memory copy of the whole database (it needs that much memory); the file is untouched.")
@@ -65,6 +65,8 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         }
     }
 
+    typealias Work = Migrator
+
     let options: Migrator.Options
     let output: OutputOptions
     let fleet: FleetOptions?
@@ -74,7 +76,6 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         var options = Migrator.Options(
             databasePath: fleet == nil ? try FleetOptions.singleDatabase(values, Opt.db) : "",
             migrationsDirectory: try values.required(Opt.migrations))
-        if fleet == nil && options.databasePath.isEmpty { throw values.error("The value '' is invalid for '--db <path>'") }
         options.targetVersion = values[Opt.to]
         options.dialect = values[Opt.dialect]
         options.baseline = values[Opt.baseline]
@@ -85,7 +86,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options.dryRun = values[Opt.dryRun]
         options.statusOnly = values[Opt.status]
         options.create = values[Opt.create]
-        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
+        options.timeout = try values.required(CommonOptions.timeout)
         if options.dryRun && options.statusOnly {
             throw values.error("'--dry-run' and '--status' cannot be used together")
         }
@@ -93,7 +94,6 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             throw values.error("'--create' cannot be used with '--dry-run' or '--status'")
         }
         let backupDirectory = values[Opt.backupDir]
-        if backupDirectory == "" { throw values.error("The value '' is invalid for '--backup-dir <dir>'") }
         if backupDirectory != nil && (options.dryRun || options.statusOnly) {
             throw values.error("'--backup-dir' cannot be used with '--dry-run' or '--status'")
         }
@@ -101,19 +101,11 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options.allowDrift = values[Opt.allowDrift]
         options.allowances = values[Opt.allow]
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
-        if options.ftsDeferred.contains("") { throw values.error("The value '' is invalid for '--fts-deferred <table>'") }
+        // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
+        if backupDirectory != nil { options.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
         self.options = options
         self.output = OutputOptions(values)
         self.fleet = fleet
-    }
-
-    typealias Work = Migrator
-
-    var operationOptions: Migrator.Options {
-        var options = self.options
-        // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
-        if options.backupDirectory != nil { options.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
-        return options
     }
 
     static var drawsLiveProgress: Bool { true }
@@ -142,11 +134,9 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     }
 
     /// The JSON of a single run is the fleet line's (`Migrator.Report`): `outcome`, and
-    /// `bundle` and `schema` when they apply.
-    func deliver(_ run: Migrator.Report, status: Int32, on terminal: Terminal) throws {
-        terminal.print(output.json
-            ? try ReportOutput.json(MigrateWording.worded(run), command: "migrate", exitCode: status)
-            : Self.render(run))
+    /// `bundle` and `schema` when they apply; the layout's reason names `--dialect`.
+    static func worded(_ run: Migrator.Report) -> Migrator.Report {
+        MigrateWording.worded(run)
     }
 
     static func render(_ run: Migrator.Report) -> String {

@@ -7,12 +7,13 @@ import StewardBase
 /// (SIGINT and SIGTERM become the operation's cancellation, 130), progress on stderr
 /// unless `--quiet` (a live line is cleared however the run ends), and the report as
 /// JSON or text on stdout. A command supplies its operation's options, its progress and
-/// text rendering, and its exit-status rule.
+/// text rendering, its wording and its exit-status rule, which a fleet run's items share.
 protocol OperationCommand: StewardCommand {
     associatedtype Work: StewardOperation
 
     var output: OutputOptions { get }
-    var operationOptions: Work.Options { get }
+    /// The options of the operation, validated.
+    var options: Work.Options { get }
 
     /// Whether progress may be a live line on stderr (redrawn with `\r`), which is then
     /// cleared at the end; only when stderr is a terminal. Default: false.
@@ -25,22 +26,57 @@ protocol OperationCommand: StewardCommand {
     /// What progress prints; not called with `--quiet`. `live`: a live line may be drawn.
     func progress(on terminal: Terminal, live: Bool) -> @Sendable (Work.Event) -> Void
 
+    /// The report as the user reads it, in text and JSON alike, alone or as one item of a
+    /// fleet: where the core says why, the command line names the option. Default: as it is.
+    static func worded(_ report: Work.Report) -> Work.Report
+
     /// The report as text, for stdout.
     static func render(_ report: Work.Report) -> String
 
-    /// The exit status a report means. Default: 0.
-    func exitStatus(of report: Work.Report) -> Int32
+    /// The exit status a report means, alone or as one item of a fleet. Default: 0.
+    static func exitStatus(of report: Work.Report) -> Int32
 
-    /// Puts the report where it goes. Default: `printReport`.
+    /// Puts the report of a single run where it goes. Default: `printReport`.
     func deliver(_ report: Work.Report, status: Int32, on terminal: Terminal) throws
 }
 
-/// A command that can run over many databases (`FleetRun`).
-protocol FleetCommand {
+/// A command that can run over many databases (`FleetRun`): each item runs the same
+/// operation, wording and exit rule as a single run; only its output is one line
+/// instead of the whole report. The items run on the job pool's threads, which call
+/// the command's and its operation's static members.
+protocol FleetCommand: OperationCommand, SendableMetatype where Work: SendableMetatype {
     /// Nil for a run over one database.
     var fleet: FleetOptions? { get }
-    /// One database's run.
-    func fleetItem() throws -> FleetRun.Work
+    /// What the list names. Default: databases.
+    static var itemKind: FleetItemKind { get }
+    /// The options every item starts from, prepared once for the whole run. Default:
+    /// `options`.
+    func fleetOptions() throws -> Work.Options
+    /// The options of the item at `path`.
+    static func options(_ options: Work.Options, for path: String) throws -> Work.Options
+    /// The item's outcome on its line (`migrated`, `backed-up` …). Default: `passed` or
+    /// `failed`, by the exit rule.
+    static func outcome(of report: Work.Report) -> String
+    /// The text after the item's path on its line, and a failed item's reason in the summary.
+    static func fleetDetail(_ report: Work.Report) -> String
+}
+
+/// A command whose only progress is a live line on stderr, drawn on a terminal and
+/// otherwise left out.
+protocol LiveProgressCommand: OperationCommand, SendableMetatype {
+    /// The live line for `event`, which replaces the one drawn ("" clears it); nil leaves it.
+    static func liveLine(for event: Work.Event) -> String?
+}
+
+extension LiveProgressCommand {
+    static var drawsLiveProgress: Bool { true }
+
+    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Work.Event) -> Void {
+        { event in
+            guard live, let line = Self.liveLine(for: event) else { return }
+            terminal.progress("\r\u{1B}[2K" + line)
+        }
+    }
 }
 
 extension OperationCommand {
@@ -54,7 +90,11 @@ extension OperationCommand {
         { _ in }
     }
 
-    func exitStatus(of report: Work.Report) -> Int32 {
+    static func worded(_ report: Work.Report) -> Work.Report {
+        report
+    }
+
+    static func exitStatus(of report: Work.Report) -> Int32 {
         ExitCode.success
     }
 
@@ -76,13 +116,12 @@ extension OperationCommand {
     /// The shared run; a command that overrides `run(on:)` to prepare something ends here.
     func runOperation(on terminal: Terminal) throws -> Int32 {
         if let command = self as? any FleetCommand, let fleet = command.fleet {
-            return try FleetRun(command: Self.configuration.commandName, fleet: fleet, json: output.json, quiet: output.quiet)
-                .run(on: terminal, try command.fleetItem())
+            return try command.runFleet(fleet, on: terminal)
         }
         let live = Self.drawsLiveProgress && terminal.isErrorInteractive && !output.quiet
         let silent: @Sendable (Work.Event) -> Void = { _ in }
         let progress = output.quiet ? silent : self.progress(on: terminal, live: live)
-        let options = operationOptions
+        let options = self.options
         let report: Work.Report
         if trapsSignals {
             report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
@@ -91,8 +130,43 @@ extension OperationCommand {
         } else {
             report = try Work(options: options, cancellation: Cancellation(), progress: progress).run()
         }
-        let status = exitStatus(of: report)
-        try deliver(report, status: status, on: terminal)
+        let worded = Self.worded(report)
+        let status = Self.exitStatus(of: worded)
+        try deliver(worded, status: status, on: terminal)
         return status
+    }
+}
+
+extension FleetCommand {
+    static var itemKind: FleetItemKind { .database }
+
+    func fleetOptions() throws -> Work.Options {
+        options
+    }
+
+    static func outcome(of report: Work.Report) -> String {
+        exitStatus(of: report) == ExitCode.success ? "passed" : "failed"
+    }
+
+    /// Every item runs as a single run would, without progress (many items would
+    /// interleave it), and prints its line.
+    func runFleet(_ fleet: FleetOptions, on terminal: Terminal) throws -> Int32 {
+        let prepared = try fleetOptions()
+        return try FleetRun(command: Self.configuration.commandName, kind: Self.itemKind, fleet: fleet, json: output.json, quiet: output.quiet)
+            .run(on: terminal) { path, cancellation in
+                let report = try Work(options: Self.options(prepared, for: path), cancellation: cancellation).run()
+                return try Self.item(Self.worded(report))
+            }
+    }
+
+    /// One item's line: its report with the envelope (NDJSON), or its outcome and detail.
+    static func item(_ report: Work.Report) throws -> FleetRun.Item {
+        let status = exitStatus(of: report)
+        let outcome = outcome(of: report)
+        let detail = fleetDetail(report)
+        let envelope = FleetEnvelope(
+            report: report, command: configuration.commandName, exitCode: status, outcome: outcome, kind: itemKind)
+        return FleetRun.Item(outcome: outcome, exitCode: status, json: try envelope.line(), detail: detail,
+                             message: status == ExitCode.success ? nil : detail)
     }
 }

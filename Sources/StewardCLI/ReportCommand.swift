@@ -28,15 +28,15 @@ struct ReportCommand: StewardCommand {
     let json: Bool
 
     init(_ values: ParsedValues) throws(CommandLineError) {
+        // The parser refuses a run without a file.
         files = values[Arg.files]
-        if files.isEmpty { throw values.error("Missing expected argument '<file> ...'") }
         json = values[CommonOptions.json]
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
         let report = try FleetReport.read(files)
         // The summary itself was read: a database that failed makes it `failed`, not an error of this run.
-        let status = report.exitCode == ExitCode.success ? "ok" : "failed"
+        let status = ReportOutput.Envelope.Status.summing(exitCode: report.exitCode)
         terminal.print(json ? try ReportOutput.json(report, command: "report", exitCode: report.exitCode, status: status) : Self.render(report))
         return report.exitCode
     }

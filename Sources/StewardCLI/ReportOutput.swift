@@ -7,7 +7,7 @@ import StewardBase
 enum ReportOutput {
     /// The report with the envelope's fields at its top level (schema/steward.schema.json).
     static func json<Report: Encodable>(
-        _ report: Report, command: String, exitCode: Int32, status: String? = nil
+        _ report: Report, command: String, exitCode: Int32, status: Envelope.Status? = nil
     ) throws -> String {
         try json(Enveloped(report: report, envelope: Envelope(command: command, exitCode: exitCode, status: status)))
     }
@@ -25,17 +25,32 @@ enum ReportOutput {
         /// Of the JSON itself; raised when a field is renamed or removed, not when one is added.
         var schemaVersion = 1
         let command: String
-        /// `ok` (exit 0), `failed` (exit 1: a check failed or Steward refused to publish), `error`.
-        let status: String
+        let status: Status
         let exitCode: Int32
         var stewardVersion = StewardVersion.current
         var sqliteVersion = StewardVersion.sqlite
 
-        init(command: String, exitCode: Int32, status: String? = nil) {
+        /// `status` by default from the exit status.
+        init(command: String, exitCode: Int32, status: Status? = nil) {
             self.command = command
             self.exitCode = exitCode
-            self.status = status
-                ?? (exitCode == ExitCode.success ? "ok" : exitCode == ExitCode.checkFailed ? "failed" : "error")
+            self.status = status ?? (exitCode == ExitCode.success ? .ok : exitCode == ExitCode.checkFailed ? .failed : .error)
+        }
+
+        enum Status: String, Encodable {
+            /// Exit status 0.
+            case ok
+            /// Exit status 1: a check failed or Steward refused to publish; or a summary
+            /// of databases some of which failed.
+            case failed
+            /// Any other exit status.
+            case error
+
+            /// The status of a summary that was made: `failed` when any of its databases
+            /// failed, never an error of the run that summed them up.
+            static func summing(exitCode: Int32) -> Status {
+                exitCode == ExitCode.success ? .ok : .failed
+            }
         }
     }
 

@@ -10,15 +10,11 @@ import StewardBase
 /// was proved) and `path` the bundle as listed, so `steward report` reads it like any other.
 extension RestoreCommand {
     /// The fleet options of a drill, worded for bundles.
-    static let drillKeys = FleetOptions.Keys(
-        listFrom: Option<String>("bundles-from", value: "file", help: "With --check-only: read bundle paths from this file, one a line ('-': standard input); they follow the <bundle> arguments."),
-        null: Flag("null", help: "With --bundles-from: the paths are separated by NUL bytes (find -print0)."),
-        jobs: Option<Int>("jobs", value: "n", help: "With several bundles: how many to check at a time (default: the number of cores).", in: 1...1024),
-        shard: Option<Shard>(
-            "shard", value: "K/N", help: "Check only the K-th of N shares of the bundle list: bundle i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
-            expected: "K/N with 1 ≤ K ≤ N, such as 2/4", convert: { Shard($0) }),
-        failFast: Flag("fail-fast", help: "With several bundles: start no further drill once one has failed."),
-        item: "'<bundle>'", several: "more than one bundle (several <bundle> arguments, or '--bundles-from <file>')")
+    static let drillKeys = FleetOptions.Keys(several: "more than one bundle (several <bundle> arguments, or '--bundles-from <file>')",
+        listFrom: "bundles-from", "With --check-only: read bundle paths from this file, one a line ('-': standard input); they follow the <bundle> arguments.",
+        jobs: "With several bundles: how many to check at a time (default: the number of cores).",
+        shard: "Check only the K-th of N shares of the bundle list: bundle i (from 0, duplicates removed) belongs to share (i mod N) + 1.",
+        failFast: "With several bundles: start no further drill once one has failed.")
 
     /// The drill's fleet options, or nil for a run over one bundle: a drill over many is
     /// one with more than one bundle, or with `--bundles-from`, `--jobs` or `--shard`.
@@ -31,33 +27,29 @@ extension RestoreCommand {
         if values.isPresent(Opt.into) {
             throw values.error("--into names one directory; a drill over several bundles stages each under TMPDIR and publishes nothing")
         }
-        if bundles.contains(where: \.isEmpty) { throw values.error("The value '' is invalid for '<bundle>'") }
         if bundles.contains(Restorer.standardInput) {
             throw values.error("standard input (-) holds one bundle; it cannot be one of several")
         }
         return try FleetOptions.make(values, drillKeys, items: bundles)
     }
 
-    /// One bundle's drill: passed (0) or failed (1) as a single `restore --check-only`
-    /// exits; a bundle that cannot be opened is its error's status (65, 66, 77 …).
-    func fleetItem() -> FleetRun.Work {
-        let options = self.options
-        return { path, cancellation in
-            // A list read from a file may still name standard input.
-            guard path != Restorer.standardInput else {
-                throw StewardError(.usage, "standard input (-) holds one bundle; it cannot be one of several")
-            }
-            var options = options
-            options.bundlePath = path
-            let report = try Restorer(options: options, cancellation: cancellation).run()
-            let status = report.passed ? ExitCode.success : ExitCode.checkFailed
-            let outcome = report.passed ? "passed" : "failed"
-            let envelope = FleetEnvelope(report: report, command: "restore", exitCode: status, outcome: outcome, kind: "bundle")
-            let detail = report.passed
-                ? "every check passed; nothing was published"
-                : "failed: \(report.failedChecks.joined(separator: ", ")); nothing was published"
-            return FleetRun.Item(outcome: outcome, exitCode: status, json: try envelope.line(), detail: detail,
-                                 message: report.passed ? nil : detail)
+    static var itemKind: FleetItemKind { .bundle }
+
+    /// One bundle's drill, which exits as a single `restore --check-only` does; a bundle
+    /// that cannot be opened is its error's status (65, 66, 77 …).
+    static func options(_ options: Restorer.Options, for path: String) throws -> Restorer.Options {
+        // A list read from a file may still name standard input.
+        guard path != Restorer.standardInput else {
+            throw StewardError(.usage, "standard input (-) holds one bundle; it cannot be one of several")
         }
+        var options = options
+        options.bundlePath = path
+        return options
+    }
+
+    static func fleetDetail(_ report: RestoreReport) -> String {
+        report.passed
+            ? "every check passed; nothing was published"
+            : "failed: \(report.failedChecks.joined(separator: ", ")); nothing was published"
     }
 }

@@ -2,18 +2,9 @@ import ArgumentKit
 import Foundation
 import StewardCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
 /// and only then publish it.
-struct RestoreCommand: OperationCommand, FleetCommand {
-    /// SQLite's memory statistics off: its checks run side by side
-    /// on threads of one process, and the statistics' process-wide mutex made them wait
-    /// on each other (design notes, "Performance").
-    static var honoursSQLiteHeapLimits: Bool { false }
-
+struct RestoreCommand: FleetCommand, LiveProgressCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Unpack a bundle into a fresh directory and prove the database works.",
@@ -64,9 +55,11 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         static let discardReplaced = Flag("discard-replaced", help: "With --replace: do not keep the replaced database.")
         static let acceptRecordedFailures = Flag("accept-recorded-failures", help: "Publish a bundle made with backup --as-is when every failure found is one its manifest recorded.")
         static let checkOnly = Flag("check-only", help: "A restore drill: every check a restore runs, then the staging directory is removed and nothing is published.")
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the restored database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection to the restored database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
         static let skipFTSCheck = Flag("skip-fts-check", help: "Do not run the full-text integrity-check (FTS5's, FTS3's and FTS4's); the report records that it was skipped.")
     }
+
+    typealias Work = Restorer
 
     let options: Restorer.Options
     /// A drill over several bundles.
@@ -80,14 +73,13 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         if fleet == nil && bundle.isEmpty {
             throw values.error("Missing expected argument '<bundle>'")
         }
-        if bundle == Restorer.standardInput && isatty(STDIN_FILENO) == 1 {
+        if bundle == Restorer.standardInput && Terminal.isInputInteractive {
             throw values.error("refusing to read a bundle from a terminal: pipe or redirect it into standard input (restore -)")
         }
         let checkOnly = values[Opt.checkOnly]
         let into = values[Opt.into] ?? ""
         let replace = values[Opt.replace]
-        if let replace {
-            if replace.isEmpty { throw values.error("The value '' is invalid for '--replace <path>'") }
+        if replace != nil {
             if values[Opt.into] != nil { throw values.error("--replace puts the database back at <path>; --into cannot be used with it") }
             if checkOnly { throw values.error("--check-only publishes nothing; --replace cannot be used with it") }
             if values[Opt.discardReplaced] && values[Opt.keepReplaced] != nil {
@@ -97,16 +89,12 @@ struct RestoreCommand: OperationCommand, FleetCommand {
             throw values.error("--keep-replaced, --discard-replaced and --timeout go with --replace")
         }
         if values[Opt.into] == nil && !checkOnly && replace == nil { _ = try values.required(Opt.into) }
-        if values[Opt.into] != nil && into.isEmpty { throw values.error("The value '' is invalid for '--into <dir>'") }
         var options = Restorer.Options(bundlePath: bundle, intoDirectory: into)
         options.checkOnly = checkOnly
         options.replacePath = replace
-        if let keep = values[Opt.keepReplaced] {
-            if keep.isEmpty { throw values.error("The value '' is invalid for '--keep-replaced <dir>'") }
-            options.keepReplacedDirectory = keep
-        }
+        options.keepReplacedDirectory = values[Opt.keepReplaced]
         options.discardsReplaced = values[Opt.discardReplaced]
-        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
+        options.timeout = try values.required(CommonOptions.timeout)
         options.acceptsRecordedFailures = values[Opt.acceptRecordedFailures]
         options.checksFTS = !values[Opt.skipFTSCheck]
         options.extensions = values[Opt.loadExtension]
@@ -116,21 +104,11 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         self.output = OutputOptions(values)
     }
 
-    typealias Work = Restorer
-
-    var operationOptions: Restorer.Options { options }
-
-    static var drawsLiveProgress: Bool { true }
-
-    func progress(on terminal: Terminal, live: Bool) -> @Sendable (Restorer.Event) -> Void {
-        { event in
-            guard live else { return }
-            Self.draw(event, on: terminal)
-        }
-    }
+    /// SQLite's memory statistics off (`StewardCommand`): its checks run side by side on threads.
+    static var honoursSQLiteHeapLimits: Bool { false }
 
     /// A drill passes when every check passed; a restore, when it published.
-    func exitStatus(of report: RestoreReport) -> Int32 {
+    static func exitStatus(of report: RestoreReport) -> Int32 {
         let passed = report.checkOnly == true ? report.passed : report.published
         return passed ? ExitCode.success : ExitCode.checkFailed
     }
@@ -152,21 +130,19 @@ struct RestoreCommand: OperationCommand, FleetCommand {
         }
     }
 
-    static func draw(_ event: Restorer.Event, on terminal: Terminal) {
-        let line: String
+    static func liveLine(for event: Restorer.Event) -> String? {
         switch event {
         case .extracting(let bytes, let total, let rate):
             let percent = total > 0 ? Int(bytes * 100 / total) : 100
-            line = "extracting and hashing: \(percent)% of \(ReportOutput.bytes(total).split(separator: " (").first ?? ""), "
+            return "extracting and hashing: \(percent)% of \(ReportOutput.bytes(total).split(separator: " (").first ?? ""), "
                 + BackupCommand.rateText(rate)
         case .checking:
-            line = "checking the database ..."
+            return "checking the database ..."
         case .checked(let check):
-            line = "checking the database: \(ReportOutput.escaped(check.name.rawValue)) \(check.status.rawValue)"
+            return "checking the database: \(ReportOutput.escaped(check.name.rawValue)) \(check.status.rawValue)"
         case .published:
-            return
+            return nil
         }
-        terminal.progress("\r\u{1B}[2K" + line)
     }
 
     static func render(_ report: RestoreReport) -> String {

@@ -15,6 +15,12 @@ import Glibc
 /// atomic store is all a handler may safely do); the cancellation reads it. SA_RESTART
 /// keeps system calls that the signal interrupts from failing with EINTR.
 final class SignalTrap {
+    /// A reader of standard output that goes away is then a write error (EPIPE, 74), not
+    /// a silent death by SIGPIPE.
+    static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
     /// The first SIGINT or SIGTERM since the trap was set, 0 before.
     private static let received = Atomic<Int32>(0)
 

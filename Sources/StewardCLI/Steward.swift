@@ -82,7 +82,7 @@ public enum Steward {
         }
 
         if let reason = values.command.unavailableReason {
-            return usageFailure(values.error(reason), arguments: arguments, values: values, terminal: terminal)
+            return usageFailure(values.error(reason), arguments: arguments, terminal: terminal)
         }
         guard let type = commands.first(where: { $0.configuration.commandName == values.command.commandName }) else {
             terminal.diagnose("Error: no implementation for '\(values.command.commandName)'")
@@ -95,7 +95,7 @@ public enum Steward {
         do {
             command = try type.init(values)
         } catch {
-            return usageFailure(error, arguments: arguments, values: values, terminal: terminal)
+            return usageFailure(error, arguments: arguments, terminal: terminal)
         }
 
         let name = values.command.commandName
@@ -122,7 +122,7 @@ public enum Steward {
     /// also the failure object on stdout, so that a script always gets one JSON object: on
     /// one line (`kind` `run`) when the command line asks for a run over many databases.
     private static func usageFailure(
-        _ error: CommandLineError, arguments: [String], values: ParsedValues? = nil, terminal: Terminal
+        _ error: CommandLineError, arguments: [String], terminal: Terminal
     ) -> Int32 {
         terminal.diagnose(error.description)
         let options = arguments.prefix { $0 != "--" }
@@ -130,25 +130,23 @@ public enum Steward {
             let command = error.commandPath.split(separator: " ").last.map(String.init) ?? "steward"
             terminal.print(failureJSON(
                 command: command, kind: "usage", message: error.message, exitCode: CommandLineError.exitCode,
-                oneLine: asksForManyItems(arguments, values: values)))
+                oneLine: asksForManyItems(arguments)))
         }
         return CommandLineError.exitCode
     }
 
     /// Whether the command line asks for a run over many databases or bundles, as far as
     /// it can be read: `--jobs`, `--shard`, `--dbs-from`, `--bundles-from`, `--db` more than
-    /// once, or (once parsed) several bundles. A usage error can come before the options
-    /// are parsed, so the words are read as they are.
-    static func asksForManyItems(_ arguments: [String], values: ParsedValues?) -> Bool {
+    /// once, or several bundles. A usage error can come before the options are parsed (an
+    /// unknown option, an empty value), so the words are read as they are.
+    static func asksForManyItems(_ arguments: [String]) -> Bool {
         let options = arguments.prefix { $0 != "--" }
         func isOption(_ word: String, _ name: String) -> Bool { word == name || word.hasPrefix(name + "=") }
         let listOptions = ["--jobs", "--shard", "--dbs-from", "--bundles-from"]
         if options.contains(where: { word in listOptions.contains { isOption(word, $0) } }) { return true }
         if options.filter({ isOption($0, "--db") }).count > 1 { return true }
-        if let values, values.command.commandName == RestoreCommand.configuration.commandName {
-            return values[RestoreCommand.Arg.bundles].count > 1
-        }
-        return false
+        let restore = RestoreCommand.configuration
+        return arguments.first == restore.commandName && restore.positionalWords(in: Array(arguments.dropFirst())).count > 1
     }
 
     /// The failure object: pretty, or as one NDJSON line of `kind` `run` in a run over many.

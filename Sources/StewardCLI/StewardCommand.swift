@@ -24,7 +24,7 @@ extension StewardCommand {
     /// (`PRAGMA hard_heap_limit` in a migration). A command that says no runs with
     /// SQLite's memory statistics off (`SQLiteLibrary.turnOffMemoryStatistics`): its
     /// checks run side by side on several threads, and the statistics' process-wide mutex
-    /// made them wait on each other. Default: true.
+    /// made them wait on each other (design notes, "Performance"). Default: true.
     static var honoursSQLiteHeapLimits: Bool { true }
 }
 

@@ -19,6 +19,12 @@ public final class Terminal: Sendable {
         self.isErrorInteractive = isErrorInteractive
     }
 
+    /// Whether standard input is a terminal: a bundle is never read from one.
+    public static var isInputInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Whether standard output is a terminal: a bundle is never written to one.
+    public static var isOutputInteractive: Bool { isatty(STDOUT_FILENO) == 1 }
+
     /// The process's own stdout and stderr.
     public static func standard() -> Terminal {
         Terminal(

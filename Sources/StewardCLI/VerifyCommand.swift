@@ -5,12 +5,7 @@ import StewardBase
 
 /// `steward verify`: prove a database and a search contract; exit 0 only when every
 /// check passed.
-struct VerifyCommand: OperationCommand, FleetCommand {
-    /// SQLite's memory statistics off: integrity_check and FTS5's check run side by side
-    /// on threads of one process, and the statistics' process-wide mutex made them wait
-    /// on each other (design notes, "Performance").
-    static var honoursSQLiteHeapLimits: Bool { false }
-
+struct VerifyCommand: FleetCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Prove a database: integrity, foreign keys, FTS5 index sync and search fixtures.",
@@ -39,10 +34,12 @@ struct VerifyCommand: OperationCommand, FleetCommand {
             expected: "one of \(Dialect.names.joined(separator: ", "))", convert: { Dialect(rawValue: $0) })
         static let assert = RepeatedOption<String>("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).")
         static let ftsDeferred = RepeatedOption<String>("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).")
-        static let loadExtension = RepeatedOption<String>("load-extension", value: "path", help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
         static let contract = Option<String>("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations).")
         static let report = Option<String>("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run.")
     }
+
+    typealias Work = Verifier
 
     let options: Verifier.Options
     let fleet: FleetOptions?
@@ -63,7 +60,7 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         options.contractPath = values[Opt.contract]
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
         options.extensions = values[Opt.loadExtension]
-        options.timeout = values[CommonOptions.timeout] ?? LockWait.defaultSeconds
+        options.timeout = try values.required(CommonOptions.timeout)
         if options.databasePath == nil && options.contractPath == nil {
             throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")
         }
@@ -76,9 +73,6 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         if options.databasePath == nil && !(options.assertionFiles.isEmpty && options.expectedVersion == nil && !options.quick) {
             throw values.error("'--assert', '--expect-version' and '--quick' need '--db <path>'")
         }
-        for (name, value) in [("db", fleet == nil ? options.databasePath : nil), ("report", values[Opt.report])] where value?.isEmpty == true {
-            throw values.error("The value '' is invalid for '--\(name)'")
-        }
         let reportPath = values[Opt.report]
         if let reportPath, let conflict = ReportFile.conflict(path: reportPath, inputs: Self.inputs(of: options)) {
             throw values.error("'--report \(reportPath)' \(conflict); a report never replaces an input")
@@ -89,9 +83,8 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         self.output = OutputOptions(values)
     }
 
-    typealias Work = Verifier
-
-    var operationOptions: Verifier.Options { options }
+    /// SQLite's memory statistics off (`StewardCommand`): integrity_check and FTS5's check run side by side on threads.
+    static var honoursSQLiteHeapLimits: Bool { false }
 
     /// A line per finished check; never a live line, since the lines are the record.
     func progress(on terminal: Terminal, live: Bool) -> @Sendable (Verifier.Event) -> Void {
@@ -101,36 +94,34 @@ struct VerifyCommand: OperationCommand, FleetCommand {
         }
     }
 
-    func exitStatus(of report: VerifyReport) -> Int32 {
+    /// The core says why a check was skipped; the wording names the option that runs it.
+    static func worded(_ report: VerifyReport) -> VerifyReport {
+        VerifyWording.worded(report)
+    }
+
+    /// Passed (0) or failed (1), alone or as one database of a fleet.
+    static func exitStatus(of report: VerifyReport) -> Int32 {
         report.passed ? ExitCode.success : ExitCode.checkFailed
     }
 
     /// With `--report`, the JSON goes to that file as well.
     func deliver(_ report: VerifyReport, status: Int32, on terminal: Terminal) throws {
-        // The core says why a check was skipped; the wording names the option that runs it.
-        let report = VerifyWording.worded(report)
         guard let reportPath else { return try printReport(report, status: status, on: terminal) }
-        let encoded = try ReportOutput.json(report, command: "verify", exitCode: status)
+        let encoded = try ReportOutput.json(report, command: Self.configuration.commandName, exitCode: status)
         try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
         terminal.print(output.json ? encoded : Self.render(report))
     }
 
-    /// One database of a fleet run: passed (0) or failed (1), as a single run exits.
-    func fleetItem() -> FleetRun.Work {
-        let options = self.options
-        return { path, cancellation in
-            var options = options
-            options.databasePath = path
-            let report = VerifyWording.worded(try Verifier(options: options, cancellation: cancellation).run())
-            let status = report.passed ? ExitCode.success : ExitCode.checkFailed
-            let outcome = report.passed ? "passed" : "failed"
-            let envelope = FleetEnvelope(report: report, command: "verify", exitCode: status, outcome: outcome)
-            let detail = report.passed
-                ? "\(Counted.phrase(report.checks.filter { $0.status == .pass }.count, "check")) passed"
-                : "failed: \(report.failedChecks.joined(separator: ", "))"
-            return FleetRun.Item(outcome: outcome, exitCode: status, json: try envelope.line(), detail: detail,
-                                 message: report.passed ? nil : detail)
-        }
+    static func options(_ options: Verifier.Options, for path: String) -> Verifier.Options {
+        var options = options
+        options.databasePath = path
+        return options
+    }
+
+    static func fleetDetail(_ report: VerifyReport) -> String {
+        report.passed
+            ? "\(Counted.phrase(report.checks.filter { $0.status == .pass }.count, "check")) passed"
+            : "failed: \(report.failedChecks.joined(separator: ", "))"
     }
 
     /// What the run reads: none of it may be where the report goes.

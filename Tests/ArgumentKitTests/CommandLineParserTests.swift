@@ -80,6 +80,17 @@ import Testing
         .init(["backup", "-o", "a", "--output", "b", "db"], "'--output <path>' was given more than once", in: "steward backup"),
         .init(["backup", "--retries=1", "--retries", "2", "-o", "x", "db"],
               "'--retries <count>' was given more than once", in: "steward backup"),
+        // An empty value is refused for every option and argument, in one place.
+        .init(["backup", "--output", "", "db"], "The value '' is invalid for '--output <path>'", in: "steward backup"),
+        .init(["backup", "--output=", "db"], "The value '' is invalid for '--output <path>'", in: "steward backup"),
+        .init(["backup", "-o", "x", "--check", "SELECT 1", "--check=", "db"],
+              "The value '' is invalid for '--check <sql>'", in: "steward backup"),
+        .init(["backup", "-o", "x", ""], "The value '' is invalid for '<path>'", in: "steward backup"),
+        .init(["inspect", "--", ""], "The value '' is invalid for '<path>'", in: "steward inspect"),
+        .init(["verify", "a", ""], "The value '' is invalid for '<fixtures>'", in: "steward verify"),
+        // A typed option says what it expects, empty or not.
+        .init(["backup", "--retries", "", "-o", "x", "db"],
+              "The value '' is invalid for '--retries <count>': expected an integer from 0 to 10", in: "steward backup"),
         // Arguments.
         .init(["inspect"], "Missing expected argument '<path>'", in: "steward inspect"),
         .init(["inspect", "--json"], "Missing expected argument '<path>'", in: "steward inspect"),
@@ -157,7 +168,6 @@ import Testing
 
     @Test(arguments: [
         ("--output=a=b", "a=b"),
-        ("--output=", ""),
         ("--output=-", "-"),
         ("--output= spaced ", " spaced "),
     ])

@@ -69,12 +69,15 @@ import ArgumentKit
         #expect(try backup(extra)[SampleCommands.retries] == expected)
     }
 
-    /// A value of the wrong type never reaches the command: the parser refuses it (64).
-    @Test(arguments: ["11", "-1", "abc", "", "1.5", " 3", "0x3", "99999999999999999999"])
-    func integerOutOfRangeOrMalformedIsAUsageError(_ text: String) throws {
-        let error = try parseError(["--retries=\(text)"])
-        #expect(error.message
-            == "The value '\(text)' is invalid for '--retries <count>': expected an integer from 0 to 10")
+    /// A value of the wrong type never reaches the command: the parser refuses it (64),
+    /// saying what the option expects, an empty value included.
+    @Test(arguments:
+        ["11", "-1", "abc", "", "1.5", " 3", "0x3", "99999999999999999999"].map { ($0, "--retries <count>", "an integer from 0 to 10") }
+        + ["61", "-0.1", "abc", "", "inf", "nan", "-inf", "1e400"].map { ($0, "--timeout <seconds>", "a number of seconds from 0 to 60") })
+    func outOfRangeOrMalformedIsAUsageError(_ text: String, _ option: String, _ expected: String) throws {
+        let name = option.prefix { $0 != " " }
+        let error = try parseError(["\(name)=\(text)"])
+        #expect(error.message == "The value '\(text)' is invalid for '\(option)': expected \(expected)")
         #expect(error.usage.hasPrefix("steward backup "))
         #expect(error.commandPath == "steward backup")
         #expect(CommandLineError.exitCode == 64)
@@ -100,11 +103,20 @@ import ArgumentKit
         #expect(try backup(extra)[SampleCommands.timeout] == expected)
     }
 
-    @Test(arguments: ["61", "-0.1", "abc", "", "inf", "nan", "-inf", "1e400"])
-    func secondsOutOfRangeOrMalformedIsAUsageError(_ text: String) throws {
-        let error = try parseError(["--timeout=\(text)"])
-        #expect(error.message
-            == "The value '\(text)' is invalid for '--timeout <seconds>': expected a number of seconds from 0 to 60")
+    /// An argument that takes a closed set of words is refused like a typed option.
+    @Test(arguments: [("tcsh", "The value 'tcsh' is invalid for '<shell>': expected bash or zsh"),
+                      ("", "The value '' is invalid for '<shell>': expected bash or zsh")])
+    func anArgumentOutsideItsSetIsAUsageError(_ word: String, _ message: String) throws {
+        let shell = Argument("shell", help: "A shell.", expected: "bash or zsh", accepts: { ["bash", "zsh"].contains($0) })
+        let command = CommandConfiguration(commandName: "completions", abstract: "C.", arguments: [shell.definition])
+        let parser = CommandLineParser(root: CommandConfiguration(commandName: "steward", abstract: "S.", subcommands: [command]))
+        let error = try #require(throws: CommandLineError.self) { try parser.parse(["completions", word]) }
+        #expect(error.message == message)
+        guard case .run(let values) = try parser.parse(["completions", "zsh"]) else {
+            Issue.record("not run")
+            return
+        }
+        #expect(values[shell] == "zsh")
     }
 
     @Test func fractionalBoundsArePrintedAsDecimals() throws {

@@ -29,6 +29,30 @@ import Testing
         #expect(throws: CommandLineError.self) { try Self.parser.parse(["report"]) }
     }
 
+    @Test func anEmptyWordAnywhereInTheListIsRefused() {
+        #expect(throws: CommandLineError(
+            message: "The value '' is invalid for '<file>'",
+            usage: HelpFormatter.usage(for: Self.report, path: ["steward", "report"]), commandPath: "steward report")
+        ) { try Self.parser.parse(["report", "a", "", "b"]) }
+    }
+
+    /// What a caller can know of a command line the parser refused: the words it would
+    /// have given the arguments.
+    @Test(arguments: [
+        (["a", "--bogus", "b"], ["a", "b"]),
+        (["--output", "x", "a", "-o", "y", "b", "--output=z", "c"], ["a", "b", "c"]),
+        (["a", "--output", "--json", "b"], ["a", "b"]),
+        (["-", "--", "--output", "x"], ["-", "--output", "x"]),
+        (["a", ""], ["a", ""]),
+    ])
+    func positionalWordsAreReadAsTheParserReadsThem(_ words: [String], _ expected: [String]) {
+        let command = CommandConfiguration(
+            commandName: "report", abstract: "Summarise.",
+            arguments: [ArgumentDefinition("file", help: "Files.", isRepeating: true)],
+            options: [OptionDefinition.option("output", short: "o", value: "path", help: "Where."), OptionDefinition.flag("json", help: "JSON.")])
+        #expect(command.positionalWords(in: words) == expected)
+    }
+
     @Test func usageShowsTheRepetition() {
         #expect(HelpFormatter.usage(for: Self.report, path: ["steward", "report"]).contains("<file> ..."))
     }

@@ -6,11 +6,12 @@ import Testing
 /// share one set of fleet options (`FleetOptions.Keys`): the same rules, each worded for
 /// what it lists.
 @Suite struct FleetUsageErrorsTests {
+    /// The usage error of the parser (an empty value) or of the command.
     static func error(_ arguments: [String]) -> String? {
         let parser = CommandLineParser(root: Steward.root)
-        guard case .run(let values)? = try? parser.parse(arguments) else { return "not parsed" }
         let type: any StewardCommand.Type = arguments[0] == "restore" ? RestoreCommand.self : VerifyCommand.self
         do {
+            guard case .run(let values) = try parser.parse(arguments) else { return "not parsed" }
             _ = try type.init(values)
             return nil
         } catch {
@@ -37,6 +38,24 @@ import Testing
     ])
     func usageErrorsNameTheirOwnList(arguments: [String], message: String) {
         #expect(Self.error(arguments) == message)
+    }
+
+    /// With `--json`, a usage error of a drill over several bundles is one NDJSON line of
+    /// `kind` `run`, also when the parser refused the line before the bundles were counted
+    /// (an unknown option printed a pretty object over many lines); one bundle's is not.
+    @Test(arguments: [
+        (["restore", "--check-only", "a.tar.zst", "b.tar.zst", "--bogus", "--json"], true),
+        (["restore", "--check-only", "a.tar.zst", "", "--json"], true),
+        (["restore", "--check-only", "--identity", "key.txt", "a.tar.zst", "b.tar.zst", "--json", "--into=r"], true),
+        (["restore", "--check-only", "--identity", "key.txt", "a.tar.zst", "--bogus", "--json"], false),
+        (["restore", "a.tar.zst", "--into", "", "--json"], false),
+    ])
+    func aDrillsUsageErrorIsOneLine(arguments: [String], oneLine: Bool) throws {
+        let run = EmptyValueTests.run(arguments)
+        #expect(run.status == 64)
+        let lines = run.out.split(separator: "\n")
+        #expect((lines.count == 1) == oneLine, "\(run.out)")
+        #expect(run.out.contains("\"kind\":\"run\"") == oneLine, "\(run.out)")
     }
 
     @Test func aDrillOverSeveralBundlesTakesTheSharedOptions() throws {

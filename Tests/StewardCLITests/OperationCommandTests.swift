@@ -25,18 +25,19 @@ import Testing
         }
     }
 
-    struct ProbeCommand: OperationCommand {
+    struct ProbeCommand: FleetCommand {
         static let fails = Flag("fails", help: "Fail.")
         static let configuration = CommandConfiguration(
             commandName: "probe", abstract: "Probe.", options: [fails] + CommonOptions.output)
         typealias Work = Probe
 
         let output: OutputOptions
-        let operationOptions: Probe.Options
+        let options: Probe.Options
+        let fleet: FleetOptions? = nil
 
         init(_ values: ParsedValues) throws(CommandLineError) {
             output = OutputOptions(values)
-            operationOptions = Probe.Options(fails: values[Self.fails])
+            options = Probe.Options(fails: values[Self.fails])
         }
 
         func progress(on terminal: Terminal, live: Bool) -> @Sendable (Probe.Event) -> Void {
@@ -49,8 +50,16 @@ import Testing
             report.passed ? "PASSED" : "FAILED"
         }
 
-        func exitStatus(of report: Probe.Report) -> Int32 {
+        static func exitStatus(of report: Probe.Report) -> Int32 {
             report.passed ? ExitCode.success : ExitCode.checkFailed
+        }
+
+        static func options(_ options: Probe.Options, for path: String) -> Probe.Options {
+            options
+        }
+
+        static func fleetDetail(_ report: Probe.Report) -> String {
+            report.passed ? "all good" : "it failed"
         }
     }
 
@@ -93,6 +102,25 @@ import Testing
         #expect(object["exitCode"] as? Int == 1)
         #expect(object["passed"] as? Bool == false)
         #expect(object["schemaVersion"] as? Int == 1)
+    }
+
+    /// An item of a fleet is judged by the rule of a single run, and its line carries the
+    /// report a single run prints, with its kind and outcome.
+    @Test func aFleetItemIsJudgedAsASingleRun() throws {
+        let failed = try ProbeCommand.item(Probe.Report(passed: false))
+        #expect(failed.exitCode == 1)
+        #expect(failed.outcome == "failed")
+        #expect(failed.detail == "it failed")
+        #expect(failed.message == "it failed")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(failed.json.utf8)) as? [String: Any])
+        #expect(object["kind"] as? String == "database")
+        #expect(object["outcome"] as? String == "failed")
+        #expect(object["status"] as? String == "failed")
+        #expect(object["passed"] as? Bool == false)
+        let passed = try ProbeCommand.item(Probe.Report(passed: true))
+        #expect(passed.exitCode == 0)
+        #expect(passed.outcome == "passed")
+        #expect(passed.message == nil)
     }
 
     @Test func theFiveOperationCommandsShareTheShape() {
