@@ -84,7 +84,7 @@ import TestSupport
     @Test func theRealGeoPackageSampleRoundTrips() throws {
         let path = directory.file("gdal_sample.gpkg")
         try FileManager.default.copyItem(
-            atPath: Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/realworld/gdal_sample.gpkg").path, toPath: path)
+            atPath: Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/third_party/realworld/gdal_sample.gpkg").path, toPath: path)
         let made = try backup(path, name: "gpkg.tar.zst")
         #expect(made.status == 0, "\(made.allOutput)")
         let run = try drill("gpkg.tar.zst")
