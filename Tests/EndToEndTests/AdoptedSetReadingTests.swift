@@ -6,23 +6,12 @@ import TestSupport
 /// Through the binary, the defects of issue 26: sets read differently from their runner,
 /// each run on a new database with `--create` and the schema and ledger compared with what
 /// the runner makes.
-@Suite struct AdoptedSetReadingTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct AdoptedSetReadingTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace() }
 
-    func write(_ name: String, _ text: String) throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
-
-    func migrate(_ extra: [String]) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "--create"] + extra)
-    }
+    func migrate(_ extra: [String]) throws -> StewardRun { try workspace.migrate(["--create"] + extra) }
 
     func query(_ sql: String) throws -> [[SQLiteValue]] {
         try Connection(path: database, mode: .readOnly).rows(sql: sql)

@@ -5,17 +5,13 @@ import TestSupport
 
 /// `backup --as-is` and `restore --accept-recorded-failures`: bundles of
 /// broken databases, for analysis, with the failures recorded and never row data.
-@Suite struct AsIsBundleTests {
+@Suite struct AsIsBundleTests: WorkspaceSuite {
     static let secret = "Secret orphan title"
 
-    let directory: TemporaryDirectory
-    var bundles: String { directory.file("bundles") }
+    let workspace: Workspace
     var into: String { directory.file("restored") }
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace(making: [.bundles]) }
 
     /// The orphan-row fixture: tickets whose customer does not exist.
     func makeOrphans(_ name: String, orphans: Int) throws -> String {

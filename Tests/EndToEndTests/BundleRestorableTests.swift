@@ -8,14 +8,10 @@ import TestSupport
 /// is 0 is a valid database; a database a newer SQLite wrote (an FTS5 option SQLite 3.40
 /// lacks), an FTS5 index that drifted and a table that cannot be read are refused by
 /// backup, as restore refuses them; a view that fails on its rows passes both.
-@Suite struct BundleRestorableTests {
-    let directory: TemporaryDirectory
-    var bundles: String { directory.file("bundles") }
+@Suite struct BundleRestorableTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace(making: [.bundles]) }
 
     func check(_ run: StewardRun, _ name: String) throws -> [String: Any] {
         let checks = try #require(try run.json()["checks"] as? [[String: Any]], "\(run.stdout)")

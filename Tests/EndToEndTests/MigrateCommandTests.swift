@@ -4,32 +4,14 @@ import Testing
 import TestSupport
 
 /// `steward migrate` on real files: all or nothing, refusals with file and line, locks.
-@Suite struct MigrateCommandTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrateCommandTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.file("migrations"), withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace(database: "tickets.db") }
 
-    /// Copies the example set into the test's own migration directory.
-    func copyExampleSet() throws {
-        for name in ["0001_create_ticket.sql", "0002_ticket_search.sql", ".steward-dialect"] {
-            try FileManager.default.copyItem(
-                atPath: Fixtures.exampleMigrations.appendingPathComponent(name).path,
-                toPath: (migrations as NSString).appendingPathComponent(name))
-        }
-    }
+    func copyExampleSet() throws { try workspace.copyExampleSet() }
 
-    func write(_ name: String, _ sql: String) throws {
-        try sql.write(toFile: (migrations as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
-    }
-
-    func migrate(_ extra: [String] = []) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations] + extra)
-    }
+    func migrate(_ extra: [String] = []) throws -> StewardRun { try workspace.migrate(extra) }
 
     /// A database at version 1 with the given ticket titles.
     func makeVersionOne(titles: [String]) throws {

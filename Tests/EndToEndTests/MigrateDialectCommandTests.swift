@@ -5,23 +5,12 @@ import TestSupport
 
 /// Through the binary: --dialect, --to with 64-bit and Flyway versions,
 /// --baseline, --allow-* and the report's new fields.
-@Suite struct MigrateDialectCommandTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrateDialectCommandTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace() }
 
-    func write(_ name: String, _ text: String) throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
-
-    func migrate(_ extra: [String]) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations] + extra)
-    }
+    func migrate(_ extra: [String]) throws -> StewardRun { try workspace.migrate(extra) }
 
     func bytes() -> Data? { FileManager.default.contents(atPath: database) }
 

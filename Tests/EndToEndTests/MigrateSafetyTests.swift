@@ -5,23 +5,13 @@ import TestSupport
 
 /// Through the binary: refusals of sets Steward cannot run faithfully, no row
 /// data in messages, out-of-memory and zero-byte files.
-@Suite struct MigrateSafetyTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrateSafetyTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        try directory.declareLayout()
-    }
-
-    func write(_ name: String, _ text: String) throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
+    init() throws { workspace = try Workspace(layout: "steward") }
 
     func migrate(_ extra: [String] = [], environment: [String: String] = [:]) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations] + extra, environment: environment)
+        try workspace.migrate(extra, environment: environment)
     }
 
     func bytes() -> Data? { FileManager.default.contents(atPath: database) }

@@ -9,19 +9,10 @@ import TestSupport
 /// there, left unchanged and without a backup, while a plain run wrote it. Now the run's
 /// own plan, in its write transaction, decides the drift check, the backup and the write.
 /// (Issue 26: a `user_version` behind the runner's complete ledger is no write by itself.)
-@Suite struct MigrateWriteDecisionTests {
+@Suite struct MigrateWriteDecisionTests: DbmateSetSuite {
     let fixture: DbmateSetFixture
-    var directory: TemporaryDirectory { fixture.directory }
-    var set: String { fixture.set }
 
-    init() throws {
-        fixture = try DbmateSetFixture()
-    }
-
-    /// A database dbmate migrated: every file in its ledger, `user_version` left at 0.
-    func migratedByTheRunner(_ name: String) throws -> String {
-        try fixture.migratedByTheRunner(name)
-    }
+    init() throws { fixture = try DbmateSetFixture() }
 
     static func lines(_ run: StewardRun) throws -> [String: [String: Any]] {
         var result: [String: [String: Any]] = [:]
