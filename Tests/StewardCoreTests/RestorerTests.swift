@@ -174,14 +174,10 @@ import TestSupport
         parts.payload[6000] ^= 0x20
         let bundle = directory.file("altered.tar.zst")
         try parts.bundle(to: bundle)
-        do {
-            _ = try restore(bundle)
-            Issue.record("restored an altered bundle")
-        } catch let error as StewardError {
-            #expect(error.kind == .badInput)
-            #expect(error.message.hasPrefix("the bundle is damaged or was altered: "))
-            #expect(error.message.contains("data/tickets.sqlite has SHA-256"))
-        }
+        let error = try #require(throws: StewardError.self, "restored an altered bundle") { _ = try restore(bundle) }
+        #expect(error.kind == .badInput)
+        #expect(error.message.hasPrefix("the bundle is damaged or was altered: "))
+        #expect(error.message.contains("data/tickets.sqlite has SHA-256"))
         #expect(try leftovers().isEmpty)
     }
 
@@ -190,13 +186,9 @@ import TestSupport
         try parts.replacePayload(with: Array(repeating: UInt8(ascii: "A"), count: 8192))
         let bundle = directory.file("text.tar.zst")
         try parts.bundle(to: bundle)
-        do {
-            _ = try restore(bundle)
-            Issue.record("restored text")
-        } catch let error as StewardError {
-            #expect(error.kind == .badInput)
-            #expect(error.message.contains("its payload data/tickets.sqlite is not a SQLite database (the header string is not 'SQLite format 3')"))
-        }
+        let error = try #require(throws: StewardError.self, "restored text") { _ = try restore(bundle) }
+        #expect(error.kind == .badInput)
+        #expect(error.message.contains("its payload data/tickets.sqlite is not a SQLite database (the header string is not 'SQLite format 3')"))
         #expect(try leftovers().isEmpty)
     }
 
@@ -213,24 +205,16 @@ import TestSupport
     @Test func aNonEmptyTargetIsRefusedBeforeTheBundleIsRead() throws {
         try FileManager.default.createDirectory(atPath: into, withIntermediateDirectories: false)
         try Data("x".utf8).write(to: URL(fileURLWithPath: into + "/keep"))
-        do {
-            _ = try restore()
-            Issue.record("restored into a full directory")
-        } catch let error as StewardError {
-            #expect(error.kind == .cannotCreate)
-            #expect(error.message.contains("is not empty"))
-        }
+        let error = try #require(throws: StewardError.self, "restored into a full directory") { _ = try restore() }
+        #expect(error.kind == .cannotCreate)
+        #expect(error.message.contains("is not empty"))
         #expect(try directory.contents(of: "restored") == ["keep"])
         #expect(try leftovers() == ["restored"])
     }
 
     @Test func aMissingBundleIsNotFound() throws {
-        do {
-            _ = try restore(directory.file("nope.tar.zst"))
-            Issue.record("restored nothing")
-        } catch let error as StewardError {
-            #expect(error.kind == .notFound)
-        }
+        let error = try #require(throws: StewardError.self, "restored nothing") { _ = try restore(directory.file("nope.tar.zst")) }
+        #expect(error.kind == .notFound)
         #expect(try leftovers().isEmpty)
     }
 
