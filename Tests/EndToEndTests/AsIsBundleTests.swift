@@ -38,10 +38,7 @@ import TestSupport
         try StewardProcess.run(["restore", bundle, "--into", into, "--json"] + extra)
     }
 
-    func check(_ run: StewardRun, _ name: String) throws -> [String: Any]? {
-        let checks = try #require(try run.json()["checks"] as? [[String: Any]])
-        return checks.first { $0["name"] as? String == name }
-    }
+    func check(_ run: StewardRun, _ name: String) throws -> [String: Any]? { try run.check(name) }
 
     @Test func theOrphanRowFixtureIsBundledAsIsAndRestoredOnlyWhenAccepted() throws {
         let database = try makeOrphans("orphans.sqlite", orphans: 2)

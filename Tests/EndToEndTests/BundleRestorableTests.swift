@@ -13,10 +13,7 @@ import TestSupport
 
     init() throws { workspace = try Workspace(making: [.bundles]) }
 
-    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] {
-        let checks = try #require(try run.json()["checks"] as? [[String: Any]], "\(run.stdout)")
-        return try #require(checks.first { $0["name"] as? String == name }, "\(checks)")
-    }
+    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] { try #require(try run.check(name), "\(run.stdout)") }
 
     func backup(_ path: String, name: String) throws -> StewardRun {
         try StewardProcess.run(["backup", "--db", path, "--out", bundles, "--name", name, "--json"])

@@ -10,10 +10,7 @@ import TestSupport
 
     init() throws { workspace = try Workspace(database: "notes.sqlite", making: [.bundles]) }
 
-    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] {
-        let checks = try #require(try run.json()["checks"] as? [[String: Any]])
-        return try #require(checks.first { $0["name"] as? String == name })
-    }
+    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] { try #require(try run.check(name), "\(run.stdout)") }
 
     func details(_ check: [String: Any]) -> [String] {
         check["details"] as? [String] ?? []

@@ -38,19 +38,9 @@ import TestSupport
     }
 
     /// stdout as NDJSON: one object a line.
-    static func lines(_ run: StewardRun) throws -> [[String: Any]] {
-        try run.stdout.split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
-        }
-    }
+    static func lines(_ run: StewardRun) throws -> [[String: Any]] { try run.jsonLines() }
 
-    static func databases(_ lines: [[String: Any]]) -> [String: [String: Any]] {
-        var result: [String: [String: Any]] = [:]
-        for line in lines where line["kind"] as? String == "database" {
-            if let path = (line["database"] as? [String: Any])?["path"] as? String { result[path] = line }
-        }
-        return result
-    }
+    static func databases(_ lines: [[String: Any]]) -> [String: [String: Any]] { StewardRun.databases(in: lines) }
 
     static func userVersion(_ path: String) throws -> Int32 {
         try Connection(path: path, mode: .readOnly).userVersion()

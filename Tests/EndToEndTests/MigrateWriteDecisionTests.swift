@@ -14,16 +14,7 @@ import TestSupport
 
     init() throws { fixture = try DbmateSetFixture() }
 
-    static func lines(_ run: StewardRun) throws -> [String: [String: Any]] {
-        var result: [String: [String: Any]] = [:]
-        for line in run.stdout.split(separator: "\n") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            if object["kind"] as? String == "database", let path = (object["database"] as? [String: Any])?["path"] as? String {
-                result[path] = object
-            }
-        }
-        return result
-    }
+    static func lines(_ run: StewardRun) throws -> [String: [String: Any]] { try run.databaseLines() }
 
     @Test func aFleetRunWritesWhatAPlainRunWritesAndDoesNotCallItCurrent() throws {
         let paths = try ["a.db", "b.db"].map(fixture.recordedByUserVersionOnly)
