@@ -204,11 +204,7 @@ import TestSupport
     func badFileNamesAreRefused(name: String, message: String) throws {
         try copyExampleSet()
         try write(name, "CREATE TABLE x(y);\n")
-        let run = try migrate(["--create"])
-        #expect(run.status == 65)
-        #expect(run.stderr.contains(name), "\(run.stderr)")
-        #expect(run.stderr.contains(message), "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: database))
+        expectRefused(try migrate(["--create"]), status: 65, saying: name, message)
     }
 
     @Test func golangMigrateNamesAndIgnoredFiles() throws {
@@ -226,10 +222,7 @@ import TestSupport
 
     @Test func missingDatabaseExits66() throws {
         try copyExampleSet()
-        let run = try migrate()
-        #expect(run.status == 66)
-        #expect(run.stderr.contains(database))
-        #expect(!FileManager.default.fileExists(atPath: database))
+        expectRefused(try migrate(), status: 66, saying: database)
     }
 
     @Test func unknownDirectiveAndMissingFTSTableAreRefused() throws {

@@ -40,10 +40,7 @@ import TestSupport
             -- +goose Down
             DROP TABLE users;
             """)
-        let run = try migrate(["--create", "--dialect", "steward"])
-        #expect(run.status == 65)
-        #expect(run.stderr.contains("00001_create_users.sql:1:"), "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: database))
+        expectRefused(try migrate(["--create", "--dialect", "steward"]), status: 65, saying: "00001_create_users.sql:1:")
     }
 
     @Test func aDieselLayoutIsNoMigrationsFoundAndCreatesNothing() throws {
