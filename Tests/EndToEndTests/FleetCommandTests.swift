@@ -18,16 +18,7 @@ import TestSupport
     func makeDatabase(_ name: String, version: Int32, titles: [String] = ["Printer is on fire"]) throws -> String {
         let path = directory.file(name)
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let connection = try Connection(path: path)
-        try connection.execute(sql: Fixtures.exampleMigrationSQL("0001_create_ticket.sql"))
-        for title in titles {
-            try connection.execute(sql: "INSERT INTO ticket(title, body) VALUES (?, ?)", bindings: [.text(title), .text("body")])
-        }
-        try connection.setUserVersion(1)
-        if version >= 2 {
-            try connection.execute(sql: Fixtures.exampleMigrationSQL("0002_ticket_search.sql"))
-            try connection.setUserVersion(2)
-        }
+        try Fixtures.makeExampleSetDatabase(at: path, version: version, titles: titles)
         return path
     }
 
