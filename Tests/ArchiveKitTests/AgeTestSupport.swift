@@ -14,12 +14,7 @@ enum AgeMemory {
     static func encrypt(_ plaintext: [UInt8], to recipients: [AgeRecipient], blockSize: Int = 10_007) throws -> [UInt8] {
         var output: [UInt8] = []
         let encryptor = try AgeEncryptor(recipients: recipients) { output.append(contentsOf: $0) }
-        var offset = 0
-        while offset < plaintext.count {
-            let end = min(offset + blockSize, plaintext.count)
-            try plaintext[offset..<end].withUnsafeBytes { try encryptor.write($0) }
-            offset = end
-        }
+        try plaintext.feed(inBlocksOf: blockSize) { try encryptor.write($0) }
         try encryptor.finish()
         return output
     }

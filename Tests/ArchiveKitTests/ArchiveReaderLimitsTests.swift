@@ -13,12 +13,6 @@ import TestSupport
         directory = try TemporaryDirectory()
     }
 
-    func save(_ bytes: [UInt8], as name: String = "a.tar.zst") throws -> String {
-        let path = directory.file(name)
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     /// A reader positioned on the payload entry of a bundle-shaped archive.
     func readerAtPayload(_ path: String) throws -> ArchiveReader {
         let reader = try ArchiveReader(path: path)
@@ -31,7 +25,7 @@ import TestSupport
     // MARK: - Size cap
 
     @Test func anEntryDeclaredLargerThanTheCapIsRefusedBeforeItsData() throws {
-        let path = try save(try makeArchive(payload: sampleBytes(count: 50_000)))
+        let path = try directory.save(try makeArchive(payload: sampleBytes(count: 50_000)))
         let reader = try readerAtPayload(path)
         var received = 0
         #expect(throws: ArchiveError.tooLarge(name: "data/app.sqlite", limit: 49_999)) {
@@ -42,7 +36,7 @@ import TestSupport
 
     @Test func anEntryOfExactlyTheCapIsRead() throws {
         let payload = sampleBytes(count: 50_000)
-        let path = try save(try makeArchive(payload: payload))
+        let path = try directory.save(try makeArchive(payload: payload))
         let reader = try readerAtPayload(path)
         var bytes: [UInt8] = []
         let summary = try reader.readData(maximumSize: 50_000) { bytes.append(contentsOf: $0) }
@@ -56,7 +50,7 @@ import TestSupport
     @Test(arguments: [4096, 65_536, 1 << 20])
     func largeEntriesGiveTheSameBytesAndHashOnTheOverlappedPath(blockSize: Int) throws {
         let payload = sampleBytes(count: 5_000_000, seed: 21)
-        let path = try save(try makeArchive(payload: payload, options: .init(compressionLevel: 1)))
+        let path = try directory.save(try makeArchive(payload: payload, options: .init(compressionLevel: 1)))
         let reader = try readerAtPayload(path)
         var bytes: [UInt8] = []
         var largest = 0
@@ -73,7 +67,7 @@ import TestSupport
     struct Stop: Error, Equatable {}
 
     @Test func aConsumerThatThrowsStopsTheWorkerAndTheReaderRefusesFurtherUse() throws {
-        let path = try save(try makeArchive(payload: sampleBytes(count: 6_000_000, seed: 4), options: .init(compressionLevel: 1)))
+        let path = try directory.save(try makeArchive(payload: sampleBytes(count: 6_000_000, seed: 4), options: .init(compressionLevel: 1)))
         let reader = try readerAtPayload(path)
         var blocks = 0
         #expect(throws: Stop()) {
@@ -89,7 +83,7 @@ import TestSupport
     @Test(arguments: [0.3, 0.6, 0.95])
     func aTruncatedLargeEntryFailsOnTheOverlappedPath(fraction: Double) throws {
         let bytes = try makeArchive(payload: sampleBytes(count: 3_000_000, seed: 8), options: .init(compressionLevel: 1))
-        let path = try save(Array(bytes.prefix(Int(Double(bytes.count) * fraction))))
+        let path = try directory.save(Array(bytes.prefix(Int(Double(bytes.count) * fraction))))
         #expect(throws: ArchiveError.self) {
             let reader = try readerAtPayload(path)
             try reader.readData(blockSize: 65_536) { _ in }
@@ -102,7 +96,7 @@ import TestSupport
     @Test func anArchiveWithoutItsEndBlocksIsTruncated() throws {
         var tar = TarBuilder()
         tar.file("manifest.json", [1, 2, 3])
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         let reader = try ArchiveReader(path: path)
         #expect(try reader.nextEntry()?.name == "manifest.json")
         #expect(throws: ArchiveError.truncated("the end-of-archive blocks are missing")) { _ = try reader.nextEntry() }
@@ -112,7 +106,7 @@ import TestSupport
         var tar = TarBuilder()
         tar.file("manifest.json", [1, 2, 3])
         tar.data([UInt8](repeating: 0, count: 512))
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         let reader = try ArchiveReader(path: path)
         _ = try reader.nextEntry()
         try reader.readData { _ in }
@@ -127,7 +121,7 @@ import TestSupport
         tar.end()
         // System tar pads the archive to 10 KiB with more zeros; that is fine too.
         tar.data([UInt8](repeating: 0, count: 10240 - tar.bytes.count))
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         let reader = try ArchiveReader(path: path)
         var names: [String] = []
         while let entry = try reader.nextEntry() {
@@ -150,7 +144,7 @@ import TestSupport
         tar.file("a", [1])
         tar.end()
         tar.data(trailer)
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         let reader = try ArchiveReader(path: path)
         #expect(try reader.nextEntry()?.name == "a")
         let error = try #require(throws: ArchiveError.self, "\(label)") { _ = try reader.nextEntry() }
@@ -168,7 +162,7 @@ import TestSupport
         tar.file("a", [1])
         tar.end()
         let junk = try TarBuilder.zstd(Array(repeating: 0x41, count: 600))
-        let path = try save(try TarBuilder.zstd(tar.bytes) + junk)
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes) + junk)
         let reader = try ArchiveReader(path: path)
         _ = try reader.nextEntry()
         #expect(throws: ArchiveError.self) { _ = try reader.nextEntry() }
@@ -179,7 +173,7 @@ import TestSupport
         tar.file("a", [1])
         tar.end()
         tar.data([UInt8](repeating: 0, count: 10240 - tar.bytes.count))
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         let reader = try ArchiveReader(path: path)
         #expect(try reader.nextEntry()?.name == "a")
         #expect(try reader.nextEntry() == nil)
@@ -189,7 +183,7 @@ import TestSupport
     @Test func anEmptyArchiveHasItsEndBlocks() throws {
         var tar = TarBuilder()
         tar.end()
-        let reader = try ArchiveReader(path: try save(try TarBuilder.zstd(tar.bytes)))
+        let reader = try ArchiveReader(path: try directory.save(try TarBuilder.zstd(tar.bytes)))
         #expect(try reader.nextEntry() == nil)
     }
 

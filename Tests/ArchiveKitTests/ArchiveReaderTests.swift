@@ -10,12 +10,6 @@ import TestSupport
         directory = try TemporaryDirectory()
     }
 
-    func save(_ bytes: [UInt8], as name: String = "a.tar.zst") throws -> String {
-        let path = directory.file(name)
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     /// Reads every entry to the end; returns names and contents.
     func readAll(_ path: String, limits: ArchiveReader.Limits = .init()) throws -> [(ArchiveReader.Entry, [UInt8], ArchiveReader.DataSummary)] {
         let reader = try ArchiveReader(path: path, limits: limits)
@@ -32,7 +26,7 @@ import TestSupport
 
     @Test func roundTripGivesBackNamesContentsAndHashes() throws {
         let payload = sampleBytes(count: 2_500_000, seed: 3)
-        let path = try save(try makeArchive(payload: payload, options: .init(compressionLevel: 1, threads: 2, modificationTime: 1_700_000_000)))
+        let path = try directory.save(try makeArchive(payload: payload, options: .init(compressionLevel: 1, threads: 2, modificationTime: 1_700_000_000)))
         let entries = try readAll(path)
         #expect(entries.map(\.0.name) == ["manifest.json", "manifest-sha256.txt", "data/app.sqlite"])
         #expect(entries[2].1 == payload)
@@ -51,7 +45,7 @@ import TestSupport
         let writer = try ArchiveWriter(options: .init()) { try output.write($0) }
         try writer.addFile(name: "empty", contents: [])
         try writer.finish()
-        let path = try save(output.bytes)
+        let path = try directory.save(output.bytes)
         let descriptor = open(path, O_RDONLY)
         defer { close(descriptor) }
         let reader = try ArchiveReader(fileDescriptor: descriptor)
@@ -62,7 +56,7 @@ import TestSupport
     }
 
     @Test func unreadEntriesAreSkipped() throws {
-        let path = try save(try makeArchive(payload: sampleBytes(count: 100_000)))
+        let path = try directory.save(try makeArchive(payload: sampleBytes(count: 100_000)))
         let reader = try ArchiveReader(path: path)
         var names: [String] = []
         while let entry = try reader.nextEntry() { names.append(entry.name) }
@@ -70,7 +64,7 @@ import TestSupport
     }
 
     @Test func readContentsRefusesALargeEntryBeforeReadingIt() throws {
-        let path = try save(try makeArchive(payload: sampleBytes(count: 100_000)))
+        let path = try directory.save(try makeArchive(payload: sampleBytes(count: 100_000)))
         let reader = try ArchiveReader(path: path)
         _ = try reader.nextEntry()
         #expect(try reader.readContents(maximumSize: 1024).bytes == Array("{\"formatVersion\":1}\n".utf8))
@@ -82,21 +76,21 @@ import TestSupport
     // MARK: - Limits
 
     @Test func anEntryOverTheSizeLimitIsRefusedBeforeItsData() throws {
-        let path = try save(try makeArchive(payload: sampleBytes(count: 100_000)))
+        let path = try directory.save(try makeArchive(payload: sampleBytes(count: 100_000)))
         #expect(throws: ArchiveError.tooLarge(name: "data/app.sqlite", limit: 99_999)) {
             _ = try readAll(path, limits: .init(maximumEntrySize: 99_999))
         }
     }
 
     @Test func theTotalSizeIsLimited() throws {
-        let path = try save(try makeArchive(payload: sampleBytes(count: 100_000)))
+        let path = try directory.save(try makeArchive(payload: sampleBytes(count: 100_000)))
         #expect(throws: ArchiveError.tooLarge(name: "the archive", limit: 100_010)) {
             _ = try readAll(path, limits: .init(maximumTotalSize: 100_010))
         }
     }
 
     @Test func theNumberOfEntriesIsLimited() throws {
-        let path = try save(try makeArchive(payload: sampleBytes(count: 1000)))
+        let path = try directory.save(try makeArchive(payload: sampleBytes(count: 1000)))
         #expect(throws: ArchiveError.tooManyEntries(limit: 2)) { _ = try readAll(path, limits: .init(maximumEntries: 2)) }
     }
 
@@ -104,7 +98,7 @@ import TestSupport
         var tar = TarBuilder()
         tar.header(name: "data/app.sqlite", size: 1_000_000)
         tar.data(sampleBytes(count: 3000))
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         #expect(throws: ArchiveError.self) { _ = try readAll(path) }
         do {
             _ = try readAll(path)
@@ -121,7 +115,7 @@ import TestSupport
         tar.file("manifest.json", [1, 2, 3])
         tar.header(name: "data", type: Character(type), size: 0, linkName: type == "1" || type == "2" ? "/etc/passwd" : "")
         tar.end()
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         #expect(throws: ArchiveError.notRegularFile("data"), "\(label)") { _ = try readAll(path) }
     }
 
@@ -130,7 +124,7 @@ import TestSupport
         var tar = TarBuilder()
         tar.file(name, [1])
         tar.end()
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         #expect(throws: ArchiveError.invalidName(name)) { _ = try readAll(path) }
     }
 
@@ -139,7 +133,7 @@ import TestSupport
         tar.pax(["path": "../../../tmp/evil"])
         tar.file("innocent", [1, 2])
         tar.end()
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         #expect(throws: ArchiveError.invalidName("../../../tmp/evil")) { _ = try readAll(path) }
     }
 
@@ -148,7 +142,7 @@ import TestSupport
         tar.file("manifest.json", [1])
         tar.file("manifest.json", [2])
         tar.end()
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         #expect(throws: ArchiveError.duplicateName("manifest.json")) { _ = try readAll(path) }
     }
 
@@ -158,7 +152,7 @@ import TestSupport
         var tar = TarBuilder()
         tar.file("manifest.json", [1])
         tar.end()
-        let path = try save(tar.bytes)
+        let path = try directory.save(tar.bytes)
         #expect(throws: ArchiveError.notZstd) { _ = try readAll(path) }
     }
 
@@ -166,7 +160,7 @@ import TestSupport
         var tar = TarBuilder()
         tar.file("manifest.json", [1])
         tar.end()
-        let path = try save(try TarBuilder.zstd(try TarBuilder.zstd(tar.bytes)))
+        let path = try directory.save(try TarBuilder.zstd(try TarBuilder.zstd(tar.bytes)))
         #expect(throws: ArchiveError.notZstd) { _ = try readAll(path) }
     }
 
@@ -174,21 +168,21 @@ import TestSupport
         var tar = TarBuilder()
         tar.file("manifest.json", [1], gnu: true)
         tar.end()
-        let path = try save(try TarBuilder.zstd(tar.bytes))
+        let path = try directory.save(try TarBuilder.zstd(tar.bytes))
         #expect(throws: ArchiveError.notTar("GNU tar format")) { _ = try readAll(path) }
     }
 
     @Test func somethingElseEntirelyIsRefused() throws {
-        let path = try save(Array("this is not an archive at all, just text\n".utf8))
+        let path = try directory.save(Array("this is not an archive at all, just text\n".utf8))
         #expect(throws: ArchiveError.self) { _ = try readAll(path) }
-        let empty = try save([], as: "empty.tar.zst")
+        let empty = try directory.save([], as: "empty.tar.zst")
         #expect(throws: ArchiveError.self) { _ = try readAll(empty) }
     }
 
     @Test(arguments: [0.1, 0.5, 0.9, 0.999])
     func aTruncatedStreamIsRefused(fraction: Double) throws {
         let bytes = try makeArchive(payload: sampleBytes(count: 400_000, seed: 5), options: .init(compressionLevel: 1))
-        let path = try save(Array(bytes.prefix(Int(Double(bytes.count) * fraction))))
+        let path = try directory.save(Array(bytes.prefix(Int(Double(bytes.count) * fraction))))
         #expect(throws: ArchiveError.self) { _ = try readAll(path) }
     }
 

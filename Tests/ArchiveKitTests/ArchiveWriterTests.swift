@@ -35,12 +35,7 @@ func makeArchive(payload: [UInt8], options: ArchiveWriter.Options = .init(), blo
     try writer.addFile(name: "manifest.json", contents: Array("{\"formatVersion\":1}\n".utf8))
     try writer.addFile(name: "manifest-sha256.txt", contents: Array("abc  data/app.sqlite\n".utf8))
     try writer.beginFile(name: "data/app.sqlite", size: Int64(payload.count))
-    var offset = 0
-    while offset < payload.count {
-        let end = min(offset + blockSize, payload.count)
-        try payload[offset..<end].withUnsafeBytes { try writer.write($0) }
-        offset = end
-    }
+    try payload.feed(inBlocksOf: blockSize) { try writer.write($0) }
     try writer.endFile()
     try writer.finish()
     #expect(writer.bytesWritten == Int64(output.bytes.count))
@@ -201,30 +196,16 @@ func makeArchive(payload: [UInt8], options: ArchiveWriter.Options = .init(), blo
     /// The tar stream inside, by the system `zstd`.
     private func decompress(_ bytes: [UInt8]) throws -> [UInt8] {
         let directory = try TemporaryDirectory()
-        let path = directory.file("x.zst")
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["zstd", "-q", "-d", "-c", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return Array(data)
+        return Array(try standardOutput(["zstd", "-q", "-d", "-c", try directory.save(bytes, as: "x.zst")]))
     }
 
     private func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try standardOutput(arguments), as: UTF8.self)
+    }
+
+    private func standardOutput(_ arguments: [String]) throws -> Data {
+        let (status, output) = try systemToolStandardOutput(arguments)
+        #expect(status == 0)
+        return output
     }
 }

@@ -6,23 +6,12 @@ import TestSupport
 /// Through the binary, the defects of issue 26: sets read differently from their runner,
 /// each run on a new database with `--create` and the schema and ledger compared with what
 /// the runner makes.
-@Suite struct AdoptedSetReadingTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct AdoptedSetReadingTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace() }
 
-    func write(_ name: String, _ text: String) throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
-
-    func migrate(_ extra: [String]) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "--create"] + extra)
-    }
+    func migrate(_ extra: [String]) throws -> StewardRun { try workspace.migrate(["--create"] + extra) }
 
     func query(_ sql: String) throws -> [[SQLiteValue]] {
         try Connection(path: database, mode: .readOnly).rows(sql: sql)
@@ -52,10 +41,7 @@ import TestSupport
     /// goose's spelling is ENVSUB: the file is refused with its line, nothing is created.
     @Test func gooseEnvsubOnIsRefused() throws {
         try write("20240101000001_a.sql", "-- +goose Up\n-- +goose ENVSUB ON\nCREATE TABLE a(owner DEFAULT '${OWNER}');\n")
-        let run = try migrate([])
-        #expect(run.status == 65)
-        #expect(run.stderr.contains("20240101000001_a.sql:2: '-- +goose ENVSUB ON'"), "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: database))
+        expectRefused(try migrate([]), status: 65, saying: "20240101000001_a.sql:2: '-- +goose ENVSUB ON'")
     }
 
     /// goose collects only `*.sql` and `*.go`: a helper script is not a migration.

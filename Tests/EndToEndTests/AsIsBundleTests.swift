@@ -5,17 +5,13 @@ import TestSupport
 
 /// `backup --as-is` and `restore --accept-recorded-failures`: bundles of
 /// broken databases, for analysis, with the failures recorded and never row data.
-@Suite struct AsIsBundleTests {
+@Suite struct AsIsBundleTests: WorkspaceSuite {
     static let secret = "Secret orphan title"
 
-    let directory: TemporaryDirectory
-    var bundles: String { directory.file("bundles") }
+    let workspace: Workspace
     var into: String { directory.file("restored") }
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace(making: [.bundles]) }
 
     /// The orphan-row fixture: tickets whose customer does not exist.
     func makeOrphans(_ name: String, orphans: Int) throws -> String {
@@ -42,10 +38,7 @@ import TestSupport
         try StewardProcess.run(["restore", bundle, "--into", into, "--json"] + extra)
     }
 
-    func check(_ run: StewardRun, _ name: String) throws -> [String: Any]? {
-        let checks = try #require(try run.json()["checks"] as? [[String: Any]])
-        return checks.first { $0["name"] as? String == name }
-    }
+    func check(_ run: StewardRun, _ name: String) throws -> [String: Any]? { try run.check(name) }
 
     @Test func theOrphanRowFixtureIsBundledAsIsAndRestoredOnlyWhenAccepted() throws {
         let database = try makeOrphans("orphans.sqlite", orphans: 2)

@@ -8,15 +8,10 @@ import TestSupport
 /// `manifest`, as restore and inspect carry it. Backup's `checks` used to be the
 /// manifest's record object, so that a script reading `checks[].status` broke on backup.
 @Suite(.enabled(if: JSONValidator.isInstalled, "python3 with the jsonschema module (python3-jsonschema) is not installed"))
-struct BackupChecksShapeTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.sqlite") }
-    var out: String { directory.file("out") }
+struct BackupChecksShapeTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
-    }
+    init() throws { workspace = try Workspace(database: "tickets.sqlite", making: [.out]) }
 
     /// Validates every item against `$defs/check` alone, with the real validator; returns
     /// one message per invalid item, `label[index]: message`.

@@ -6,17 +6,12 @@ import TestSupport
 /// `steward backup` on real files: the bundle, refusals, and the faults a backup must
 /// survive (locked source, unwritable directory, kill -9, full disk, signals). Each test
 /// has its own directory; the bundle directory is `out` inside it.
-@Suite struct BackupCommandTests {
+@Suite struct BackupCommandTests: WorkspaceSuite {
     static let nobody: UInt32 = 65534
 
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.sqlite") }
-    var out: String { directory.file("out") }
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace(database: "tickets.sqlite", making: [.out]) }
 
     func backup(_ extra: [String] = [], environment: [String: String] = [:], asUser uid: UInt32? = nil) throws -> StewardRun {
         try StewardProcess.run(["backup", "--db", database, "--out", out] + extra, asUser: uid, environment: environment)

@@ -8,19 +8,12 @@ import TestSupport
 /// is 0 is a valid database; a database a newer SQLite wrote (an FTS5 option SQLite 3.40
 /// lacks), an FTS5 index that drifted and a table that cannot be read are refused by
 /// backup, as restore refuses them; a view that fails on its rows passes both.
-@Suite struct BundleRestorableTests {
-    let directory: TemporaryDirectory
-    var bundles: String { directory.file("bundles") }
+@Suite struct BundleRestorableTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace(making: [.bundles]) }
 
-    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] {
-        let checks = try #require(try run.json()["checks"] as? [[String: Any]], "\(run.stdout)")
-        return try #require(checks.first { $0["name"] as? String == name }, "\(checks)")
-    }
+    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] { try #require(try run.check(name), "\(run.stdout)") }
 
     func backup(_ path: String, name: String) throws -> StewardRun {
         try StewardProcess.run(["backup", "--db", path, "--out", bundles, "--name", name, "--json"])
@@ -84,7 +77,7 @@ import TestSupport
     @Test func theRealGeoPackageSampleRoundTrips() throws {
         let path = directory.file("gdal_sample.gpkg")
         try FileManager.default.copyItem(
-            atPath: Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/realworld/gdal_sample.gpkg").path, toPath: path)
+            atPath: Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/third_party/realworld/gdal_sample.gpkg").path, toPath: path)
         let made = try backup(path, name: "gpkg.tar.zst")
         #expect(made.status == 0, "\(made.allOutput)")
         let run = try drill("gpkg.tar.zst")

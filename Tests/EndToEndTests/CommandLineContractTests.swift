@@ -46,22 +46,24 @@ import TestSupport
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
+    static let inspectUsage = "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"
+
     static let usageCases: [UsageCase] = [
         UsageCase(arguments: ["inspect", "--josn", "x.db"],
                   error: "Error: Unknown option '--josn'. Did you mean '--json'?",
-                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: inspectUsage),
         UsageCase(arguments: ["inspect", "--frobnicate", "x.db"],
                   error: "Error: Unknown option '--frobnicate'",
-                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: inspectUsage),
         UsageCase(arguments: ["inspect"],
                   error: "Error: Missing expected argument '<path>'",
-                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: inspectUsage),
         UsageCase(arguments: ["inspect", "a.db", "b.db"],
                   error: "Error: Unexpected argument 'b.db'",
-                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: inspectUsage),
         UsageCase(arguments: ["inspect", "--json=yes", "a.db"],
                   error: "Error: The flag '--json' does not take a value",
-                  usage: "Usage: steward inspect [--digest] [--load-extension <path> ...] [--identity <file> ...] [--passphrase-file <file>] [--passphrase-env <name>] [--json] <path>"),
+                  usage: inspectUsage),
         UsageCase(arguments: ["inpsect", "a.db"],
                   error: "Error: Unknown command 'inpsect'. Did you mean 'inspect'?",
                   usage: "Usage: steward <subcommand>"),

@@ -46,6 +46,11 @@ import TestSupport
     }
 
     func stewardDigests(_ path: String, identity: String? = nil) throws -> [String: Any] {
+        try Self.stewardDigests(path, identity: identity)
+    }
+
+    /// What `steward inspect --digest` computes for `path`.
+    static func stewardDigests(_ path: String, identity: String? = nil) throws -> [String: Any] {
         let run = try StewardProcess.run(["inspect", "--digest", path, "--json"] + (identity.map { ["--identity", $0] } ?? []))
         try #require(run.status == 0, "\(run.stderr)")
         return try #require(try run.json()["contentDigests"] as? [String: Any])
@@ -66,7 +71,9 @@ import TestSupport
     }
 
     /// The comparable part: schema, and name/rows/sha256 per table.
-    func essence(_ digests: [String: Any]) -> String {
+    func essence(_ digests: [String: Any]) -> String { Self.essence(digests) }
+
+    static func essence(_ digests: [String: Any]) -> String {
         let tables = (digests["tables"] as? [[String: Any]] ?? []).map { table in
             "\(table["name"] ?? "")|\(table["rows"] ?? "")|\(table["sha256"] ?? "")"
         }

@@ -43,10 +43,7 @@ import TestSupport
         try StewardProcess.run(["restore", bundle, "--into", into, "--json"] + extra)
     }
 
-    func check(_ run: StewardRun, _ name: String) throws -> [String: Any]? {
-        let checks = try #require(try run.json()["checks"] as? [[String: Any]])
-        return checks.first { $0["name"] as? String == name }
-    }
+    func check(_ run: StewardRun, _ name: String) throws -> [String: Any]? { try run.check(name) }
 
     // MARK: - CHECK constraints
 

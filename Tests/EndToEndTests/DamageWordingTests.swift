@@ -15,10 +15,7 @@ import TestSupport
         directory = try TemporaryDirectory()
     }
 
-    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] {
-        let checks = try #require(try run.json()["checks"] as? [[String: Any]], "\(run.stdout)")
-        return try #require(checks.first { $0["name"] as? String == name })
-    }
+    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] { try #require(try run.check(name), "\(run.stdout)") }
 
     /// A table and an index over 3000 rows, then the first bytes of page 2 (the table's
     /// root) overwritten: integrity_check reports the page, then stops on the damage.

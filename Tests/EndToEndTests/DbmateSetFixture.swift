@@ -37,3 +37,19 @@ struct DbmateSetFixture {
         return path
     }
 }
+
+/// A suite whose tests each have a `DbmateSetFixture` of their own, reached by the names
+/// the tests use.
+protocol DbmateSetSuite {
+    var fixture: DbmateSetFixture { get }
+}
+
+extension DbmateSetSuite {
+    var directory: TemporaryDirectory { fixture.directory }
+    var set: String { fixture.set }
+
+    /// A database dbmate migrated: every file in its ledger, `user_version` left at 0.
+    func migratedByTheRunner(_ name: String) throws -> String {
+        try fixture.migratedByTheRunner(name)
+    }
+}

@@ -4,29 +4,29 @@ import TestSupport
 
 /// `--load-extension` beyond migrate: a database whose schema uses sqlite-vec's
 /// vec0 virtual table, made by migrate with the extension loaded.
-@Suite struct ExtensionCommandTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct ExtensionCommandTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        try directory.declareLayout()
+    init() throws { workspace = try Workspace(layout: "steward") }
+
+    /// Makes the database, its schema using vec0, with migrate and the extension loaded;
+    /// returns the extension's path.
+    func makeVectorDatabase() throws -> String {
+        let library = try #require(MigrateDialectCommandTests.vectorExtension)
+        try write("0001_items.sql", """
+            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
+            CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);
+            INSERT INTO item_vec(rowid, embedding) VALUES (1, '[0.1, 0.2, 0.3, 0.4]');
+            """)
+        let made = try workspace.migrate(["--create", "--load-extension", library, "--quiet"])
+        try #require(made.status == 0, "\(made.stderr)")
+        return library
     }
 
     @Test(.enabled(if: MigrateDialectCommandTests.vectorExtension != nil,
                    "sqlite-vec is not installed (scripts/install-deps.sh installs it with pip)"))
     func verifyLoadsTheExtensionAndTrustsOnlyInnocuousFunctions() throws {
-        let library = try #require(MigrateDialectCommandTests.vectorExtension)
-        try Data("""
-            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
-            CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);
-            INSERT INTO item_vec(rowid, embedding) VALUES (1, '[0.1, 0.2, 0.3, 0.4]');
-            """.utf8).write(to: URL(fileURLWithPath: directory.file("migrations/0001_items.sql")))
-        let made = try StewardProcess.run(
-            ["migrate", "--db", database, "--migrations", migrations, "--create", "--load-extension", library, "--quiet"])
-        try #require(made.status == 0, "\(made.stderr)")
+        let library = try makeVectorDatabase()
         let before = FileManager.default.contents(atPath: database)
 
         let with = try StewardProcess.run(["verify", "--db", database, "--load-extension", library, "--quiet"])
@@ -45,15 +45,7 @@ import TestSupport
     @Test(.enabled(if: MigrateDialectCommandTests.vectorExtension != nil,
                    "sqlite-vec is not installed (scripts/install-deps.sh installs it with pip)"))
     func restoreLoadsTheExtensionForItsChecks() throws {
-        let library = try #require(MigrateDialectCommandTests.vectorExtension)
-        try Data("""
-            CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT);
-            CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);
-            INSERT INTO item_vec(rowid, embedding) VALUES (1, '[0.1, 0.2, 0.3, 0.4]');
-            """.utf8).write(to: URL(fileURLWithPath: directory.file("migrations/0001_items.sql")))
-        let made = try StewardProcess.run(
-            ["migrate", "--db", database, "--migrations", migrations, "--create", "--load-extension", library, "--quiet"])
-        try #require(made.status == 0, "\(made.stderr)")
+        let library = try makeVectorDatabase()
         let out = directory.file("bundles")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         // Restore's checks read every table, the vec0 table through its module: backed up

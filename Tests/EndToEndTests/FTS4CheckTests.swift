@@ -5,20 +5,12 @@ import TestSupport
 
 /// FTS3 and FTS4 tables are checked by their own module in verify, backup and restore, as FTS5 tables are: an external-content index that drifted from its content
 /// table, and damaged segments that `PRAGMA integrity_check` does not see.
-@Suite struct FTS4CheckTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("notes.sqlite") }
-    var bundles: String { directory.file("bundles") }
+@Suite struct FTS4CheckTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace(database: "notes.sqlite", making: [.bundles]) }
 
-    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] {
-        let checks = try #require(try run.json()["checks"] as? [[String: Any]])
-        return try #require(checks.first { $0["name"] as? String == name })
-    }
+    func check(_ run: StewardRun, _ name: String) throws -> [String: Any] { try #require(try run.check(name), "\(run.stdout)") }
 
     func details(_ check: [String: Any]) -> [String] {
         check["details"] as? [String] ?? []

@@ -18,16 +18,7 @@ import TestSupport
     func makeDatabase(_ name: String, version: Int32, titles: [String] = ["Printer is on fire"]) throws -> String {
         let path = directory.file(name)
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let connection = try Connection(path: path)
-        try connection.execute(sql: Fixtures.exampleMigrationSQL("0001_create_ticket.sql"))
-        for title in titles {
-            try connection.execute(sql: "INSERT INTO ticket(title, body) VALUES (?, ?)", bindings: [.text(title), .text("body")])
-        }
-        try connection.setUserVersion(1)
-        if version >= 2 {
-            try connection.execute(sql: Fixtures.exampleMigrationSQL("0002_ticket_search.sql"))
-            try connection.setUserVersion(2)
-        }
+        try Fixtures.makeExampleSetDatabase(at: path, version: version, titles: titles)
         return path
     }
 
@@ -38,19 +29,9 @@ import TestSupport
     }
 
     /// stdout as NDJSON: one object a line.
-    static func lines(_ run: StewardRun) throws -> [[String: Any]] {
-        try run.stdout.split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
-        }
-    }
+    static func lines(_ run: StewardRun) throws -> [[String: Any]] { try run.jsonLines() }
 
-    static func databases(_ lines: [[String: Any]]) -> [String: [String: Any]] {
-        var result: [String: [String: Any]] = [:]
-        for line in lines where line["kind"] as? String == "database" {
-            if let path = (line["database"] as? [String: Any])?["path"] as? String { result[path] = line }
-        }
-        return result
-    }
+    static func databases(_ lines: [[String: Any]]) -> [String: [String: Any]] { StewardRun.databases(in: lines) }
 
     static func userVersion(_ path: String) throws -> Int32 {
         try Connection(path: path, mode: .readOnly).userVersion()

@@ -26,12 +26,7 @@ private let dbmateAvailable = (try? systemTool(["dbmate", "--version"]).status) 
     /// Runs the fleet and returns its NDJSON lines by path.
     func fleet(_ paths: [String], _ extra: [String] = []) throws -> (StewardRun, [String: [String: Any]]) {
         let run = try StewardProcess.run(["migrate", "--migrations", set, "--json", "--jobs", "2"] + extra + paths.flatMap { ["--db", $0] })
-        var lines: [String: [String: Any]] = [:]
-        for line in run.stdout.split(separator: "\n") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
-            if object["kind"] as? String == "database", let path = Self.path(of: object) { lines[path] = object }
-        }
-        return (run, lines)
+        return (run, try run.databaseLines())
     }
 
     /// The database a line is about: `database.path` (the fleet envelope).
@@ -139,8 +134,7 @@ private let dbmateAvailable = (try? systemTool(["dbmate", "--version"]).status) 
         // verify's schema check reads the same ledger: the migrated one matches, the changed one fails.
         let verify = try StewardProcess.run(["verify", "--json", "--migrations", set, "--db", paths[0], "--db", changed])
         var checks: [String: [String: Any]] = [:]
-        for line in verify.stdout.split(separator: "\n") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        for object in try verify.jsonLines() {
             if let path = Self.path(of: object) {
                 checks[path] = (object["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "schema" }
             }

@@ -18,11 +18,7 @@ import Glibc
         directory = try TemporaryDirectory()
     }
 
-    static func lines(_ run: StewardRun) throws -> [[String: Any]] {
-        try run.stdout.split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
-        }
-    }
+    static func lines(_ run: StewardRun) throws -> [[String: Any]] { try run.jsonLines() }
 
     static func paths(_ lines: [[String: Any]], of kind: String = "database") -> [String] {
         lines.filter { $0["kind"] as? String == kind }.compactMap { ($0[kind] as? [String: Any])?["path"] as? String }

@@ -29,11 +29,7 @@ import TestSupport
     }
 
     /// Every line of stdout is one JSON object.
-    static func objects(_ stdout: String) throws -> [[String: Any]] {
-        try stdout.split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not one object a line: \(line)")
-        }
-    }
+    static func objects(_ stdout: String) throws -> [[String: Any]] { try StewardRun.jsonLines(of: stdout) }
 
     // MARK: - one JSON object a line (issue 25, item 13)
 

@@ -266,23 +266,9 @@ import TestSupport
 
     @Test func aDatabaseWithADamagedPageFailsIntegrityCheckWith1() throws {
         let source = directory.file("indexed.sqlite")
-        do {
-            let connection = try Connection(path: source)
-            try connection.execute(sql: """
-                CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT NOT NULL);
-                CREATE INDEX t_v ON t(v);
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
-                INSERT INTO t(v) SELECT printf('marker-%04d', i) FROM n;
-                """)
-        }
-        let connection = try Connection(path: source, mode: [.readOnly])
-        let root = Int(try connection.integer(sql: "SELECT rootpage FROM sqlite_schema WHERE name = 't_v'"))
-        var bytes = Array(try #require(FileManager.default.contents(atPath: source)))
+        try Fixtures.makeIndexedDatabase(at: source, userVersion: 0)
+        let bytes = try Fixtures.damagedIndexBytes(of: source)
         try FileManager.default.removeItem(atPath: source)
-        let marker = Array("marker-0042".utf8)
-        let page = (root - 1) * 4096
-        let offset = try #require((page..<(page + 4096)).first { Array(bytes[$0..<($0 + marker.count)]) == marker })
-        bytes[offset + marker.count - 1] = UInt8(ascii: "9")
 
         var damaged = parts
         try damaged.replacePayload(with: bytes)

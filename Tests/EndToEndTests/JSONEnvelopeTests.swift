@@ -47,13 +47,11 @@ enum JSONValidator {
 /// databases, validates against schema/steward.schema.json with a real validator: the
 /// envelope and each command's report, with `additionalProperties: false` at every level.
 @Suite(.enabled(if: JSONValidator.isInstalled, "python3 with the jsonschema module (python3-jsonschema) is not installed"))
-struct JSONEnvelopeTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("documents.sqlite") }
-    var migrations: String { directory.file("migrations") }
+struct JSONEnvelopeTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
+        workspace = try Workspace(database: "documents.sqlite", making: [])
         try JSONSchemaFixture.writeMigrations(into: migrations)
     }
 

@@ -8,14 +8,10 @@ import TestSupport
 /// kept `trusted_schema` off, and SQLite 3.40 refused to read such a schema ("unsafe use
 /// of json_extract()"): restore failed 7 checks, verify failed, a bundle Steward made
 /// could not be restored.
-@Suite struct JSONSchemaCommandTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("documents.sqlite") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct JSONSchemaCommandTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { workspace = try Workspace(database: "documents.sqlite", making: []) }
 
     /// The database and the files beside it, but the `-shm`, where every reader of a WAL
     /// database records its read mark.

@@ -6,15 +6,10 @@ import TestSupport
 /// (issue 14: their loading cost about 2.5 ms of every start, a fleet run's floor per
 /// database). A command that needs one that cannot be loaded fails with the library's name
 /// and the loader's reason, exit 70, and writes nothing.
-@Suite struct LazyLibraryTests {
-    let example: ExampleDatabaseFixture
-    var directory: TemporaryDirectory { example.directory }
-    var database: String { example.database }
-    var migrations: String { example.migrations }
+@Suite struct LazyLibraryTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        example = try ExampleDatabaseFixture()
-    }
+    init() throws { workspace = try .withExampleDatabase() }
 
     /// The shared libraries the dynamic loader opened for a run (glibc's LD_DEBUG=files).
     static func loadedLibraries(of run: StewardRun) -> Set<String> {

@@ -4,32 +4,14 @@ import Testing
 import TestSupport
 
 /// `steward migrate` on real files: all or nothing, refusals with file and line, locks.
-@Suite struct MigrateCommandTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrateCommandTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.file("migrations"), withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace(database: "tickets.db") }
 
-    /// Copies the example set into the test's own migration directory.
-    func copyExampleSet() throws {
-        for name in ["0001_create_ticket.sql", "0002_ticket_search.sql", ".steward-dialect"] {
-            try FileManager.default.copyItem(
-                atPath: Fixtures.exampleMigrations.appendingPathComponent(name).path,
-                toPath: (migrations as NSString).appendingPathComponent(name))
-        }
-    }
+    func copyExampleSet() throws { try workspace.copyExampleSet() }
 
-    func write(_ name: String, _ sql: String) throws {
-        try sql.write(toFile: (migrations as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
-    }
-
-    func migrate(_ extra: [String] = []) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations] + extra)
-    }
+    func migrate(_ extra: [String] = []) throws -> StewardRun { try workspace.migrate(extra) }
 
     /// A database at version 1 with the given ticket titles.
     func makeVersionOne(titles: [String]) throws {
@@ -222,11 +204,7 @@ import TestSupport
     func badFileNamesAreRefused(name: String, message: String) throws {
         try copyExampleSet()
         try write(name, "CREATE TABLE x(y);\n")
-        let run = try migrate(["--create"])
-        #expect(run.status == 65)
-        #expect(run.stderr.contains(name), "\(run.stderr)")
-        #expect(run.stderr.contains(message), "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: database))
+        expectRefused(try migrate(["--create"]), status: 65, saying: name, message)
     }
 
     @Test func golangMigrateNamesAndIgnoredFiles() throws {
@@ -244,10 +222,7 @@ import TestSupport
 
     @Test func missingDatabaseExits66() throws {
         try copyExampleSet()
-        let run = try migrate()
-        #expect(run.status == 66)
-        #expect(run.stderr.contains(database))
-        #expect(!FileManager.default.fileExists(atPath: database))
+        expectRefused(try migrate(), status: 66, saying: database)
     }
 
     @Test func unknownDirectiveAndMissingFTSTableAreRefused() throws {

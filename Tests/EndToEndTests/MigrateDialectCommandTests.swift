@@ -5,23 +5,12 @@ import TestSupport
 
 /// Through the binary: --dialect, --to with 64-bit and Flyway versions,
 /// --baseline, --allow-* and the report's new fields.
-@Suite struct MigrateDialectCommandTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrateDialectCommandTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace() }
 
-    func write(_ name: String, _ text: String) throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
-
-    func migrate(_ extra: [String]) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations] + extra)
-    }
+    func migrate(_ extra: [String]) throws -> StewardRun { try workspace.migrate(extra) }
 
     func bytes() -> Data? { FileManager.default.contents(atPath: database) }
 
@@ -60,10 +49,7 @@ import TestSupport
     @Test func outOfOrderWithDrizzleIsAUsageError() throws {
         try write("0000_a.sql", "CREATE TABLE a(x);\n")
         try write("meta/_journal.json", #"{"entries":[{"idx":0,"when":1,"tag":"0000_a"}]}"#)
-        let run = try migrate(["--create", "--allow-out-of-order"])
-        #expect(run.status == 64, "\(run.stderr)")
-        #expect(run.stderr.contains("drizzle"))
-        #expect(!FileManager.default.fileExists(atPath: database))
+        expectRefused(try migrate(["--create", "--allow-out-of-order"]), status: 64, saying: "drizzle")
     }
 
     @Test func baselineThroughTheBinary() throws {
@@ -116,10 +102,7 @@ import TestSupport
             CREATE VIRTUAL TABLE item_vec USING vec0(embedding float[4]);
             INSERT INTO item_vec(rowid, embedding) VALUES (1, '[0.1, 0.2, 0.3, 0.4]');
             """)
-        let without = try migrate(["--create"])
-        #expect(without.status == 65)
-        #expect(without.stderr.contains("0001_items.sql:2"), "\(without.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: database))
+        expectRefused(try migrate(["--create"]), status: 65, saying: "0001_items.sql:2")
 
         let run = try migrate(["--create", "--load-extension", library, "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")

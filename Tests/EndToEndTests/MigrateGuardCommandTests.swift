@@ -7,14 +7,11 @@ import TestSupport
 /// external-content FTS5 table with its three sync triggers, three rows, and a rebuild
 /// whose copy has a WHERE. Before the guard, migrate exited 0 with one row, the index and
 /// the triggers gone.
-@Suite struct MigrateGuardCommandTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrateGuardCommandTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
-        try directory.declareLayout()
+        workspace = try Workspace(layout: "steward")
         try directory.write("""
             CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL, status TEXT);
             CREATE INDEX ticket_status ON ticket(status);

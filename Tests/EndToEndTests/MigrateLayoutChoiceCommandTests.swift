@@ -6,23 +6,12 @@ import TestSupport
 /// Through the binary: a new database from a set that sqlx, golang-migrate and Steward's
 /// own layout read alike is refused with the `--dialect` to give, and made in the layout
 /// the set declares.
-@Suite struct MigrateLayoutChoiceCommandTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrateLayoutChoiceCommandTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace() }
 
-    func write(_ name: String, _ text: String) throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
-
-    func migrate(_ extra: [String]) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations] + extra)
-    }
+    func migrate(_ extra: [String]) throws -> StewardRun { try workspace.migrate(extra) }
 
     @Test func aNewDatabaseFromSmallVersionsIsRefusedWithTheOptions() throws {
         try write("0001_users.sql", "CREATE TABLE users(id INTEGER PRIMARY KEY);\n")

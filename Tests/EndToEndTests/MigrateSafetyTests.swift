@@ -5,23 +5,13 @@ import TestSupport
 
 /// Through the binary: refusals of sets Steward cannot run faithfully, no row
 /// data in messages, out-of-memory and zero-byte files.
-@Suite struct MigrateSafetyTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrateSafetyTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        try directory.declareLayout()
-    }
-
-    func write(_ name: String, _ text: String) throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
+    init() throws { workspace = try Workspace(layout: "steward") }
 
     func migrate(_ extra: [String] = [], environment: [String: String] = [:]) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations] + extra, environment: environment)
+        try workspace.migrate(extra, environment: environment)
     }
 
     func bytes() -> Data? { FileManager.default.contents(atPath: database) }
@@ -50,10 +40,7 @@ import TestSupport
             -- +goose Down
             DROP TABLE users;
             """)
-        let run = try migrate(["--create", "--dialect", "steward"])
-        #expect(run.status == 65)
-        #expect(run.stderr.contains("00001_create_users.sql:1:"), "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: database))
+        expectRefused(try migrate(["--create", "--dialect", "steward"]), status: 65, saying: "00001_create_users.sql:1:")
     }
 
     @Test func aDieselLayoutIsNoMigrationsFoundAndCreatesNothing() throws {

@@ -10,19 +10,10 @@ import TestSupport
 /// `recordsPending: true`. Issue 26: a database the runner migrated itself (its ledger
 /// complete, `user_version` left at 0) is current in both, since the ledger is the record
 /// and `user_version` only Steward's mirror of it, rewritten by the next run that writes.
-@Suite struct MigrateStatusRecordsTests {
+@Suite struct MigrateStatusRecordsTests: DbmateSetSuite {
     let fixture: DbmateSetFixture
-    var directory: TemporaryDirectory { fixture.directory }
-    var set: String { fixture.set }
 
-    init() throws {
-        fixture = try DbmateSetFixture()
-    }
-
-    /// A database dbmate migrated: every file in its ledger, `user_version` left at 0.
-    func migratedByTheRunner(_ name: String) throws -> String {
-        try fixture.migratedByTheRunner(name)
-    }
+    init() throws { fixture = try DbmateSetFixture() }
 
     func current(_ name: String) throws -> String {
         let path = try migratedByTheRunner(name)

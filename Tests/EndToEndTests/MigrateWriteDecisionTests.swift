@@ -9,30 +9,12 @@ import TestSupport
 /// there, left unchanged and without a backup, while a plain run wrote it. Now the run's
 /// own plan, in its write transaction, decides the drift check, the backup and the write.
 /// (Issue 26: a `user_version` behind the runner's complete ledger is no write by itself.)
-@Suite struct MigrateWriteDecisionTests {
+@Suite struct MigrateWriteDecisionTests: DbmateSetSuite {
     let fixture: DbmateSetFixture
-    var directory: TemporaryDirectory { fixture.directory }
-    var set: String { fixture.set }
 
-    init() throws {
-        fixture = try DbmateSetFixture()
-    }
+    init() throws { fixture = try DbmateSetFixture() }
 
-    /// A database dbmate migrated: every file in its ledger, `user_version` left at 0.
-    func migratedByTheRunner(_ name: String) throws -> String {
-        try fixture.migratedByTheRunner(name)
-    }
-
-    static func lines(_ run: StewardRun) throws -> [String: [String: Any]] {
-        var result: [String: [String: Any]] = [:]
-        for line in run.stdout.split(separator: "\n") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            if object["kind"] as? String == "database", let path = (object["database"] as? [String: Any])?["path"] as? String {
-                result[path] = object
-            }
-        }
-        return result
-    }
+    static func lines(_ run: StewardRun) throws -> [String: [String: Any]] { try run.databaseLines() }
 
     @Test func aFleetRunWritesWhatAPlainRunWritesAndDoesNotCallItCurrent() throws {
         let paths = try ["a.db", "b.db"].map(fixture.recordedByUserVersionOnly)

@@ -7,15 +7,10 @@ import TestSupport
 /// backup and restore used to say `integrity_check`, `foreign_key_check`, `fts5_integrity`
 /// and `user_version`; and `$defs/check` takes only those names.
 @Suite(.enabled(if: JSONValidator.isInstalled, "python3 with the jsonschema module (python3-jsonschema) is not installed"))
-struct OneCheckNameTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.sqlite") }
-    var out: String { directory.file("out") }
+struct OneCheckNameTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
-    }
+    init() throws { workspace = try Workspace(database: "tickets.sqlite", making: [.out]) }
 
     static func names(_ run: StewardRun) throws -> [String] {
         let checks = try #require(try run.json()["checks"] as? [[String: Any]], "\(run.stdout)")

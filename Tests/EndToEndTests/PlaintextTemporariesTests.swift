@@ -138,15 +138,21 @@ import Glibc
         return out + "/tickets.tar.zst.age"
     }
 
-    @Test func aKilledDrillOfAnEncryptedBundleLeavesItsDecryptedDatabaseForTheNextRestoreToRemove() throws {
-        let bundle = try makeBundle()
-        let drill = ["restore", bundle, "--check-only", "--passphrase-file", passphrase, "--quiet"]
+    /// A drill of an encrypted bundle killed (SIGKILL) while it checks the decrypted
+    /// database; returns the drill's arguments and what it left in TMPDIR, one directory.
+    func killedDrill() throws -> (drill: [String], left: [String]) {
+        let drill = ["restore", try makeBundle(), "--check-only", "--passphrase-file", passphrase, "--quiet"]
         let paused = try PausedSteward(drill, at: "restore-checks", marker: marker, environment: environment)
         let left = Self.entries(temporary, prefix: "steward-check-")
         #expect(left.count == 1)
         #expect(Self.mode(temporary + "/" + (left.first ?? "")) == 0o700)
         #expect(paused.kill().status == SIGKILL)
         #expect(Self.entries(temporary, prefix: "steward-check-") == left, "what kill -9 leaves")
+        return (drill, left)
+    }
+
+    @Test func aKilledDrillOfAnEncryptedBundleLeavesItsDecryptedDatabaseForTheNextRestoreToRemove() throws {
+        let (drill, left) = try killedDrill()
 
         // Removed and named (names only), as backup names what it removes.
         let next = try StewardProcess.run(drill + ["--json"], environment: environment)
@@ -159,12 +165,7 @@ import Glibc
     /// verify removes what killed runs left under TMPDIR too, and names it in its text and
     /// its JSON.
     @Test func aKilledDrillsDecryptedDatabaseIsRemovedAndNamedByTheNextVerify() throws {
-        let bundle = try makeBundle()
-        let drill = ["restore", bundle, "--check-only", "--passphrase-file", passphrase, "--quiet"]
-        let paused = try PausedSteward(drill, at: "restore-checks", marker: marker, environment: environment)
-        let left = Self.entries(temporary, prefix: "steward-check-")
-        #expect(left.count == 1)
-        #expect(paused.kill().status == SIGKILL)
+        let (_, left) = try killedDrill()
 
         let text = try StewardProcess.run(["verify", "--db", database], environment: environment)
         #expect(text.status == 0, "\(text.allOutput)")

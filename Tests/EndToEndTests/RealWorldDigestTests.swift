@@ -3,7 +3,7 @@ import SQLiteKit
 import Testing
 import TestSupport
 
-/// A database nobody here wrote (Tests/Fixtures/realworld/README.md: source, commit, licence),
+/// A database nobody here wrote (Tests/Fixtures/third_party/realworld/README.md: source, commit, licence),
 /// with one row value to change and a text value of its rows that no output may show.
 struct RealWorldFixture: Sendable, CustomTestStringConvertible {
     let file: String
@@ -19,7 +19,7 @@ struct RealWorldFixture: Sendable, CustomTestStringConvertible {
     var testDescription: String { file }
 
     var path: String {
-        Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/realworld").appendingPathComponent(file).path
+        Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/third_party/realworld").appendingPathComponent(file).path
     }
 
     static let all = [

@@ -5,22 +5,15 @@ import TestSupport
 
 /// The core says what would help; the command line names the option that does it, on
 /// stderr and in the `--json` error alike.
-@Suite struct RemedyHintTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct RemedyHintTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        try directory.declareLayout()
-        try "CREATE TABLE ticket (id INTEGER PRIMARY KEY);\n"
-            .write(toFile: migrations + "/0001_ticket.sql", atomically: true, encoding: .utf8)
+        workspace = try Workspace(database: "tickets.db", layout: "steward")
+        try write("0001_ticket.sql", "CREATE TABLE ticket (id INTEGER PRIMARY KEY);\n")
     }
 
-    func migrate(_ extra: [String] = []) throws -> StewardRun {
-        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations] + extra)
-    }
+    func migrate(_ extra: [String] = []) throws -> StewardRun { try workspace.migrate(extra) }
 
     @Test func aMissingDatabaseNamesCreate() throws {
         let run = try migrate()

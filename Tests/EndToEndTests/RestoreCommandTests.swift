@@ -215,23 +215,18 @@ import TestSupport
         return Int64((attributes?[.size] as? Int) ?? -1)
     }
 
-    @Test func sigintWhileExtractingExits130AndLeavesNothing() throws {
+    /// SIGINT while the payload is being extracted; SIGTERM once it is all there, while the
+    /// checks run.
+    @Test(arguments: [(SIGINT, "SIGINT", false), (SIGTERM, "SIGTERM", true)])
+    func aSignalWhileExtractingOrCheckingExits130AndLeavesNothing(signal: Int32, name: String, whileChecking: Bool) throws {
         let large = try makeLargeBundle()
-        let running = try launchRestore(of: large.path) { payloadSize(in: $0) > 0 }
-        running.send(SIGINT)
+        let running = try launchRestore(of: large.path) {
+            whileChecking ? payloadSize(in: $0) == large.payloadSize : payloadSize(in: $0) > 0
+        }
+        running.send(signal)
         let run = running.finish(timeout: 30)
         #expect(run.status == 130, "\(run.stderr)")
-        #expect(run.stderr.contains("interrupted by SIGINT"), "\(run.stderr)")
-        #expect(try directory.contents() == ["large"], "no staging directory, no target")
-    }
-
-    @Test func sigtermWhileCheckingExits130AndLeavesNothing() throws {
-        let large = try makeLargeBundle()
-        let running = try launchRestore(of: large.path) { payloadSize(in: $0) == large.payloadSize }
-        running.send(SIGTERM)
-        let run = running.finish(timeout: 30)
-        #expect(run.status == 130, "\(run.stderr)")
-        #expect(run.stderr.contains("interrupted by SIGTERM"), "\(run.stderr)")
+        #expect(run.stderr.contains("interrupted by \(name)"), "\(run.stderr)")
         #expect(try directory.contents() == ["large"], "no staging directory, no target")
     }
 

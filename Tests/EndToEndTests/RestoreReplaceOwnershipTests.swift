@@ -27,10 +27,7 @@ import Glibc
         _ = chmod(app, 0o777)
         let path = app + "/tickets.db"
         do {
-            let connection = try Connection(path: path)
-            try connection.execute(sql: Fixtures.exampleMigrationSQL("0001_create_ticket.sql"))
-            try connection.execute(sql: "INSERT INTO ticket(title, body) VALUES ('Printer is on fire', 'body')")
-            try connection.setUserVersion(1)
+            let connection = try Fixtures.makeExampleSetDatabase(at: path, titles: ["Printer is on fire"])
             _ = try connection.setJournalMode(journalMode)
         }
         let bundles = directory.file("bundles")

@@ -17,12 +17,7 @@ import TestSupport
     /// A database of the example set at version 1.
     func makeDatabase(_ name: String, titles: [String] = ["Printer is on fire", "Coffee machine"]) throws -> String {
         let path = directory.file(name)
-        let connection = try Connection(path: path)
-        try connection.execute(sql: Fixtures.exampleMigrationSQL("0001_create_ticket.sql"))
-        for title in titles {
-            try connection.execute(sql: "INSERT INTO ticket(title, body) VALUES (?, ?)", bindings: [.text(title), .text("body")])
-        }
-        try connection.setUserVersion(1)
+        try Fixtures.makeExampleSetDatabase(at: path, titles: titles)
         return path
     }
 

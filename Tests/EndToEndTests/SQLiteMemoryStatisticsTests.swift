@@ -10,17 +10,12 @@ import TestSupport
 /// verify of the 256 MiB bench database, 6 without the statistics). These commands run
 /// with the statistics off; migrate keeps them, since a migration may rely on
 /// `PRAGMA hard_heap_limit` (`MigrateSafetyTests.outOfMemoryIs74`).
-@Suite struct SQLiteMemoryStatisticsTests {
+@Suite struct SQLiteMemoryStatisticsTests: WorkspaceSuite {
     static let hook = ["STEWARD_TEST_HOOK_REPORT_SQLITE_MEMORY_STATISTICS": "1"]
 
-    let example: ExampleDatabaseFixture
-    var directory: TemporaryDirectory { example.directory }
-    var database: String { example.database }
-    var migrations: String { example.migrations }
+    let workspace: Workspace
 
-    init() throws {
-        example = try ExampleDatabaseFixture()
-    }
+    init() throws { workspace = try .withExampleDatabase() }
 
     static func statistics(of run: StewardRun) -> String? {
         run.stderr.firstMatch(of: #/SQLite memory statistics: (on|off)/#).map { String($0.output.1) }

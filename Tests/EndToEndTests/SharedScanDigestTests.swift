@@ -59,18 +59,9 @@ import TestSupport
         return path
     }
 
-    func stewardDigests(_ path: String) throws -> [String: Any] {
-        let run = try StewardProcess.run(["inspect", "--digest", path, "--json"])
-        try #require(run.status == 0, "\(run.stderr)")
-        return try #require(try run.json()["contentDigests"] as? [String: Any])
-    }
+    func stewardDigests(_ path: String) throws -> [String: Any] { try ContentDigestTests.stewardDigests(path) }
 
-    func essence(_ digests: [String: Any]) -> String {
-        let tables = (digests["tables"] as? [[String: Any]] ?? []).map { table in
-            "\(table["name"] ?? "")|\(table["rows"] ?? "")|\(table["sha256"] ?? "")"
-        }
-        return "\(digests["schema"] ?? "")\n" + tables.joined(separator: "\n")
-    }
+    func essence(_ digests: [String: Any]) -> String { ContentDigestTests.essence(digests) }
 
     @Test(.enabled(if: ContentDigestTests.python != nil, "needs python3 (scripts/install-deps.sh installs it)"))
     func sharedReadGivesTheModulesDigests() throws {

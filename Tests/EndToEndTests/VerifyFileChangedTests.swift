@@ -9,12 +9,11 @@ import Glibc
 
 /// A database file that another program cuts short while verify reads it in place for
 /// FTS5's check (issue 25, item 7): an I/O error (74) with a report, never a signal.
-@Suite struct VerifyFileChangedTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
+@Suite struct VerifyFileChangedTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
+        workspace = try Workspace(database: "tickets.db", making: [])
         let connection = try Fixtures.makeExampleDatabase(at: database)
         // Enough rows for FTS5's index to take many pages, which its check reads.
         try connection.execute(sql: """

@@ -9,12 +9,12 @@ import Glibc
 
 /// `Connection.overlaying`: a database file read in place, every page written kept in
 /// memory (verify runs FTS5's check, an INSERT, on the user's file this way).
-@Suite struct FileOverlayTests {
-    let directory: TemporaryDirectory
-    var path: String { directory.file("source.db") }
+@Suite struct FileOverlayTests: WorkspaceSuite {
+    let workspace: Workspace
+    var path: String { database }
 
     init() throws {
-        directory = try TemporaryDirectory()
+        workspace = try Workspace(database: "source.db", making: [])
         let connection = try Connection(path: path)
         try connection.execute(sql: """
             PRAGMA page_size = 4096;

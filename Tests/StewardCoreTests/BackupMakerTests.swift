@@ -7,15 +7,10 @@ import SQLiteKit
 import TestSupport
 import Testing
 
-@Suite struct BackupMakerTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.sqlite") }
-    var out: String { directory.file("out") }
+@Suite struct BackupMakerTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace(database: "tickets.sqlite", making: [.out]) }
 
     func options(_ name: String? = nil) -> BackupMaker.Options {
         var options = BackupMaker.Options(databasePath: database, outputDirectory: out)
@@ -23,21 +18,10 @@ import Testing
         return options
     }
 
-    func kind(of body: () throws -> Void) -> StewardError.Kind? {
-        do {
-            try body()
-            return nil
-        } catch let error as StewardError {
-            return error.kind
-        } catch {
-            return .internal
-        }
-    }
-
     @Test(arguments: ["delete", "wal"])
     func reportMatchesTheBundle(journalMode: String) throws {
         try Fixtures.makeExampleDatabase(at: database, journalMode: journalMode)
-        let events = BackupEventLog()
+        let events = Recording<BackupMaker.Event>()
         let report = try BackupMaker(options: options("t.tar.zst")) { events.append($0) }.run()
         #expect(report.bundle.path == out + "/t.tar.zst")
         #expect(report.manifest.source.journalMode == journalMode)
@@ -68,7 +52,7 @@ import Testing
                                                        at: try #require(BackupNaming.seconds(ofTimestamp: first.manifest.createdAt))))
         // The same second gives the same name: refused, and the first bundle stays.
         let before = FileManager.default.contents(atPath: first.bundle.path)
-        let second = kind {
+        let second = errorKind {
             var again = options()
             again.bundleName = name
             _ = try BackupMaker(options: again).run()
@@ -82,7 +66,7 @@ import Testing
         try Fixtures.makeExampleDatabase(at: database)
         let cancellation = Cancellation()
         cancellation.cancel(reason: "SIGTERM")
-        #expect(kind { _ = try BackupMaker(options: options(), cancellation: cancellation).run() } == .interrupted)
+        #expect(errorKind { _ = try BackupMaker(options: options(), cancellation: cancellation).run() } == .interrupted)
         #expect(try directory.contents(of: "out").isEmpty)
     }
 
@@ -147,31 +131,5 @@ import Testing
         let cancellation = Cancellation()
         cancellation.cancel(reason: "SIGINT")
         #expect(!LockWaits(timeout: 10, cancellation: cancellation).pause(attempt: 0))
-    }
-}
-
-/// Progress events, by name, as the run reported them.
-final class BackupEventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [String] = []
-
-    func append(_ event: BackupMaker.Event) {
-        let name: String
-        switch event {
-        case .copying: name = "copying"
-        case .copied: name = "copied"
-        case .checking: name = "checking"
-        case .bundling: name = "bundling"
-        case .published: name = "published"
-        }
-        lock.lock()
-        events.append(name)
-        lock.unlock()
-    }
-
-    var names: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events
     }
 }

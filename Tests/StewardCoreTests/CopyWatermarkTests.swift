@@ -8,11 +8,11 @@ import Testing
 /// The compression that follows backup's kernel copy: it reads a file while it is still
 /// being written, never past the copy, exactly the entry's bytes.
 @Suite struct CopyWatermarkTests {
-    let directory: TemporaryDirectory
-    var path: String { directory.file("copy.sqlite") }
+    let workspace: Workspace
+    var path: String { workspace.database }
 
     init() throws {
-        directory = try TemporaryDirectory()
+        workspace = try Workspace(database: "copy.sqlite", making: [])
         FileManager.default.createFile(atPath: path, contents: nil)
     }
 

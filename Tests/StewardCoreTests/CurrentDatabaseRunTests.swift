@@ -9,15 +9,11 @@ import Testing
 /// floor): answered on the run's one connection in one read transaction, without the
 /// read-only look, the set's check on an empty database or the write lock, and still
 /// with the checks the full run makes (foreign keys, `quick_check`).
-@Suite struct CurrentDatabaseRunTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct CurrentDatabaseRunTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        try directory.declareLayout()
+        workspace = try Workspace(database: "tickets.db", layout: "steward")
         try write("0001_ticket.sql", """
             CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT);
             INSERT INTO ticket(title) VALUES ('printer jammed'), (NULL);
@@ -26,10 +22,6 @@ import Testing
         var create = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
         create.create = true
         _ = try Migrator(options: create, cancellation: Cancellation()).run()
-    }
-
-    func write(_ name: String, _ sql: String) throws {
-        try Data(sql.utf8).write(to: URL(fileURLWithPath: migrations + "/" + name))
     }
 
     /// The plain one-database run, as `steward migrate --db … --migrations …` makes it.

@@ -9,18 +9,9 @@ import Testing
 /// run, applied state comes from the runner's ledger, and the rows the runner would write are
 /// written in the same transaction.
 @Suite struct DialectMigratorTests: MigratorSuite {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-    }
-
-    func write(_ name: String, _ text: String) throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
+    init() throws { workspace = try Workspace() }
 
     func bytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: database)) }
 

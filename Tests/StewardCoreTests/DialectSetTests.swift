@@ -6,18 +6,10 @@ import Testing
 
 /// Reading migration sets in the layouts of other runners: detection, versions, up parts
 /// and refusals.
-@Suite struct DialectSetTests {
-    let directory: TemporaryDirectory
-    var migrations: String { directory.file("migrations") }
+@Suite struct DialectSetTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.file("migrations"), withIntermediateDirectories: true)
-    }
-
-    func write(_ name: String, _ text: String = "CREATE TABLE x(y);\n") throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
+    init() throws { workspace = try Workspace() }
 
     func refusal(_ dialect: Dialect) throws -> StewardError {
         try #require(throws: StewardError.self) { try DialectSet(directory: migrations, dialect: dialect) }

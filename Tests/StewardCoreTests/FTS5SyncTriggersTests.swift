@@ -57,27 +57,25 @@ import Testing
         #expect(FTS5SyncTriggers(for: Self.external, among: triggers).missing == missing)
     }
 
-    @Test func deleteWithoutTheDeleteCommandDoesNotCount() throws {
-        // DELETE FROM an external-content FTS table cannot remove the old terms.
-        let wrong = try trigger("wrong_delete", """
+    /// A delete or update trigger that only inserts, without FTS5's 'delete' command,
+    /// cannot remove the old terms from an external-content table, so it does not count.
+    @Test(arguments: [
+        ("DELETE", "wrong_delete", """
             CREATE TRIGGER wrong_delete AFTER DELETE ON ticket BEGIN
                 INSERT INTO ticket_fts(rowid, title, body) VALUES (old.id, old.title, old.body);
             END
-            """)
-        let triggers = try exampleTriggers().filter { $0.event != "DELETE" } + [wrong]
-        let sync = FTS5SyncTriggers(for: Self.external, among: triggers)
-        #expect(sync.delete == nil)
-        #expect(sync.missing == ["delete"])
-    }
-
-    @Test func updateThatOnlyInsertsDoesNotCount() throws {
-        let insertOnly = try trigger("insert_only_update", """
+            """),
+        ("UPDATE", "insert_only_update", """
             CREATE TRIGGER insert_only_update AFTER UPDATE ON ticket BEGIN
                 INSERT INTO ticket_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
             END
-            """)
-        let triggers = try exampleTriggers().filter { $0.event != "UPDATE" } + [insertOnly]
-        #expect(FTS5SyncTriggers(for: Self.external, among: triggers).missing == ["update"])
+            """),
+    ])
+    func aTriggerWithoutTheDeleteCommandDoesNotCount(event: String, name: String, sql: String) throws {
+        let triggers = try exampleTriggers().filter { $0.event != event } + [try trigger(name, sql)]
+        let sync = FTS5SyncTriggers(for: Self.external, among: triggers)
+        #expect((event == "DELETE" ? sync.delete : sync.update) == nil)
+        #expect(sync.missing == [event.lowercased()])
     }
 
     @Test func triggersOnAnotherTableDoNotCount() throws {

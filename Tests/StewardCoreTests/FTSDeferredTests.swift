@@ -6,12 +6,11 @@ import TestSupport
 
 /// `verify --fts-deferred TABLE`: an application that indexes in the background declares
 /// it; its missing sync triggers and unindexed rows are reported as such, not as failures.
-@Suite struct FTSDeferredTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
+@Suite struct FTSDeferredTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
+        workspace = try Workspace(making: [])
         try Connection(path: database).execute(sql: """
             CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT);
             CREATE VIRTUAL TABLE note_fts USING fts5(body, content='note', content_rowid='id');

@@ -7,12 +7,11 @@ import TestSupport
 /// verify on adopted databases: an FTS5 table that keeps its own content and is
 /// filled by triggers from another table is checked too, in `fts-triggers` (insert, update
 /// and delete of the source covered) and `fts-sync` (its rows against the source's).
-@Suite struct FTSTriggerFillVerifyTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
+@Suite struct FTSTriggerFillVerifyTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
+        workspace = try Workspace(making: [])
         try Connection(path: database).execute(sql: FTS5TriggerFillTests.schema + """
             INSERT INTO note(title, body) VALUES ('printer', 'jammed'), ('monitor', 'flickers'), ('laptop', 'secret plans');
             UPDATE note SET body = 'flickers again' WHERE id = 2;

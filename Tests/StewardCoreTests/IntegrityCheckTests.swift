@@ -6,13 +6,10 @@ import TestSupport
 
 /// Where verify may run its read-write integrity check on the original file (see
 /// docs/design-notes.md, "Integrity checks see CHECK constraints"): only where opening it read-write can change nothing.
-@Suite struct IntegrityCheckTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("t.sqlite") }
+@Suite struct IntegrityCheckTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { workspace = try Workspace(database: "t.sqlite", making: []) }
 
     func header() throws -> DatabaseHeader {
         try DatabaseHeader(bytes: Array(try #require(FileManager.default.contents(atPath: database)).prefix(100)))

@@ -9,18 +9,9 @@ import Testing
 /// `N_name.up.sql`: golang-migrate too) on a database that has no record of any: never a
 /// silent pick, but the layout the set declares, or the one its database already keeps.
 @Suite struct LayoutChoiceTests: MigratorSuite {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-    }
-
-    func write(_ name: String, _ text: String = "CREATE TABLE x(y);\n") throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
+    init() throws { workspace = try Workspace() }
 
     func detect(_ records: DialectSet.DatabaseRecords = .init()) throws -> DialectSet.Detection {
         try DialectSet.detect(directory: migrations, records: { records })

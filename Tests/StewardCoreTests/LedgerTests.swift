@@ -8,17 +8,9 @@ import Testing
 /// Each runner's ledger, pre-filled as that runner writes it, with checksums computed
 /// independently in Python (hashlib, zlib), never with Steward's code.
 @Suite struct LedgerTests: MigrationSetSuite {
-    let directory: TemporaryDirectory
-    var migrations: String { directory.file("migrations") }
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.file("migrations"), withIntermediateDirectories: true)
-    }
-
-    func write(_ name: String, _ text: String) throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
+    init() throws { workspace = try Workspace() }
 
     func hexBytes(_ hex: String) -> [UInt8] {
         var bytes: [UInt8] = []

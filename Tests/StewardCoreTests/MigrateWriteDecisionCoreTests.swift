@@ -8,18 +8,13 @@ import Testing
 
 /// The drift check and the backup are decided by the run's own plan, inside its write
 /// transaction (`Migrator.migrate`), and the drift check says what went wrong.
-@Suite struct MigrateWriteDecisionCoreTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrateWriteDecisionCoreTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        try directory.declareLayout()
-        try Data("CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT);".utf8)
-            .write(to: URL(fileURLWithPath: migrations + "/0001_ticket.sql"))
-        try Data("CREATE INDEX ticket_title ON ticket(title);".utf8).write(to: URL(fileURLWithPath: migrations + "/0002_index.sql"))
+        workspace = try Workspace(database: "tickets.db", layout: "steward")
+        try write("0001_ticket.sql", "CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT);")
+        try write("0002_index.sql", "CREATE INDEX ticket_title ON ticket(title);")
         var create = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
         create.create = true
         create.targetVersion = 1

@@ -8,14 +8,9 @@ import TestSupport
 /// succeeds are refused before COMMIT, the database byte-identical, and accepted once the
 /// loss is allowed in the migration, in Steward's layout and in goose's, sqlx's and diesel's.
 @Suite struct MigrationGuardTests: MigratorSuite {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace() }
 
     enum Layout: String, CaseIterable, CustomTestStringConvertible {
         case steward, goose, sqlx, diesel

@@ -7,19 +7,9 @@ import TestSupport
 /// Migration sets Steward cannot run faithfully are refused before anything runs,
 /// and what a run leaves behind is compared row by row and checked before the commit.
 @Suite struct MigrationSafetyTests: MigratorSuite {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        try directory.declareLayout()
-    }
-
-    func write(_ name: String, _ text: String = "SELECT 1;\n") throws {
-        try directory.write(text, to: "migrations/\(name)")
-    }
+    init() throws { workspace = try Workspace(layout: "steward") }
 
     // MARK: - Versioned files that are not SQL
 
@@ -44,7 +34,7 @@ import TestSupport
         ("0001_a.down.sql", false), ("0001_a.sql", false), (".0002_hidden.js", false), ("v1__lower.js", false),
     ] as [(String, Bool)])
     func versionedNames(name: String, refused: Bool) throws {
-        try write("0001_a.sql")
+        try write("0001_a.sql", "SELECT 1;\n")
         try write(name)
         if refused {
             let error = try failure { $0.statusOnly = true }
@@ -55,7 +45,7 @@ import TestSupport
     }
 
     @Test func subdirectoriesAreNotFilesOfTheSet() throws {
-        try write("0001_a.sql")
+        try write("0001_a.sql", "SELECT 1;\n")
         // drizzle keeps its journal in meta/; a directory with a versioned name is not a file.
         try write("meta/_journal.json", "{}")
         try write("0002_snapshots/0002.json", "{}")

@@ -7,20 +7,13 @@ import Testing
 
 /// The set cache of a fleet run: the migration files are read and checked on an empty
 /// database once per run, not once per database, and a new run reads them again.
-@Suite struct MigrationSetCacheTests {
-    let directory: TemporaryDirectory
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigrationSetCacheTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
-        try directory.declareLayout()
+        workspace = try Workspace(layout: "steward")
         try write("0001_ticket.sql", "CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL);")
         try write("0002_search.sql", "CREATE VIRTUAL TABLE ticket_fts USING fts5(title, content='ticket', content_rowid='id');")
-    }
-
-    func write(_ name: String, _ sql: String) throws {
-        try Data(sql.utf8).write(to: URL(fileURLWithPath: (migrations as NSString).appendingPathComponent(name)))
     }
 
     /// `count` databases at version 1, migrated by one run sharing `cache`, as the jobs of

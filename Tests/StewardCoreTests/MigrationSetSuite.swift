@@ -4,15 +4,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A suite with a migration set of its own in its `migrations` directory.
-protocol MigrationSetSuite {
-    var migrations: String { get }
-}
+/// A suite with a migration set of its own in its workspace's `migrations` directory.
+protocol MigrationSetSuite: WorkspaceSuite {}
 
-/// A suite that migrates its `database` with its set.
-protocol MigratorSuite: MigrationSetSuite {
-    var database: String { get }
-}
+/// A suite that migrates its workspace's `database` with its set.
+protocol MigratorSuite: MigrationSetSuite {}
 
 extension MigratorSuite {
     /// One run of `Migrator`, with a timeout short enough for a test and `change` applied.

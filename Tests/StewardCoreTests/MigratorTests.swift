@@ -7,16 +7,10 @@ import Testing
 
 /// `Migrator` as a library: report fields, FTS5 rebuilds, modes, progress and failures,
 /// on databases and migration sets of each test's own.
-@Suite struct MigratorTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
-    var migrations: String { directory.file("migrations") }
+@Suite struct MigratorTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.file("migrations"), withIntermediateDirectories: true)
-        try directory.declareLayout()
-    }
+    init() throws { workspace = try Workspace(database: "tickets.db", layout: "steward") }
 
     static let ticketSQL = """
         CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
@@ -25,10 +19,6 @@ import Testing
     static let ticketSearchSQL = """
         CREATE VIRTUAL TABLE ticket_fts USING fts5(title, content='ticket', content_rowid='id');
         """
-
-    func write(_ name: String, _ sql: String) throws {
-        try Data(sql.utf8).write(to: URL(fileURLWithPath: (migrations as NSString).appendingPathComponent(name)))
-    }
 
     func options(_ change: (inout Migrator.Options) -> Void = { _ in }) -> Migrator.Options {
         var options = Migrator.Options(databasePath: database, migrationsDirectory: migrations)
@@ -294,7 +284,7 @@ import Testing
         try write("0001_ticket.sql", Self.ticketSQL)
         try write("0002_search.sql", Self.ticketSearchSQL)
         try write("0003_docs.sql", "CREATE VIRTUAL TABLE doc_fts USING fts5(body);\n")
-        let log = EventLog()
+        let log = Recording<Migrator.Event>()
         _ = try Migrator(options: options { $0.create = true }) { log.append($0) }.run()
         #expect(log.lines.filter { !$0.hasPrefix("working") } == [
             "applying 0001_ticket.sql 1",
@@ -312,7 +302,7 @@ import Testing
 
     @Test func statusAndNoOpRunsReportNoProgress() throws {
         try makeVersionOne()
-        let log = EventLog()
+        let log = Recording<Migrator.Event>()
         _ = try Migrator(options: options { $0.statusOnly = true }) { log.append($0) }.run()
         _ = try Migrator(options: options()) { log.append($0) }.run()
         #expect(log.lines.isEmpty)
@@ -459,32 +449,6 @@ import Testing
             violations: [Self.violation("note", "ticket", row: 1)],
             tables: ["note": .init(rootPage: 3, hasStableKeys: false)])
         #expect(ForeignKeySnapshot.compare(before: before, after: kept, enforced: false).newViolationCount == 1)
-    }
-}
-
-/// Progress events as short lines, collected from the run's callback.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [String] = []
-
-    var lines: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage
-    }
-
-    func append(_ event: Migrator.Event) {
-        let line: String
-        switch event {
-        case let .applying(file, version): line = "applying \(file) \(version)"
-        case let .applied(file, version, statements, _): line = "applied \(file) \(version) \(statements)"
-        case let .rebuildingFTS(table): line = "rebuildingFTS \(table)"
-        case let .working(phase, table, _): line = "working \(phase) \(table)"
-        case let .rebuiltFTS(table, _, _, _): line = "rebuiltFTS \(table)"
-        }
-        lock.lock()
-        storage.append(line)
-        lock.unlock()
     }
 }
 

@@ -8,14 +8,11 @@ import Testing
 /// `backup --as-is` and `restore --accept-recorded-failures` read the whole file once per
 /// check: the record of failures is made from what `integrity_check` and
 /// `foreign_key_check` found, not by running them again (`CheckRuns` counts the runs).
-@Suite struct RecordedFailureCheckRunsTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.sqlite") }
-    var out: String { directory.file("out") }
+@Suite struct RecordedFailureCheckRunsTests: WorkspaceSuite {
+    let workspace: Workspace
 
     init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        workspace = try Workspace(database: "tickets.sqlite", making: [.out])
         // A row past its CHECK constraint and two orphans: both kinds of failure recorded.
         let connection = try Connection(path: database)
         try connection.execute(sql: """

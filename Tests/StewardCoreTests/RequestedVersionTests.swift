@@ -7,13 +7,9 @@ import TestSupport
 /// `--to` and `--baseline` as the runner shows its versions, and the report's versions
 /// and counts in the runner's words (issue 26).
 @Suite struct RequestedVersionTests: MigratorSuite {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("app.db") }
-    var migrations: String { directory.file("migrations") }
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { workspace = try Workspace(making: []) }
 
     func drizzleSet() throws {
         for (index, tag) in ["0000_a", "0001_b", "0002_c"].enumerated() {

@@ -11,17 +11,6 @@ import Testing
         directory = try TemporaryDirectory()
     }
 
-    func kind(_ body: () throws -> Void) -> StewardError.Kind? {
-        do {
-            try body()
-            return nil
-        } catch let error as StewardError {
-            return error.kind
-        } catch {
-            return .internal
-        }
-    }
-
     @Test func aNewOrEmptyDirectoryIsAccepted() throws {
         let new = try RestoreTarget(path: directory.file("new"))
         #expect(!new.existed)
@@ -40,7 +29,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: directory.file("link"), withDestinationPath: directory.path)
         for path in [directory.file("full"), directory.file("file"), directory.file("link"), directory.file("missing/new"),
                      directory.file("file/new"), ".", "..", "/", directory.path + "/."] {
-            #expect(kind { _ = try RestoreTarget(path: path) } == .cannotCreate, "\(path)")
+            #expect(errorKind { _ = try RestoreTarget(path: path) } == .cannotCreate, "\(path)")
         }
     }
 
@@ -96,9 +85,9 @@ import Testing
 
         let descriptor = try staging.createFile("data/t.sqlite")
         close(descriptor)
-        #expect(kind { _ = try staging.createFile("data/t.sqlite") } == .cannotCreate, "never an existing file")
+        #expect(errorKind { _ = try staging.createFile("data/t.sqlite") } == .cannotCreate, "never an existing file")
         try FileManager.default.createSymbolicLink(atPath: staging.file("data/link"), withDestinationPath: directory.file("victim"))
-        #expect(kind { _ = try staging.createFile("data/link") } == .cannotCreate)
+        #expect(errorKind { _ = try staging.createFile("data/link") } == .cannotCreate)
         #expect(!FileManager.default.fileExists(atPath: directory.file("victim")))
         try FileManager.default.removeItem(atPath: staging.file("data/link"))
         try staging.writeFile("manifest.json", contents: Array("{}".utf8))
@@ -128,7 +117,7 @@ import Testing
         let target = try RestoreTarget(path: path)
         let staging = try target.createStaging()
         try Data("late".utf8).write(to: URL(fileURLWithPath: path + "/late"))
-        #expect(kind { try target.publish(staging) } == .cannotCreate)
+        #expect(errorKind { try target.publish(staging) } == .cannotCreate)
         staging.removeUnlessPublished()
         #expect(try directory.contents(of: "restored") == ["late"])
         #expect(try directory.contents() == ["restored"])
@@ -136,7 +125,7 @@ import Testing
         let appeared = try RestoreTarget(path: directory.file("appeared"))
         let second = try appeared.createStaging()
         try Data("x".utf8).write(to: URL(fileURLWithPath: directory.file("appeared")))
-        #expect(kind { try appeared.publish(second) } == .cannotCreate)
+        #expect(errorKind { try appeared.publish(second) } == .cannotCreate)
         second.removeUnlessPublished()
         #expect(try directory.contents() == ["appeared", "restored"])
     }

@@ -6,56 +6,6 @@ import SQLiteKit
 import TestSupport
 import Testing
 
-final class RestoreEventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [Restorer.Event] = []
-
-    func append(_ event: Restorer.Event) {
-        lock.lock()
-        events.append(event)
-        lock.unlock()
-    }
-
-    var checkNames: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events.compactMap { event in
-            if case .checked(let check) = event { return check.name.rawValue }
-            return nil
-        }
-    }
-}
-
-/// Copies `bytes` and damages the index `t_v` of a database made by `makeIndexedDatabase`:
-/// one character of an index key changes, which `integrity_check` reports and nothing
-/// before it notices.
-func damageIndex(of path: String) throws -> [UInt8] {
-    let connection = try Connection(path: path, mode: [.readOnly])
-    let root = Int(try connection.integer(sql: "SELECT rootpage FROM sqlite_schema WHERE name = 't_v'"))
-    let pageSize = Int(try connection.integer(sql: "PRAGMA page_size"))
-    var bytes = Array(try #require(FileManager.default.contents(atPath: path)))
-    let page = (root - 1) * pageSize
-    let marker = Array("marker-0042".utf8)
-    let range = page..<(page + pageSize)
-    guard let offset = range.first(where: { Array(bytes[$0..<min($0 + marker.count, bytes.count)]) == marker }) else {
-        throw StewardError(.internal, "the marker is not on the index page")
-    }
-    bytes[offset + marker.count - 1] = UInt8(ascii: "9")
-    return bytes
-}
-
-/// A small database with an index whose keys are easy to find in the file.
-func makeIndexedDatabase(at path: String) throws {
-    let connection = try Connection(path: path)
-    try connection.execute(sql: """
-        CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT NOT NULL);
-        CREATE INDEX t_v ON t(v);
-        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
-        INSERT INTO t(v) SELECT printf('marker-%04d', i) FROM n;
-        PRAGMA user_version = 5;
-        """)
-}
-
 @Suite struct RestorerTests {
     let example: ExampleBundle
     var directory: TemporaryDirectory { example.directory }
@@ -78,7 +28,7 @@ func makeIndexedDatabase(at path: String) throws {
     }
 
     @Test func aRoundTripPublishesTheSameDatabaseWithEveryCheck() throws {
-        let events = RestoreEventLog()
+        let events = Recording<Restorer.Event>()
         let report = try restore { events.append($0) }
         #expect(report.published)
         #expect(report.failedChecks.isEmpty)
@@ -140,9 +90,9 @@ func makeIndexedDatabase(at path: String) throws {
 
     @Test func aDamagedPageFailsIntegrityCheckAndNothingIsPublished() throws {
         let source = directory.file("indexed.sqlite")
-        try makeIndexedDatabase(at: source)
+        try Fixtures.makeIndexedDatabase(at: source)
         var parts = example.parts
-        try parts.replacePayload(with: try damageIndex(of: source))
+        try parts.replacePayload(with: try Fixtures.damagedIndexBytes(of: source))
         parts.setSource("userVersion", 5)
         parts.setSource("pageCount", parts.payload.count / 4096)
         let bundle = directory.file("damaged.tar.zst")
@@ -163,7 +113,7 @@ func makeIndexedDatabase(at path: String) throws {
         let bundle = directory.file("padded.tar.zst")
         try parts.bundle(to: bundle)
         let directory = self.directory
-        let sizes = SizeLog()
+        let sizes = Recording<String>()
         let report = try restore(bundle) { event in
             // The staging directory as the check that refuses the payload sees it.
             guard case .checked(let check) = event, check.name.rawValue == "payload-size" else { return }
@@ -171,7 +121,7 @@ func makeIndexedDatabase(at path: String) throws {
                 // The staging tree sits in a flock'd workspace (TemporaryWorkspace).
                 for file in (try? directory.contents(of: name + "/tree/data")) ?? [] {
                     let attributes = try? FileManager.default.attributesOfItem(atPath: directory.file("\(name)/tree/data/\(file)"))
-                    sizes.append(file, (attributes?[.size] as? Int) ?? -1)
+                    sizes.append("\(file): \((attributes?[.size] as? Int) ?? -1)")
                 }
             }
         }
@@ -179,7 +129,7 @@ func makeIndexedDatabase(at path: String) throws {
         #expect(report.failedChecks == ["payload-size"])
         #expect(report.checks.map(\.name.rawValue) == ["sha256", "header", "payload-size"])
         #expect(report.files[0].matches, "the whole stream was hashed")
-        #expect(sizes.entries == ["tickets.sqlite: \(pages)"], "only the declared pages on disk, no probe copy")
+        #expect(sizes.elements == ["tickets.sqlite: \(pages)"], "only the declared pages on disk, no probe copy")
         #expect(try leftovers().isEmpty)
     }
 
@@ -225,14 +175,10 @@ func makeIndexedDatabase(at path: String) throws {
         parts.payload[6000] ^= 0x20
         let bundle = directory.file("altered.tar.zst")
         try parts.bundle(to: bundle)
-        do {
-            _ = try restore(bundle)
-            Issue.record("restored an altered bundle")
-        } catch let error as StewardError {
-            #expect(error.kind == .badInput)
-            #expect(error.message.hasPrefix("the bundle is damaged or was altered: "))
-            #expect(error.message.contains("data/tickets.sqlite has SHA-256"))
-        }
+        let error = try #require(throws: StewardError.self, "restored an altered bundle") { _ = try restore(bundle) }
+        #expect(error.kind == .badInput)
+        #expect(error.message.hasPrefix("the bundle is damaged or was altered: "))
+        #expect(error.message.contains("data/tickets.sqlite has SHA-256"))
         #expect(try leftovers().isEmpty)
     }
 
@@ -241,13 +187,9 @@ func makeIndexedDatabase(at path: String) throws {
         try parts.replacePayload(with: Array(repeating: UInt8(ascii: "A"), count: 8192))
         let bundle = directory.file("text.tar.zst")
         try parts.bundle(to: bundle)
-        do {
-            _ = try restore(bundle)
-            Issue.record("restored text")
-        } catch let error as StewardError {
-            #expect(error.kind == .badInput)
-            #expect(error.message.contains("its payload data/tickets.sqlite is not a SQLite database (the header string is not 'SQLite format 3')"))
-        }
+        let error = try #require(throws: StewardError.self, "restored text") { _ = try restore(bundle) }
+        #expect(error.kind == .badInput)
+        #expect(error.message.contains("its payload data/tickets.sqlite is not a SQLite database (the header string is not 'SQLite format 3')"))
         #expect(try leftovers().isEmpty)
     }
 
@@ -264,24 +206,16 @@ func makeIndexedDatabase(at path: String) throws {
     @Test func aNonEmptyTargetIsRefusedBeforeTheBundleIsRead() throws {
         try FileManager.default.createDirectory(atPath: into, withIntermediateDirectories: false)
         try Data("x".utf8).write(to: URL(fileURLWithPath: into + "/keep"))
-        do {
-            _ = try restore()
-            Issue.record("restored into a full directory")
-        } catch let error as StewardError {
-            #expect(error.kind == .cannotCreate)
-            #expect(error.message.contains("is not empty"))
-        }
+        let error = try #require(throws: StewardError.self, "restored into a full directory") { _ = try restore() }
+        #expect(error.kind == .cannotCreate)
+        #expect(error.message.contains("is not empty"))
         #expect(try directory.contents(of: "restored") == ["keep"])
         #expect(try leftovers() == ["restored"])
     }
 
     @Test func aMissingBundleIsNotFound() throws {
-        do {
-            _ = try restore(directory.file("nope.tar.zst"))
-            Issue.record("restored nothing")
-        } catch let error as StewardError {
-            #expect(error.kind == .notFound)
-        }
+        let error = try #require(throws: StewardError.self, "restored nothing") { _ = try restore(directory.file("nope.tar.zst")) }
+        #expect(error.kind == .notFound)
         #expect(try leftovers().isEmpty)
     }
 
@@ -317,9 +251,3 @@ func makeIndexedDatabase(at path: String) throws {
     }
 }
 
-final class SizeLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String] = []
-    func append(_ name: String, _ size: Int) { lock.lock(); items.append("\(name): \(size)"); lock.unlock() }
-    var entries: [String] { lock.lock(); defer { lock.unlock() }; return items }
-}

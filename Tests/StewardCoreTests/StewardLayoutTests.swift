@@ -6,22 +6,12 @@ import Testing
 
 /// Reading a migration directory in Steward's own layout: names, versions, order and the
 /// files left out.
-@Suite struct StewardLayoutTests {
-    let directory: TemporaryDirectory
-    var migrations: String { directory.file("migrations") }
+@Suite struct StewardLayoutTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory.file("migrations"), withIntermediateDirectories: true)
-    }
+    init() throws { workspace = try Workspace() }
 
-    func write(_ name: String, _ sql: String = "CREATE TABLE x(y);\n") throws {
-        try Data(sql.utf8).write(to: URL(fileURLWithPath: path(of: name)))
-    }
-
-    func path(of name: String) -> String {
-        (migrations as NSString).appendingPathComponent(name)
-    }
+    func path(of name: String) -> String { workspace.migration(name) }
 
     /// The error a set of file names is refused with.
     func refusal(_ names: [String]) throws -> StewardError {

@@ -6,12 +6,10 @@ import Testing
 
 /// Leftover workspaces are judged by their lock, never by the process id in their name:
 /// a PID in another namespace or a reused PID can neither keep nor delete them wrongly.
-@Suite struct TemporaryWorkspaceTests {
-    let directory: TemporaryDirectory
+@Suite struct TemporaryWorkspaceTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { workspace = try Workspace(making: []) }
 
     /// A workspace as a run leaves it: `.lock` and some data.
     func leftover(_ name: String) throws -> String {

@@ -7,13 +7,10 @@ import Testing
 
 /// `Verifier` as a library, on example databases of each test's own: report fields,
 /// skipped checks, FTS5 variants, interruption, and that nothing is written or left behind.
-@Suite struct VerifierTests {
-    let directory: TemporaryDirectory
-    var database: String { directory.file("tickets.db") }
+@Suite struct VerifierTests: WorkspaceSuite {
+    let workspace: Workspace
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { workspace = try Workspace(database: "tickets.db", making: []) }
 
     func options(_ change: (inout Verifier.Options) -> Void = { _ in }) -> Verifier.Options {
         var options = Verifier.Options(databasePath: database)
@@ -95,7 +92,7 @@ import Testing
 
     @Test func progressReportsEveryCheckThatRuns() throws {
         try makeExample()
-        let events = VerifyEventLog()
+        let events = Recording<Verifier.Event>()
         let report = try verify(progress: { events.append($0) })
         let ran = report.checks.filter { $0.status != .skipped }.map(\.name.rawValue)
         #expect(Set(events.started) == Set(ran))
@@ -278,7 +275,7 @@ import Testing
 
     @Test func inputsAreCheckedBeforeAnyCheckRuns() throws {
         try makeExample()
-        let events = VerifyEventLog()
+        let events = Recording<Verifier.Event>()
         let missing = try #require(throws: StewardError.self) {
             try verify({ $0.assertionFiles = [directory.file("none.sql")] }, progress: { events.append($0) })
         }
@@ -341,27 +338,6 @@ import Testing
         let workspace = try #require(workspaces.found, "the copy was made under the temporary directory")
         #expect((workspace as NSString).lastPathComponent.hasPrefix("steward-verify-"))
         #expect(!FileManager.default.fileExists(atPath: workspace))
-    }
-}
-
-/// Events from the verifier's threads.
-private final class VerifyEventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [Verifier.Event] = []
-
-    func append(_ event: Verifier.Event) {
-        lock.lock(); defer { lock.unlock() }
-        events.append(event)
-    }
-
-    var started: [String] {
-        lock.lock(); defer { lock.unlock() }
-        return events.compactMap { if case .started(let name) = $0 { name.rawValue } else { nil } }
-    }
-
-    var finished: [String] {
-        lock.lock(); defer { lock.unlock() }
-        return events.compactMap { if case .finished(let name, _, _) = $0 { name.rawValue } else { nil } }
     }
 }
 

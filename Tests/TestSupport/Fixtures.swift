@@ -40,4 +40,22 @@ public enum Fixtures {
         try connection.setUserVersion(2)
         return connection
     }
+
+    /// A database of the example set at `version`, as its migrations leave it: the ticket
+    /// table with `titles` (each with the body "body") at version 1; at version 2 the
+    /// search table made after them, without a rebuild.
+    @discardableResult
+    public static func makeExampleSetDatabase(at path: String, version: Int32 = 1, titles: [String]) throws -> Connection {
+        let connection = try Connection(path: path)
+        try connection.execute(sql: exampleMigrationSQL("0001_create_ticket.sql"))
+        for title in titles {
+            try connection.execute(sql: "INSERT INTO ticket(title, body) VALUES (?, ?)", bindings: [.text(title), .text("body")])
+        }
+        try connection.setUserVersion(1)
+        if version >= 2 {
+            try connection.execute(sql: exampleMigrationSQL("0002_ticket_search.sql"))
+            try connection.setUserVersion(2)
+        }
+        return connection
+    }
 }

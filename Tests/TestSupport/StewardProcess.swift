@@ -42,7 +42,18 @@ public enum StewardProcess {
         _ arguments: [String], currentDirectory: String? = nil, asUser uid: UInt32? = nil, environment: [String: String] = [:],
         standardInput: FileHandle? = nil
     ) throws -> RunningSteward {
+        let process = Self.process(arguments, currentDirectory: currentDirectory, asUser: uid, environment: environment)
+        return try RunningSteward(process: process, standardInput: standardInput)
+    }
+
+    /// A `steward` process, not yet started.
+    static func process(
+        _ arguments: [String], currentDirectory: String?, asUser uid: UInt32?, environment: [String: String]
+    ) -> Process {
         let process = Process()
+        if let merged = Self.environment(adding: environment) { process.environment = merged }
+        // Tests that need an unprivileged user ask for one; when they already run as one,
+        // running directly is the same thing (and setpriv would be refused).
         if let uid, getuid() == 0 {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", executable.path] + arguments
@@ -50,11 +61,10 @@ public enum StewardProcess {
             process.executableURL = executable
             process.arguments = arguments
         }
-        if let merged = Self.environment(adding: environment) { process.environment = merged }
         if let currentDirectory {
             process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)
         }
-        return try RunningSteward(process: process, standardInput: standardInput)
+        return process
     }
 
     /// The environment of this process with `extra` added, for `run(_:environment:)`.
@@ -72,20 +82,7 @@ public enum StewardProcess {
         environment: [String: String] = [:],
         timeout: TimeInterval = 60
     ) throws -> StewardRun {
-        let process = Process()
-        if let merged = Self.environment(adding: environment) { process.environment = merged }
-        // Tests that need an unprivileged user ask for one; when they already run as one,
-        // running directly is the same thing (and setpriv would be refused).
-        if let uid, getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", executable.path] + arguments
-        } else {
-            process.executableURL = executable
-            process.arguments = arguments
-        }
-        if let currentDirectory {
-            process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)
-        }
+        let process = Self.process(arguments, currentDirectory: currentDirectory, asUser: uid, environment: environment)
         return try RunningSteward(process: process).finish(timeout: timeout)
     }
 }
