@@ -1,4 +1,5 @@
 import Foundation
+@testable import StewardBase
 @testable import StewardCore
 
 /// The kind of the `StewardError` `body` throws (`.internal` for any other error), or nil
