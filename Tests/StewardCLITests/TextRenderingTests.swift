@@ -13,9 +13,7 @@ import Testing
 @Suite struct TextRenderingTests {
     let directory: TemporaryDirectory
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { directory = try TemporaryDirectory() }
 
     func verifyReport(of path: String) throws -> VerifyReport {
         var options = Verifier.Options(databasePath: path)

@@ -10,9 +10,7 @@ import Testing
 @Suite struct AssertionRunnerTests {
     let directory: TemporaryDirectory
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { directory = try TemporaryDirectory() }
 
     func write(_ text: String, to name: String = "checks.sql") throws -> String {
         try write(Data(text.utf8), to: name)

@@ -10,9 +10,7 @@ import Testing
 @Suite struct BundleBuilderTests {
     let directory: TemporaryDirectory
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { directory = try TemporaryDirectory() }
 
     /// A payload file and a manifest that describes it.
     func makePayload(size: Int = 300_000) throws -> (path: String, manifest: BundleManifest) {

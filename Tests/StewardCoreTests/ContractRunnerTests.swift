@@ -10,9 +10,7 @@ import Testing
 @Suite struct ContractRunnerTests {
     let directory: TemporaryDirectory
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { directory = try TemporaryDirectory() }
 
     // MARK: - Expressions
 

@@ -7,9 +7,7 @@ import Testing
 @Suite struct OutputDirectoryTests {
     let directory: TemporaryDirectory
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { directory = try TemporaryDirectory() }
 
     func write(_ name: String, _ text: String = "x") throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: directory.file(name)))

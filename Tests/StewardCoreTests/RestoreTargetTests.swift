@@ -7,9 +7,7 @@ import Testing
 @Suite struct RestoreTargetTests {
     let directory: TemporaryDirectory
 
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
+    init() throws { directory = try TemporaryDirectory() }
 
     @Test func aNewOrEmptyDirectoryIsAccepted() throws {
         let new = try RestoreTarget(path: directory.file("new"))
