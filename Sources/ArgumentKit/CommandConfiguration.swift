@@ -4,7 +4,9 @@ public struct CommandConfiguration: Sendable {
     public var commandName: String
     public var abstract: String
     public var discussion: String?
-    public var version: String?
+    /// The text of `--version`, made only when asked for (it may read a build stamp).
+    public var version: String? { makeVersion() }
+    private let makeVersion: @Sendable () -> String?
     public var arguments: [ArgumentDefinition]
     public var options: [OptionDefinition]
     public var subcommands: [CommandConfiguration]
@@ -18,7 +20,7 @@ public struct CommandConfiguration: Sendable {
         commandName: String,
         abstract: String,
         discussion: String? = nil,
-        version: String? = nil,
+        version: @autoclosure @escaping @Sendable () -> String? = nil,
         arguments: [ArgumentDefinition] = [],
         options: [any OptionKey] = [],
         subcommands: [CommandConfiguration] = [],
@@ -28,7 +30,7 @@ public struct CommandConfiguration: Sendable {
         self.commandName = commandName
         self.abstract = abstract
         self.discussion = discussion
-        self.version = version
+        self.makeVersion = version
         self.arguments = arguments
         self.options = options.map(\.definition)
         self.subcommands = subcommands

@@ -2,8 +2,12 @@ import ArgumentKit
 import FileNames
 import Foundation
 import SQLiteKit
-import StewardCore
 import StewardBase
+import StewardCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `steward` command: parses the arguments, runs a subcommand, picks the exit status.
 public enum Steward {
@@ -199,5 +203,98 @@ public enum Steward {
     public static func main() -> Never {
         let status = run(arguments: Array(rawArguments().dropFirst()), terminal: .standard())
         exit(status)
+    }
+}
+
+/// A subcommand: its configuration, validation of parsed values into a typed command,
+/// and running it. Parse, then validate, then run.
+protocol StewardCommand {
+    static var configuration: CommandConfiguration { get }
+
+    /// Validates the parsed values; throws a usage error for bad values.
+    init(_ values: ParsedValues) throws(CommandLineError)
+
+    /// Whether the user asked for JSON.
+    var json: Bool { get }
+
+    /// Runs the command and returns the exit status. Throws `StewardError` for failures.
+    func run(on terminal: Terminal) throws -> Int32
+
+    /// Whether SQL the user hands this command may rely on SQLite's heap limits (below).
+    static var honoursSQLiteHeapLimits: Bool { get }
+}
+
+extension StewardCommand {
+    /// Whether SQL the user hands this command may rely on SQLite's heap limits
+    /// (`PRAGMA hard_heap_limit` in a migration). A command that says no runs with
+    /// SQLite's memory statistics off (`SQLiteLibrary.turnOffMemoryStatistics`): its
+    /// checks run side by side on several threads, and the statistics' process-wide mutex
+    /// made them wait on each other (design notes, "Performance"). Default: true.
+    static var honoursSQLiteHeapLimits: Bool { true }
+}
+
+/// Where a command writes: stdout for the report, stderr for diagnostics and progress.
+/// Tests substitute their own.
+public final class Terminal: Sendable {
+    private let writeOut: @Sendable (String) -> Void
+    private let writeError: @Sendable (String) -> Void
+    /// Whether stderr is a terminal (progress bars only then).
+    public let isErrorInteractive: Bool
+
+    public init(out: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void, isErrorInteractive: Bool) {
+        self.writeOut = out
+        self.writeError = error
+        self.isErrorInteractive = isErrorInteractive
+    }
+
+    /// Whether standard input is a terminal: a bundle is never read from one.
+    public static var isInputInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Whether standard output is a terminal: a bundle is never written to one.
+    public static var isOutputInteractive: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// The process's own stdout and stderr.
+    public static func standard() -> Terminal {
+        Terminal(
+            out: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
+            error: { text in FileHandle.standardError.write(Data(text.utf8)) },
+            isErrorInteractive: isatty(STDERR_FILENO) == 1)
+    }
+
+    public func print(_ text: String) {
+        let clean = Self.printable(text)
+        writeOut(clean.hasSuffix("\n") ? clean : clean + "\n")
+    }
+
+    public func diagnose(_ text: String) {
+        let clean = Self.printable(text)
+        writeError(clean.hasSuffix("\n") ? clean : clean + "\n")
+    }
+
+    /// The last line of defence for whole texts: every name from a file is escaped where
+    /// it is put into a line (`ReportOutput.escaped`), which keeps it on that line; what
+    /// is left here are the report's own newlines and tabs. Any other control character
+    /// is shown as `?`, and a byte of a file name that is not UTF-8 as `\xHH`.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) || FileName.rawByte($0) != nil }) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if let byte = FileName.rawByte(scalar) {
+                result.append(contentsOf: String(format: "\\x%02X", byte).unicodeScalars)
+            } else {
+                result.append(isControl(scalar) ? "?" : scalar)
+            }
+        }
+        return String(result)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return (value < 0x20 && scalar != "\n" && scalar != "\t") || value == 0x7F || (0x80...0x9F).contains(value)
+    }
+
+    /// Writes to stderr without a newline (progress lines redraw with `\r`).
+    public func progress(_ text: String) {
+        writeError(text)
     }
 }
