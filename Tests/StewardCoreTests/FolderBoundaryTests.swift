@@ -21,11 +21,14 @@ import Testing
         }
     }
 
-    /// The types declared in `files` (any nesting, any access level).
+    /// The types declared at the top level of `files` (a nested type is named through
+    /// its parent from outside).
     static func declaredTypes(in files: [(file: String, code: String)]) -> Set<String> {
         var names = Set<String>()
         for (_, code) in files {
-            names.formUnion(SourceCode.matches(of: #"\b(?:struct|enum|class|protocol|typealias|actor)\s+([A-Za-z_][A-Za-z0-9_]*)"#, in: code))
+            names.formUnion(SourceCode.matches(
+                of: #"(?m)^(?:(?:public|package|internal|fileprivate|private|final|indirect)\s+)*(?:struct|enum|class|protocol|typealias|actor)\s+([A-Za-z_][A-Za-z0-9_]*)"#,
+                in: code))
         }
         return names
     }
@@ -88,7 +91,7 @@ import Testing
 enum SourceCode {
     static func withoutCommentsAndStrings(_ text: String) -> String {
         var result = text
-        for pattern in [#"/\*[\s\S]*?\*/"#, #"//[^\n]*"#, #"#*"""[\s\S]*?"""#*"#, #"#*"(?:\\.|[^"\\\n])*"#*"#] {
+        for pattern in [#"/\*[\s\S]*?\*/"#, #"//[^\n]*"#, ##"#*"""[\s\S]*?"""#*"##, ##"#*"(?:\\.|[^"\\\n])*"#*"##] {
             result = result.replacingOccurrences(of: pattern, with: " ", options: .regularExpression)
         }
         return result
