@@ -39,7 +39,7 @@ public struct BackupMaker {
         public var nameVersion: String?
         public var compressionLevel = BackupMaker.defaultCompressionLevel
         /// How long, in all, to wait for other connections' locks.
-        public var timeout: Double = 30
+        public var timeout = LockWait.defaultSeconds
         public var pagesPerStep: Int32 = BackupMaker.defaultPagesPerStep
         /// SQLite extensions loaded into every connection to the source and its snapshot
         /// (the copy, the checks, the digests), for schemas that use them; those

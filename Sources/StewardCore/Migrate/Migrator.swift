@@ -33,7 +33,7 @@ public struct Migrator: StewardOperation {
         public var statusOnly = false
         public var create = false
         /// How long to wait for a lock held by another connection, per wait.
-        public var timeout: Double = 30
+        public var timeout = LockWait.defaultSeconds
         /// The values of Flyway placeholders (`${name}`), by name; Flyway's own are built in.
         public var placeholders: [String: String] = [:]
         /// The set as this run read it, shared with the other databases of the run; nil:

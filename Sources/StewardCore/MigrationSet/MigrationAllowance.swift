@@ -8,9 +8,7 @@ public struct MigrationAllowance: Sendable, Hashable, Codable {
         /// A table that still exists after the run may hold fewer rows.
         case rowLoss = "row-loss"
         /// An index (or trigger, or view) may disappear with the table it belongs to.
-        case dropIndex = "drop-index"
-        case dropTrigger = "drop-trigger"
-        case dropView = "drop-view"
+        case dropIndex = "drop-index", dropTrigger = "drop-trigger", dropView = "drop-view"
         /// A table may lose STRICT, WITHOUT ROWID or AUTOINCREMENT.
         case optionChange = "option-change"
         /// A table's `sqlite_sequence` value may go down.

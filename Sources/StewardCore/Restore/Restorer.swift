@@ -53,7 +53,7 @@ public struct Restorer: Sendable {
         public var keepReplacedDirectory: String?
         public var discardsReplaced = false
         /// How long `--replace` waits, in all, for other connections' locks on PATH.
-        public var timeout: Double = 30
+        public var timeout = LockWait.defaultSeconds
 
         public init(bundlePath: String, intoDirectory: String) {
             self.bundlePath = bundlePath

@@ -35,7 +35,7 @@ public struct Verifier: Sendable {
         /// schema (`harden(loadingExtensions:)`).
         public var extensions: [String] = []
         /// How long to wait for another connection's lock, in seconds.
-        public var timeout: Double = 30
+        public var timeout = LockWait.defaultSeconds
 
         public init(databasePath: String?) {
             self.databasePath = databasePath

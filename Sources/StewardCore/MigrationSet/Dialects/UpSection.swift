@@ -26,11 +26,9 @@ extension UpSection {
     enum GooseAnnotation: String, CaseIterable {
         case up = "Up"
         case down = "Down"
-        case statementBegin = "StatementBegin"
-        case statementEnd = "StatementEnd"
+        case statementBegin = "StatementBegin", statementEnd = "StatementEnd"
         case noTransaction = "NO TRANSACTION"
-        case envsubOn = "ENVSUB ON"
-        case envsubOff = "ENVSUB OFF"
+        case envsubOn = "ENVSUB ON", envsubOff = "ENVSUB OFF"
     }
 
     /// Whether goose reads `line` as an annotation line: its text (spaces trimmed) starts

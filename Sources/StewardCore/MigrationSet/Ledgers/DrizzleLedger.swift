@@ -23,11 +23,7 @@ struct DrizzleLedger: MigrationLedger {
     }
 
     static func hash(_ bytes: [UInt8]) throws -> String {
-        do {
-            return try SHA256Hasher.hex(of: bytes)
-        } catch {
-            throw StewardError(.internal, "libcrypto could not compute a SHA-256: \(error)")
-        }
+        try Ledgers.digest("SHA-256") { try SHA256Hasher.hex(of: bytes) }
     }
 
     func read(on connection: Connection, migrations: [DialectMigration]) throws -> LedgerReading {

@@ -58,6 +58,15 @@ public enum Ledgers {
         return reading
     }
 
+    /// A checksum a ledger records, computed by libcrypto; its failure is Steward's (70).
+    static func digest<Value>(_ name: String, _ compute: () throws -> Value) throws -> Value {
+        do {
+            return try compute()
+        } catch {
+            throw StewardError(.internal, "libcrypto could not compute a \(name): \(error)")
+        }
+    }
+
     static func tableExists(_ name: String, on connection: Connection) throws -> Bool {
         try connection.integer(
             sql: "SELECT count(*) FROM main.sqlite_schema WHERE type = 'table' AND name = ?1", bindings: [.text(name)]) > 0

@@ -25,11 +25,7 @@ struct SqlxLedger: MigrationLedger {
     }
 
     static func checksum(_ bytes: [UInt8]) throws -> [UInt8] {
-        do {
-            return try SHA384.digest(of: bytes)
-        } catch {
-            throw StewardError(.internal, "libcrypto could not compute a SHA-384: \(error)")
-        }
+        try Ledgers.digest("SHA-384") { try SHA384.digest(of: bytes) }
     }
 
     func read(on connection: Connection, migrations: [DialectMigration]) throws -> LedgerReading {
