@@ -7,7 +7,8 @@ import Testing
 
 /// `backup --as-is` and `restore --accept-recorded-failures` read the whole file once per
 /// check: the record of failures is made from what `integrity_check` and
-/// `foreign_key_check` found, not by running them again (`CheckRuns` counts the runs).
+/// `foreign_key_check` found, not by running them again (a `StatementWatch` on the test's
+/// directory counts the pragmas every connection ran there).
 @Suite struct RecordedFailureCheckRunsTests: WorkspaceSuite {
     let workspace: Workspace
 
@@ -31,11 +32,18 @@ import Testing
         return try BackupMaker(options: options).run()
     }
 
+    /// The integrity pragmas (`integrity_check`, `quick_check`) and `foreign_key_check`
+    /// that `watch` saw.
+    func runs(_ watch: StatementWatch) -> (integrity: Int, foreignKeys: Int) {
+        (watch.count(startingWith: "PRAGMA integrity_check") + watch.count(startingWith: "PRAGMA quick_check"),
+         watch.count(startingWith: "PRAGMA foreign_key_check"))
+    }
+
     @Test func backupAsIsRunsEachCheckOnce() throws {
-        let runs = CheckRuns()
-        let report = try CheckRuns.$current.withValue(runs) { try backUpAsIs() }
-        #expect(runs.count(.integrity) == 1)
-        #expect(runs.count(.foreignKeys) == 1)
+        let watch = StatementWatch(directory: directory.path)
+        let report = try backUpAsIs()
+        #expect(runs(watch).integrity == 1, "\(watch.statements)")
+        #expect(runs(watch).foreignKeys == 1, "\(watch.statements)")
         let recorded = try #require(report.manifest.recordedFailures)
         #expect(recorded.integrity == .init(problems: 1, tables: ["t"]))
         #expect(recorded.foreignKeyViolations == [.init(table: "child", parent: "parent", count: 2)])
@@ -45,12 +53,10 @@ import Testing
         let bundle = try backUpAsIs().bundle.path
         var options = Restorer.Options(bundlePath: bundle, intoDirectory: directory.file("restored"))
         options.acceptsRecordedFailures = true
-        let runs = CheckRuns()
-        let report = try CheckRuns.$current.withValue(runs) {
-            try Restorer(options: options, cancellation: Cancellation(), progress: { _ in }).run()
-        }
-        #expect(runs.count(.integrity) == 1)
-        #expect(runs.count(.foreignKeys) == 1)
+        let watch = StatementWatch(directory: directory.path)
+        let report = try Restorer(options: options, cancellation: Cancellation(), progress: { _ in }).run()
+        #expect(runs(watch).integrity == 1, "\(watch.statements)")
+        #expect(runs(watch).foreignKeys == 1, "\(watch.statements)")
         #expect(report.published)
         #expect(report.checks.filter { $0.status == .accepted }.map(\.name) == [.integrity, .foreignKeys])
     }

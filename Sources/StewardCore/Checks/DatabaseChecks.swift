@@ -17,7 +17,6 @@ enum DatabaseChecks {
     /// part way, as the sqlite3 shell shows: the rows, then the error), the findings are
     /// kept and the stop is the last line; with no finding at all, the error is thrown.
     static func integrity(on connection: Connection, quick: Bool = false, maximumErrors: Int) throws -> Check {
-        CheckRuns.ran(.integrity)
         let pragma = quick ? "quick_check" : "integrity_check"
         var rows: [String] = []
         var stopped: String?
@@ -76,7 +75,6 @@ enum DatabaseChecks {
     /// `PRAGMA foreign_key_check` counted per child and parent table, in table order; the
     /// pairs stay apart (a table name may hold " → ").
     static func foreignKeyCounts(on connection: Connection) throws -> [ForeignKeyCount] {
-        CheckRuns.ran(.foreignKeys)
         var counts: [String: (table: String, parent: String, count: Int)] = [:]
         for violation in try connection.foreignKeyViolations() {
             counts["\(violation.table)\u{0}\(violation.parent)", default: (violation.table, violation.parent, 0)].count += 1
