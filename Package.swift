@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(name: "steward", dependencies: ["StewardCLI"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["SQLiteKit", "ArchiveKit", "FileNames"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CSQLite", "SQLiteKit", "ArchiveKit", "FileNames"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"]),
         .testTarget(
             name: "ArchiveKitTests",

@@ -10,7 +10,8 @@ import Synchronization
 /// statement is recorded by each watch whose directory holds the connection's main file,
 /// so watches of tests running side by side see only their own files.
 ///
-/// Nothing in Steward's commands starts a watch: without one, no connection is traced.
+/// A test-support type: nothing in Steward's modules starts a watch, and without one no
+/// connection is traced.
 public final class StatementWatch: Sendable {
     private let directory: String
     private let seen = Mutex<[String]>([])
