@@ -60,12 +60,7 @@ public struct BundleKeys: Sendable, Equatable {
             }
         }
         for path in recipientsFiles {
-            let contents = try Self.readKeyFile(path, what: "recipients file")
-            do {
-                result += try AgeKeyFile.recipients(in: contents).map { .x25519($0) }
-            } catch {
-                throw StewardError(.badInput, "the recipients file \(path) is not valid: \(error)")
-            }
+            result += try Self.readKeyFile(path, what: "recipients file") { try AgeKeyFile.recipients(in: $0).map { .x25519($0) } }
         }
         return result
     }
@@ -74,12 +69,7 @@ public struct BundleKeys: Sendable, Equatable {
     func identities() throws -> [AgeIdentity] {
         var result: [AgeIdentity] = []
         for path in identityFiles {
-            let contents = try Self.readKeyFile(path, what: "identity file")
-            do {
-                result += try AgeKeyFile.identities(in: contents).map { .x25519($0) }
-            } catch {
-                throw StewardError(.badInput, "the identity file \(path) is not valid: \(error)")
-            }
+            result += try Self.readKeyFile(path, what: "identity file") { try AgeKeyFile.identities(in: $0).map { .x25519($0) } }
         }
         if let passphrase { result.append(.passphrase(try Self.read(passphrase))) }
         return result
@@ -88,9 +78,15 @@ public struct BundleKeys: Sendable, Equatable {
     /// A key file is small; a larger one is not a key file.
     static let maximumKeyFileSize = 1 << 20
 
-    private static func readKeyFile(_ path: String, what: String) throws -> String {
-        let bytes = try readSmallFile(path, what: what)
-        return String(decoding: bytes, as: UTF8.self)
+    /// The keys `parse` finds in the file at `path`, the `what` of the messages (65 when
+    /// they are not valid).
+    private static func readKeyFile<Key>(_ path: String, what: String, parse: (String) throws -> [Key]) throws -> [Key] {
+        let contents = String(decoding: try readSmallFile(path, what: what), as: UTF8.self)
+        do {
+            return try parse(contents)
+        } catch {
+            throw StewardError(.badInput, "the \(what) \(path) is not valid: \(error)")
+        }
     }
 
     private static func readSmallFile(_ path: String, what: String) throws -> [UInt8] {

@@ -63,24 +63,22 @@ package struct BundleReader {
         let reader = opened.reader
         var entries: [BundleEntry] = []
         do {
-            guard let first = try reader.nextEntry() else {
-                throw refusal("it holds no entries; the first must be \(BundleManifest.manifestEntry)")
+            /// The next entry, which must be `name`, read whole (at most `limit` bytes).
+            func small(_ name: String, limit: Int, ifAbsent: String, ifOther: (String) -> String) throws -> [UInt8] {
+                guard let entry = try reader.nextEntry() else { throw refusal(ifAbsent) }
+                entries.append(BundleEntry(name: entry.name, size: entry.size))
+                guard entry.name == name else { throw refusal(ifOther(entry.name)) }
+                return try readSmall(reader, entry: entry, limit: limit)
             }
-            entries.append(BundleEntry(name: first.name, size: first.size))
-            guard first.name == BundleManifest.manifestEntry else {
-                throw refusal("the first entry is '\(first.name)', not \(BundleManifest.manifestEntry): the manifest is missing")
-            }
-            let manifestBytes = try readSmall(reader, entry: first, limit: Self.maximumManifestSize)
+            let manifestBytes = try small(
+                BundleManifest.manifestEntry, limit: Self.maximumManifestSize,
+                ifAbsent: "it holds no entries; the first must be \(BundleManifest.manifestEntry)",
+                ifOther: { "the first entry is '\($0)', not \(BundleManifest.manifestEntry): the manifest is missing" })
             let manifest = try ManifestValidation.decode(manifestBytes, refusal: refusal)
-
-            guard let second = try reader.nextEntry() else {
-                throw refusal("\(BundleManifest.checksumEntry) is missing after the manifest")
-            }
-            entries.append(BundleEntry(name: second.name, size: second.size))
-            guard second.name == BundleManifest.checksumEntry else {
-                throw refusal("the second entry is '\(second.name)', not \(BundleManifest.checksumEntry)")
-            }
-            let checksumList = try readSmall(reader, entry: second, limit: Self.maximumChecksumListSize)
+            let checksumList = try small(
+                BundleManifest.checksumEntry, limit: Self.maximumChecksumListSize,
+                ifAbsent: "\(BundleManifest.checksumEntry) is missing after the manifest",
+                ifOther: { "the second entry is '\($0)', not \(BundleManifest.checksumEntry)" })
             guard checksumList == manifest.checksumList() else {
                 throw refusal("\(BundleManifest.checksumEntry) does not list exactly the files and SHA-256 sums of \(BundleManifest.manifestEntry)")
             }
@@ -192,14 +190,8 @@ package struct BundleReader {
 
     /// The bundle must be a regular file that can be read; returns its size.
     package static func checkBundle(_ path: String) throws -> Int64 {
-        var info = stat()
-        guard stat(FileName.cString(path), &info) == 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR {
-                throw StewardError(.notFound, "\(path): no such bundle")
-            }
-            throw StewardError(.notFound, "cannot read the bundle \(path): \(SystemCall.message(code))")
-        }
+        let info = try SystemCall.status(of: path, missing: { StewardError(.notFound, "\(path): no such bundle") },
+                                         failed: { StewardError(.notFound, "cannot read the bundle \(path): \($0)") })
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StewardError(.badInput, "refusing the bundle \(path): it is not a regular file")
         }
@@ -222,33 +214,14 @@ public struct VerifiedFile: Codable, Sendable, Equatable {
     public let size: Int64
     public let sha256: String
     public let expectedSHA256: String
-    public var matches: Bool { sha256 == expectedSHA256 }
-
-    private enum CodingKeys: String, CodingKey {
-        case path, size, sha256, expectedSHA256, matches
-    }
+    /// `sha256 == expectedSHA256`, kept in the JSON for readers of reports.
+    public let matches: Bool
 
     public init(path: String, size: Int64, sha256: String, expectedSHA256: String) {
         self.path = path
         self.size = size
         self.sha256 = sha256
         self.expectedSHA256 = expectedSHA256
-    }
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        path = try container.decode(String.self, forKey: .path)
-        size = try container.decode(Int64.self, forKey: .size)
-        sha256 = try container.decode(String.self, forKey: .sha256)
-        expectedSHA256 = try container.decode(String.self, forKey: .expectedSHA256)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path, forKey: .path)
-        try container.encode(size, forKey: .size)
-        try container.encode(sha256, forKey: .sha256)
-        try container.encode(expectedSHA256, forKey: .expectedSHA256)
-        try container.encode(matches, forKey: .matches)
+        matches = sha256 == expectedSHA256
     }
 }

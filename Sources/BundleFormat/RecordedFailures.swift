@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import StewardBase
 
 /// The failed checks of a database bundled as it is (`backup --as-is`, design notes, "Customer exports"; and
@@ -14,9 +15,11 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
         public let problems: Int
         public let tables: [String]
 
-        package init(problems: Int, tables: [String]) {
-            self.problems = problems
-            self.tables = tables
+        /// From the messages of an `integrity_check` run with at most `integrityLimit`
+        /// problems (none when it said `ok`); `connection` only names the tables they concern.
+        package init(problems messages: [String], tablesIn connection: Connection) throws {
+            problems = messages.count
+            tables = messages.isEmpty ? [] : try RecordedFailures.tablesNamed(in: messages, connection)
         }
     }
 
@@ -26,10 +29,15 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
         public let parent: String
         public let count: Int
 
-        package init(table: String, parent: String, count: Int) {
-            self.table = table
-            self.parent = parent
-            self.count = count
+        /// The rows of `PRAGMA foreign_key_check` counted per child and parent table, in
+        /// table order; the pairs stay apart (a table name may hold " → "). Every check
+        /// of foreign keys counts them so, recorded or not.
+        package static func counted(_ violations: [Connection.ForeignKeyViolation]) -> [ForeignKeys] {
+            var counts: [String: (table: String, parent: String, count: Int)] = [:]
+            for violation in violations {
+                counts["\(violation.table)\u{0}\(violation.parent)", default: (violation.table, violation.parent, 0)].count += 1
+            }
+            return counts.values.sorted { ($0.table, $0.parent) < ($1.table, $1.parent) }.map(ForeignKeys.init)
         }
     }
 
@@ -72,5 +80,25 @@ public struct RecordedFailures: Codable, Sendable, Equatable {
         self.integrity = integrity
         self.foreignKeyViolations = foreignKeyViolations
         self.fts5Tables = fts5Tables
+    }
+}
+
+extension RecordedFailures {
+    /// The tables whose names (or whose indexes' names) the messages mention.
+    static func tablesNamed(in messages: [String], _ connection: Connection) throws -> [String] {
+        var owners: [(name: String, table: String)] = []
+        try connection.forEachRow(sql: "SELECT name, tbl_name FROM sqlite_schema WHERE type IN ('table', 'index')") { row in
+            owners.append((row.text(at: 0) ?? "", row.text(at: 1) ?? ""))
+        }
+        // Longest names first, so that `ticket_fts` is not also taken for `ticket`.
+        owners.sort { $0.name.count > $1.name.count }
+        var tables = Set<String>()
+        for message in messages {
+            for owner in owners where !owner.name.isEmpty && message.contains(owner.name) {
+                tables.insert(owner.table)
+                break
+            }
+        }
+        return tables.sorted()
     }
 }

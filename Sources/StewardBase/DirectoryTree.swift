@@ -48,12 +48,7 @@ package enum DirectoryTree {
             return []
         }
         defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = Paths.name(of: entry)
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        return Paths.names(reading: directory)
     }
 
     /// Files and directories under `path`, as relative paths.

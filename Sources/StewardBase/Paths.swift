@@ -69,6 +69,11 @@ public enum Paths {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
         defer { closedir(handle) }
+        return names(reading: handle)
+    }
+
+    /// The names an open directory stream gives (without `.` and `..`), byte for byte.
+    package static func names(reading handle: OpaquePointer) -> [String] {
         var names: [String] = []
         while let entry = readdir(handle) {
             let name = Self.name(of: entry)

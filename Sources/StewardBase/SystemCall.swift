@@ -1,3 +1,4 @@
+import FileNames
 import Foundation
 
 #if canImport(Glibc)
@@ -7,6 +8,36 @@ import Glibc
 /// errno values turned into Steward's failure kinds, and small loops around system calls
 /// that may be interrupted or do part of the work.
 package enum SystemCall {
+    /// `stat(2)` of `path`, links followed; a path that does not exist (ENOENT, ENOTDIR)
+    /// throws `missing()`, any other failure `failed` with the system's reason.
+    package static func status(
+        of path: String, missing: () -> StewardError, failed: (String) -> StewardError
+    ) throws -> stat {
+        var info = stat()
+        guard stat(FileName.cString(path), &info) == 0 else {
+            let code = errno
+            throw code == ENOENT || code == ENOTDIR ? missing() : failed(message(code))
+        }
+        return info
+    }
+
+    /// Runs `body`, then closes `descriptor`, which is closed also when `body` throws.
+    /// Some file systems (NFS) report a failed write-back only at the close: after a
+    /// `body` that succeeded, a failed close is 74 with `failure` and the system's reason.
+    package static func closing<T>(_ descriptor: Int32, failure: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        guard close(descriptor) == 0 else {
+            throw StewardError(.inputOutput, "\(failure()): \(message(errno))")
+        }
+        return result
+    }
+
     package static func message(_ code: Int32) -> String {
         String(cString: strerror(code))
     }

@@ -45,8 +45,8 @@ import Testing
         #expect(runs(watch).integrity == 1, "\(watch.statements)")
         #expect(runs(watch).foreignKeys == 1, "\(watch.statements)")
         let recorded = try #require(report.manifest.recordedFailures)
-        #expect(recorded.integrity == .init(problems: 1, tables: ["t"]))
-        #expect(recorded.foreignKeyViolations == [.init(table: "child", parent: "parent", count: 2)])
+        #expect(recorded.integrity.problems == 1 && recorded.integrity.tables == ["t"])
+        #expect(recorded.foreignKeyViolations.map { "\($0.table)|\($0.parent)|\($0.count)" } == ["child|parent|2"])
     }
 
     @Test func restoreAcceptingRecordedFailuresRunsEachCheckOnce() throws {

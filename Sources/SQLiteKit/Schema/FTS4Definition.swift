@@ -16,26 +16,10 @@ public struct FTS4Definition: Sendable, Equatable, Codable {
 
     /// Reads the declaration; nil when the statement is not an FTS3 or FTS4 table.
     public init?(name: String, sql: String) {
-        let tokens = SQLScanner.tokens(of: sql)
-        guard let using = tokens.firstIndex(where: { $0.isKeyword("USING") }), using + 1 < tokens.count else { return nil }
-        let moduleToken = tokens[using + 1]
-        guard let module = [Module.fts3, .fts4].first(where: { moduleToken.isKeyword($0.rawValue) }) else { return nil }
-        var arguments: [[SQLScanner.Token]] = [[]]
-        if using + 2 < tokens.count, tokens[using + 2].text == "(" {
-            var depth = 0
-            for token in tokens[(using + 3)...] {
-                if token.kind == .symbol && token.text == "(" { depth += 1 }
-                if token.kind == .symbol && token.text == ")" {
-                    if depth == 0 { break }
-                    depth -= 1
-                }
-                if token.kind == .symbol && token.text == "," && depth == 0 {
-                    arguments.append([])
-                } else {
-                    arguments[arguments.count - 1].append(token)
-                }
-            }
-        }
+        guard let declared = SQLScanner.virtualTable(sql),
+              let module = [Module.fts3, .fts4].first(where: { declared.module.isKeyword($0.rawValue) })
+        else { return nil }
+        let arguments = declared.arguments
         var columns: [String] = []
         var options: [String: String] = [:]
         for argument in arguments where !argument.isEmpty {

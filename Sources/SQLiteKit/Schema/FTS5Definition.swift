@@ -18,27 +18,8 @@ public struct FTS5Definition: Sendable, Equatable, Codable {
 
     /// Reads the declaration; nil when the statement is not an FTS5 table.
     public init?(name: String, sql: String) {
-        let tokens = SQLScanner.tokens(of: sql)
-        guard let using = tokens.firstIndex(where: { $0.isKeyword("USING") }),
-              using + 2 < tokens.count,
-              tokens[using + 1].isKeyword("fts5"),
-              tokens[using + 2].text == "("
-        else { return nil }
-
-        var arguments: [[SQLScanner.Token]] = [[]]
-        var depth = 0
-        for token in tokens[(using + 3)...] {
-            if token.kind == .symbol && token.text == "(" { depth += 1 }
-            if token.kind == .symbol && token.text == ")" {
-                if depth == 0 { break }
-                depth -= 1
-            }
-            if token.kind == .symbol && token.text == "," && depth == 0 {
-                arguments.append([])
-            } else {
-                arguments[arguments.count - 1].append(token)
-            }
-        }
+        guard let declared = SQLScanner.virtualTable(sql), declared.module.isKeyword("fts5"), declared.hasArguments else { return nil }
+        let arguments = declared.arguments
 
         var columns: [String] = []
         var unindexed: [String] = []
@@ -101,5 +82,33 @@ public struct FTS5SyncTriggers: Sendable, Equatable, Codable {
         // Removing an entry from an external-content index needs the 'delete' command.
         delete = relevant.first { $0.event == "DELETE" && $0.usesDeleteCommand }?.name
         update = relevant.first { $0.event == "UPDATE" && $0.usesDeleteCommand }?.name
+    }
+}
+
+extension SQLScanner {
+    /// A `CREATE VIRTUAL TABLE … USING module(…)` statement's module name and its
+    /// arguments, each argument's tokens apart (split at the commas outside parentheses);
+    /// nil when the statement names no module.
+    static func virtualTable(_ sql: String) -> (module: Token, hasArguments: Bool, arguments: [[Token]])? {
+        let tokens = tokens(of: sql)
+        guard let using = tokens.firstIndex(where: { $0.isKeyword("USING") }), using + 1 < tokens.count else { return nil }
+        var arguments: [[Token]] = [[]]
+        let hasArguments = using + 2 < tokens.count && tokens[using + 2].text == "("
+        if hasArguments {
+            var depth = 0
+            for token in tokens[(using + 3)...] {
+                if token.kind == .symbol && token.text == "(" { depth += 1 }
+                if token.kind == .symbol && token.text == ")" {
+                    if depth == 0 { break }
+                    depth -= 1
+                }
+                if token.kind == .symbol && token.text == "," && depth == 0 {
+                    arguments.append([])
+                } else {
+                    arguments[arguments.count - 1].append(token)
+                }
+            }
+        }
+        return (tokens[using + 1], hasArguments, arguments)
     }
 }

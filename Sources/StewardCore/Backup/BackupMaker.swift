@@ -280,30 +280,24 @@ public struct BackupMaker {
             digesting.cancel()
             _ = try? digesting.wait()
         }
-        do {
-            compression = try compressing ?? builder.startPayload(
+        (compression, verified, digests) = try SystemCall.closing(frame.descriptor, failure: "cannot write in \(options.outputDirectory)") {
+            let compression = try compressing ?? builder.startPayload(
                 path: copyPath, entryName: payloadName, size: try Self.size(of: copyPath),
                 modificationTime: snapshot.pinnedAt, into: frame.descriptor, behindHead: reservedHead, outputName: finalPath,
                 progress: Self.throttled(progress))
             do {
-                verified = try SnapshotVerification(
+                let verified = try SnapshotVerification(
                     copyPath: copyPath, source: snapshot.source, cancellation: cancellation, asIs: options.asIs,
                     extensions: options.extensions, digested: Self.rowCounts(of: digesting)
                 ).run()
                 _ = try compression.wait()
-                digests = try digesting.wait()
+                return (compression, verified, try digesting.wait())
             } catch {
                 // The frame is of no use any more; its thread must stop before its file goes.
                 compression.cancel()
                 _ = try? compression.wait()
                 throw error
             }
-        } catch {
-            close(frame.descriptor)
-            throw error
-        }
-        guard close(frame.descriptor) == 0 else {
-            throw StewardError(.inputOutput, "cannot write in \(options.outputDirectory): \(SystemCall.message(errno))")
         }
         try checkCancellation()
         return (verified, compression, frame.path, digests)
@@ -367,12 +361,11 @@ public struct BackupMaker {
         let finalPath = directory.file(bundleName)
         let partial = try directory.createTemporary(
             suffix: reservedHead == nil ? ".tar.zst.partial" : ".rewritten.tar.zst.partial", permissions: permissions)
-        let written: BundleBuilder.Output
         // The frame is in the bundle: dropped while the bundle is synced.
         var removal: BackgroundRemoval?
         defer { removal?.wait() }
-        do {
-            written = try builder.write(
+        let written = try SystemCall.closing(partial.descriptor, failure: "cannot write \(finalPath)") {
+            let written = try builder.write(
                 manifest: manifest, payload: compression, payloadFramePath: framePath, frameOffset: reservedHead ?? 0,
                 to: partial.descriptor, outputName: finalPath)
             removal = BackgroundRemoval(framePath)
@@ -380,13 +373,7 @@ public struct BackupMaker {
             guard code == 0 else {
                 throw StewardError(.inputOutput, "cannot sync \(finalPath): \(SystemCall.message(code))")
             }
-        } catch {
-            close(partial.descriptor)
-            throw error
-        }
-        // Some file systems (NFS) report a failed write-back only here.
-        guard close(partial.descriptor) == 0 else {
-            throw StewardError(.inputOutput, "cannot write \(finalPath): \(SystemCall.message(errno))")
+            return written
         }
         try checkCancellation()
         try directory.publish(partial.path, as: bundleName)

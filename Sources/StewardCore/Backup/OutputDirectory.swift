@@ -33,14 +33,9 @@ final class OutputDirectory {
     private var plaintextWorkspace: TemporaryWorkspace?
 
     init(path: String) throws {
-        var info = stat()
-        guard stat(FileName.cString(path), &info) == 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR {
-                throw StewardError(.cannotCreate, "the output directory \(path) does not exist")
-            }
-            throw StewardError(.cannotCreate, "cannot use the output directory \(path): \(SystemCall.message(code))")
-        }
+        let info = try SystemCall.status(
+            of: path, missing: { StewardError(.cannotCreate, "the output directory \(path) does not exist") },
+            failed: { StewardError(.cannotCreate, "cannot use the output directory \(path): \($0)") })
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw StewardError(.cannotCreate, "the output directory \(path) is not a directory")
         }

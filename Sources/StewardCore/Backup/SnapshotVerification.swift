@@ -161,8 +161,8 @@ struct SnapshotVerification {
         }
         var recorded: RecordedFailures?
         if asIs != .off {
-            recorded = RecordedFailures(integrity: try .init(integrityFound, tablesIn: connection),
-                                        foreignKeyViolations: foreignKeyPairs.map(RecordedFailures.ForeignKeys.init),
+            recorded = RecordedFailures(integrity: try integrityFound.recordedIntegrity(tablesIn: connection),
+                                        foreignKeyViolations: foreignKeyPairs,
                                         fts5Tables: fullText.failedFTS5Tables)
         }
         let userVersion = try timed(.version) { try DatabaseChecks.userVersion(on: connection, expected: source.userVersion) }

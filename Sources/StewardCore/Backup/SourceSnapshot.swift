@@ -61,42 +61,27 @@ struct SourceSnapshot {
                 if let holder { holder.hold(held) } else { close(held) }
             }
         }
-        let pinned: Pinned
+        let pinned: (result: Result, inKernel: Bool)
         do {
-            pinned = try copySource(whilePinned: whilePinned, descriptor: &held)
+            pinned = try copySource(started: started, whilePinned: whilePinned, descriptor: &held)
         } catch {
             mark?.abandon()
             throw error
         }
-        let duration = started.roundedSeconds
-        progress(.copied(pages: pinned.facts.pageCount, seconds: duration, heldSeconds: pinned.heldSeconds))
+        let snapshot = pinned.result.snapshot
+        progress(.copied(pages: pinned.result.source.pageCount, seconds: snapshot.durationSeconds, heldSeconds: snapshot.sourceHeldSeconds))
         // The kernel's copy is the rollback-journal file as it is, and may be read already:
         // it is not opened for writing again.
         if !pinned.inKernel { try switchToRollbackJournal(try openCopy()) }
-        return Result(
-            source: pinned.facts,
-            snapshot: .init(
-                durationSeconds: duration, sourceHeldSeconds: pinned.heldSeconds,
-                lockWaitSeconds: (waits.secondsWaited * 1000).rounded() / 1000,
-                restarts: pinned.restarts, pagesPerStep: pinned.pagesPerStep, steps: pinned.steps),
-            pinnedAt: pinned.pinnedAt)
+        return pinned.result
     }
 
-    private struct Pinned {
-        let facts: BundleManifest.Source
-        let pinnedAt: Int64
-        let heldSeconds: Double
-        let steps: Int
-        let restarts: Int
-        let pagesPerStep: Int
-        let inKernel: Bool
-    }
-
-    /// Everything that touches the source, so that its connection is closed on return.
+    /// Everything that touches the source, so that its connection is closed on return;
+    /// the snapshot's duration runs from `started` until the source is released.
     /// `descriptor` is the plain one the kernel copy read, for the caller to close afterwards.
     private func copySource(
-        whilePinned: (BundleManifest.Source, Int64) throws -> Void, descriptor: inout Int32
-    ) throws -> Pinned {
+        started: Stopwatch, whilePinned: (BundleManifest.Source, Int64) throws -> Void, descriptor: inout Int32
+    ) throws -> (result: Result, inKernel: Bool) {
         let source = try openSource()
         // Deferred BEGIN takes no lock; the first read takes the shared lock (or, in WAL
         // mode, the read mark) and with it the point in time.
@@ -130,8 +115,11 @@ struct SourceSnapshot {
 
         // Released before anything else happens: the rest works on the copy alone.
         try sourceStatement { try source.execute(sql: "COMMIT") }
-        return Pinned(facts: facts, pinnedAt: pinnedAt, heldSeconds: held.roundedSeconds, steps: steps, restarts: restarts,
-                      pagesPerStep: pagesPerStep, inKernel: chunks != nil)
+        let snapshot = BundleManifest.Snapshot(
+            durationSeconds: started.roundedSeconds, sourceHeldSeconds: held.roundedSeconds,
+            lockWaitSeconds: (waits.secondsWaited * 1000).rounded() / 1000,
+            restarts: restarts, pagesPerStep: pagesPerStep, steps: steps)
+        return (Result(source: facts, snapshot: snapshot, pinnedAt: pinnedAt), chunks != nil)
     }
 
     /// Copies a rollback-journal source as it is, in the kernel, while the read

@@ -131,10 +131,7 @@ struct SQLiteErrorMapping: Sendable {
                 return StewardError(
                     .busy, "\(path) is in use by another connection: still locked after \(Int(timeout)) s; nothing was replaced")
             }
-            if error.isOutOfMemory || error.isInputOutput {
-                return StewardError(.inputOutput, "\(prefix)\(error.messageAndCode)")
-            }
-            return StewardError(.badInput, "\(prefix)\(error.messageAndCode)")
+            return StewardError(error.isOutOfMemory || error.isInputOutput ? .inputOutput : .badInput, "\(prefix)\(error.messageAndCode)")
         }
     }
 

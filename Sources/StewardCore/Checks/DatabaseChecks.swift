@@ -1,3 +1,4 @@
+import BundleFormat
 import SQLiteKit
 
 /// The checks every command that judges a database runs the same way: `integrity_check`
@@ -9,7 +10,9 @@ import SQLiteKit
 /// SQLite errors are thrown as they are: each caller decides whether one fails the check
 /// or ends the run.
 enum DatabaseChecks {
-    typealias ForeignKeyCount = (table: String, parent: String, count: Int)
+    /// Violations of one child table against one parent table: the record's own type
+    /// (`RecordedFailures`), which backup and restore keep.
+    typealias ForeignKeyCount = RecordedFailures.ForeignKeys
 
     /// `PRAGMA integrity_check` (or `quick_check`), stopping after `maximumErrors`
     /// problems. Only a read-write connection checks CHECK constraints (`IntegrityCheck`).
@@ -75,11 +78,7 @@ enum DatabaseChecks {
     /// `PRAGMA foreign_key_check` counted per child and parent table, in table order; the
     /// pairs stay apart (a table name may hold " → ").
     static func foreignKeyCounts(on connection: Connection) throws -> [ForeignKeyCount] {
-        var counts: [String: (table: String, parent: String, count: Int)] = [:]
-        for violation in try connection.foreignKeyViolations() {
-            counts["\(violation.table)\u{0}\(violation.parent)", default: (violation.table, violation.parent, 0)].count += 1
-        }
-        return counts.values.sorted { ($0.table, $0.parent) < ($1.table, $1.parent) }
+        ForeignKeyCount.counted(try connection.foreignKeyViolations())
     }
 
     /// `PRAGMA user_version` against `expected`.
@@ -146,5 +145,13 @@ enum DatabaseChecks {
             if connection.isAutocommit { try connection.execute(sql: "BEGIN") }
             return try FTS4IntegrityCheck.check(table, on: connection)
         }
+    }
+}
+
+extension Check {
+    /// The record of an `integrity_check` run with at most `RecordedFailures.integrityLimit`
+    /// problems; `connection` only names the tables they concern.
+    func recordedIntegrity(tablesIn connection: Connection) throws -> RecordedFailures.Integrity {
+        try .init(problems: passed ? [] : problems, tablesIn: connection)
     }
 }

@@ -60,19 +60,26 @@ public struct DatabaseList: Sendable {
     /// its end, so a pipe, a FIFO or a process substitution (`<(find …)`, `/dev/fd/63`)
     /// is a list like a file.
     public static func read(from source: String, nullSeparated: Bool) throws -> [String] {
-        let bytes: [UInt8]
-        do {
-            bytes = source == "-" ? try Self.readAll(descriptor: STDIN_FILENO) : try Self.readAll(path: source)
-        } catch let error as POSIXError where error.code == .ENOENT {
-            throw StewardError(.notFound, "the database list \(source) does not exist")
-        } catch let error as POSIXError {
-            throw StewardError(.notFound, "cannot read the database list \(source): \(SystemCall.message(error.code.rawValue))")
-        }
+        let bytes = try readStream(source, missing: "the database list \(source) does not exist",
+                                   unreadable: "cannot read the database list \(source)")
         let paths = parse(bytes, nullSeparated: nullSeparated)
         if !nullSeparated, paths.contains(where: { $0.utf8.contains(0) }) {
             throw StewardError(.badInput, "the database list \(source) contains a NUL byte", remedy: .nulSeparatedList)
         }
         return paths
+    }
+
+    /// Every byte of `source` (`-` is standard input), read as a stream to its end; a
+    /// source that does not exist is 66 with `missing`, one that cannot be read 66 with
+    /// `unreadable` and the system's reason.
+    static func readStream(_ source: String, missing: @autoclosure () -> String, unreadable: @autoclosure () -> String) throws -> [UInt8] {
+        do {
+            return source == "-" ? try readAll(descriptor: STDIN_FILENO) : try readAll(path: source)
+        } catch let error as POSIXError where error.code == .ENOENT {
+            throw StewardError(.notFound, missing())
+        } catch let error as POSIXError {
+            throw StewardError(.notFound, "\(unreadable()): \(SystemCall.message(error.code.rawValue))")
+        }
     }
 
     /// Every byte of the file at `path` (a name that need not be UTF-8), read to its end.

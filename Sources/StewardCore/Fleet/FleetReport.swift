@@ -49,14 +49,7 @@ public struct FleetReport: Codable, Sendable {
         var runFailures: [RunFailure] = []
         for file in files {
             // Read as a stream, so a pipe or a process substitution is a file like any other.
-            let data: [UInt8]
-            do {
-                data = file == "-" ? try DatabaseList.readAll(descriptor: STDIN_FILENO) : try DatabaseList.readAll(path: file)
-            } catch let error as POSIXError where error.code == .ENOENT {
-                throw StewardError(.notFound, "\(file): no such file")
-            } catch let error as POSIXError {
-                throw StewardError(.notFound, "\(file): cannot be read: \(SystemCall.message(error.code.rawValue))")
-            }
+            let data = try DatabaseList.readStream(file, missing: "\(file): no such file", unreadable: "\(file): cannot be read")
             for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
                 if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { continue }
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {

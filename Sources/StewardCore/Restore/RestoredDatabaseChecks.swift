@@ -81,7 +81,7 @@ struct RestoredDatabaseChecks {
         checks.append(probed)
         var found: RecordedFailures?
         if let integrityFound, let foreignKeyPairs {
-            found = RecordedFailures(integrity: integrityFound, foreignKeyViolations: foreignKeyPairs.map(RecordedFailures.ForeignKeys.init),
+            found = RecordedFailures(integrity: integrityFound, foreignKeyViolations: foreignKeyPairs,
                                      fts5Tables: [])
         }
         return Result(checks: checks, tables: tables, contentDigest: contentDigest, found: found)
@@ -155,7 +155,7 @@ struct RestoredDatabaseChecks {
             let whole = try DatabaseChecks.integrity(
                 on: connection, maximumErrors: recordsFailures ? RecordedFailures.integrityLimit : 10)
             // The names failing to read leave the record out (nothing is accepted), not the check.
-            if recordsFailures { recorded = try? .init(whole, tablesIn: connection) }
+            if recordsFailures { recorded = try? whole.recordedIntegrity(tablesIn: connection) }
             check = .init(DatabaseChecks.integrity(whole, limitedTo: 10), durationSeconds: watch.roundedSeconds,
                           versionsFrom: Self.versionsFrom)
         } catch let error as SQLiteError {
