@@ -80,12 +80,12 @@ struct InspectCommand: OperationCommand {
     }
 
     static func render(_ report: DigestReport) -> String {
-        var lines = ["\(report.kind == "bundle" ? "Bundle " : "Database") \(ReportOutput.escaped(report.path))"]
+        var lines = ["\(report.kind == .bundle ? "Bundle " : "Database") \(ReportOutput.escaped(report.path))"]
         guard let digests = report.contentDigests else {
             lines.append("Digests  not recorded: the bundle was made before Steward recorded content digests")
             return lines.joined(separator: "\n")
         }
-        lines.append("Digests  \(ReportOutput.escaped(digests.algorithm))\(report.kind == "bundle" ? ", as recorded at backup" : "")")
+        lines.append("Digests  \(ReportOutput.escaped(digests.algorithm))\(report.kind == .bundle ? ", as recorded at backup" : "")")
         lines.append("Schema   \(digests.schema)")
         lines.append(ReportOutput.table(digests.tables.map { [ReportOutput.escaped($0.name), "\($0.rows) row\($0.rows == 1 ? "" : "s")", $0.sha256] }))
         return lines.joined(separator: "\n")
@@ -163,7 +163,7 @@ struct InspectCommand: OperationCommand {
         lines.append("           page size \(header.pageSize), \(Counted.phrase(header.pageCount, "page")), \(header.freelistCount) free, \(header.textEncoding), auto-vacuum \(header.autoVacuum)")
         lines.append("           journal \(header.journalMode) (bytes 18-19 = \(header.writeVersion), \(header.readVersion)), schema format \(header.schemaFormat), written by SQLite \(header.writtenBySQLite)")
         lines.append("           user_version \(header.userVersion), application_id \(header.applicationID)")
-        if report.file.openedAs == "immutable" {
+        if report.file.openedAs == .immutable {
             lines.append("Opened     immutable (the main file alone, without locks; nothing created beside it)")
         }
         if let quick = report.quickCheck {
@@ -171,7 +171,7 @@ struct InspectCommand: OperationCommand {
             lines.append(contentsOf: quick.problems.prefix(20).map { "           \(ReportOutput.escaped($0))" })
         }
 
-        let tables = report.tables.filter { $0.type != "shadow" }
+        let tables = report.tables.filter { $0.type != .shadow }
         lines.append("")
         lines.append("Tables (\(tables.count))")
         if tables.isEmpty { lines.append("  none") } else { lines.append(ReportOutput.table(tables.map { table in
@@ -181,16 +181,16 @@ struct InspectCommand: OperationCommand {
             } else if let error = table.error {
                 count = "cannot count: \(error)"
             } else {
-                count = table.type
+                count = table.type.rawValue
             }
             return [table.name, count]
         })) }
-        let shadows = report.tables.filter { $0.type == "shadow" }
+        let shadows = report.tables.filter { $0.type == .shadow }
         if !shadows.isEmpty {
             lines.append("  (\(shadows.count) FTS shadow tables: \(shadows.map { ReportOutput.escaped($0.name) }.joined(separator: ", ")))")
         }
 
-        let indexes = report.indexes.filter { $0.origin == "c" || $0.origin == "u" }
+        let indexes = report.indexes.filter { $0.origin != .primaryKey }
         if !indexes.isEmpty {
             lines.append("")
             lines.append("Indexes (\(indexes.count))")

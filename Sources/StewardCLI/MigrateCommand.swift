@@ -191,21 +191,21 @@ struct MigrateCommand: OperationCommand, FleetCommand {
                 lines.append("            \(ReportOutput.escaped(migration.file)) dropped \(dropped.joined(separator: ", "))")
             }
             for lost in migration.lost {
-                lines.append("            \(ReportOutput.escaped(migration.file)) lost \(lost.object.type.rawValue) \(ReportOutput.escaped(lost.object.name)) with \(ReportOutput.escaped(lost.droppedWith)), allowed by \(Self.allowedBy(lost.allowedBy ?? "caller"))")
+                lines.append("            \(ReportOutput.escaped(migration.file)) lost \(lost.object.type.rawValue) \(ReportOutput.escaped(lost.object.name)) with \(ReportOutput.escaped(lost.droppedWith)), allowed by \(Self.allowedBy(lost.allowedBy ?? MigrationAllowance.givenByCaller))")
             }
         }
         if !accounting.searchChecked.isEmpty {
             lines.append("            search checked (content changed): \(accounting.searchChecked.map(ReportOutput.escaped).joined(separator: ", "))")
         }
         for allowance in accounting.allowances where !allowance.used {
-            lines.append("            allowance \(allowance.kind.rawValue) \(ReportOutput.escaped(allowance.name)) (\(Self.allowedBy(allowance.givenAt ?? "caller"))) was not needed")
+            lines.append("            allowance \(allowance.kind.rawValue) \(ReportOutput.escaped(allowance.name)) (\(Self.allowedBy(allowance.givenAt ?? MigrationAllowance.givenByCaller))) was not needed")
         }
         return lines
     }
 
     /// Where an allowance came from, as the user gave it.
     static func allowedBy(_ location: String) -> String {
-        location == "caller" ? "--allow" : ReportOutput.escaped(location)
+        location == MigrationAllowance.givenByCaller ? "--allow" : ReportOutput.escaped(location)
     }
 
     static func rebuildText(_ rebuild: MigrateReport.FTSRebuild) -> String {

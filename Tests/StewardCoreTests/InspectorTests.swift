@@ -23,7 +23,7 @@ import Testing
 
         let report = try Inspector().inspect(path: path)
         #expect(report.command == "inspect")
-        #expect(report.kind == "database")
+        #expect(report.kind == .database)
         #expect(report.database.path == path)
         #expect(report.stewardVersion == StewardVersion.current)
         #expect(report.sqlite.version == SQLiteLibrary.version)
@@ -34,7 +34,7 @@ import Testing
         let size = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(report.file.sizeBytes == Int64(size))
         #expect(!report.file.isEmpty)
-        #expect(report.file.openedAs == "read-only")
+        #expect(report.file.openedAs == .readOnly)
         #expect(!report.file.walExists && !report.file.shmExists && !report.file.journalExists)
 
         #expect(report.database.userVersion == 2)
@@ -50,18 +50,18 @@ import Testing
 
         let ticket = try #require(report.tables.first { $0.name == "ticket" })
         #expect(ticket.rowCount == 3)
-        #expect(ticket.type == "table")
+        #expect(ticket.type == .table)
         #expect(ticket.columnCount == 6)
         #expect(ticket.error == nil)
         let ftsTable = try #require(report.tables.first { $0.name == "ticket_fts" })
-        #expect(ftsTable.type == "virtual")
+        #expect(ftsTable.type == .virtual)
         #expect(ftsTable.rowCount == nil)
-        #expect(report.tables.first { $0.name == "ticket_fts_data" }?.type == "shadow")
+        #expect(report.tables.first { $0.name == "ticket_fts_data" }?.type == .shadow)
 
         // Besides ticket_status, only the primary keys of FTS5's WITHOUT ROWID shadow tables.
-        #expect(report.indexes.filter { $0.origin == "c" }.map(\.name) == ["ticket_status"])
-        #expect(report.indexes.filter { $0.origin != "c" }.map(\.table) == ["ticket_fts_config", "ticket_fts_idx"])
-        #expect(report.indexes.filter { $0.origin != "c" }.allSatisfy { $0.origin == "pk" && $0.isUnique })
+        #expect(report.indexes.filter { $0.origin == .createIndex }.map(\.name) == ["ticket_status"])
+        #expect(report.indexes.filter { $0.origin != .createIndex }.map(\.table) == ["ticket_fts_config", "ticket_fts_idx"])
+        #expect(report.indexes.filter { $0.origin != .createIndex }.allSatisfy { $0.origin == .primaryKey && $0.isUnique })
         #expect(report.triggers.map(\.name) == [
             "ticket_fts_after_delete", "ticket_fts_after_insert", "ticket_fts_after_update",
         ])
@@ -138,7 +138,7 @@ import Testing
         #expect(try directory.contents() == ["wal.sqlite"])
 
         let report = try Inspector().inspect(path: path)
-        #expect(report.file.openedAs == "immutable")
+        #expect(report.file.openedAs == .immutable)
         #expect(report.fileHeader.journalMode == "wal")
         #expect(report.fileHeader.writeVersion == 2)
         #expect(!report.file.walExists)
@@ -155,7 +155,7 @@ import Testing
 
         // The writer must stay open: closing it would checkpoint and remove the -wal.
         let report = try withExtendedLifetime(writer) { try Inspector().inspect(path: path) }
-        #expect(report.file.openedAs == "read-only")
+        #expect(report.file.openedAs == .readOnly)
         #expect(report.file.walExists)
         #expect(report.file.shmExists)
         #expect(report.journalMode == "wal")
@@ -174,7 +174,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
 
         let report = try withExtendedLifetime(writer) { try Inspector().inspect(path: path) }
-        #expect(report.file.openedAs == "read-only")
+        #expect(report.file.openedAs == .readOnly)
         #expect(report.database.userVersion == 7)
         #expect(report.database.applicationID == 42)
         #expect(report.database.textEncoding == "UTF-8")

@@ -18,22 +18,22 @@ import TestSupport
         ])
 
         let ticket = try #require(schema.tables.first { $0.name == "ticket" })
-        #expect(ticket.type == "table")
+        #expect(ticket.type == .table)
         #expect(ticket.columnCount == 6)
         #expect(!ticket.isWithoutRowID)
         #expect(!ticket.isStrict)
-        #expect(schema.tables.first { $0.name == "ticket_fts" }?.type == "virtual")
-        #expect(schema.tables.first { $0.name == "ticket_fts_data" }?.type == "shadow")
+        #expect(schema.tables.first { $0.name == "ticket_fts" }?.type == .virtual)
+        #expect(schema.tables.first { $0.name == "ticket_fts_data" }?.type == .shadow)
 
         // Besides ticket_status, only the primary keys of FTS5's WITHOUT ROWID shadow tables.
-        #expect(schema.indexes.filter { $0.origin == "c" }.map(\.name) == ["ticket_status"])
-        #expect(schema.indexes.filter { $0.origin != "c" }.map(\.table) == ["ticket_fts_config", "ticket_fts_idx"])
-        #expect(schema.indexes.filter { $0.origin != "c" }.allSatisfy { $0.origin == "pk" && $0.isUnique })
+        #expect(schema.indexes.filter { $0.origin == .createIndex }.map(\.name) == ["ticket_status"])
+        #expect(schema.indexes.filter { $0.origin != .createIndex }.map(\.table) == ["ticket_fts_config", "ticket_fts_idx"])
+        #expect(schema.indexes.filter { $0.origin != .createIndex }.allSatisfy { $0.origin == .primaryKey && $0.isUnique })
         let index = try #require(schema.indexes.first { $0.name == "ticket_status" })
         #expect(index.table == "ticket")
         #expect(index.columns == ["status", "created_at"])
         #expect(!index.isUnique)
-        #expect(index.origin == "c")
+        #expect(index.origin == .createIndex)
         #expect(!index.isPartial)
 
         #expect(schema.triggers.map(\.name) == [
@@ -93,16 +93,16 @@ import TestSupport
         let live = try #require(byName["entry_live"])
         #expect(live.isUnique)
         #expect(live.isPartial)
-        #expect(live.origin == "c")
+        #expect(live.origin == .createIndex)
         #expect(live.columns == ["account"])
         let lower = try #require(byName["entry_lower"])
         #expect(lower.columns == ["<expression>", "amount"])
         #expect(!lower.isUnique)
         let constraints = schema.indexes.filter { $0.table == "account" }
-        #expect(Set(constraints.map(\.origin)) == ["pk", "u"])
+        #expect(Set(constraints.map(\.origin)) == [.primaryKey, .unique])
         #expect(constraints.allSatisfy { $0.isUnique })
-        #expect(constraints.first { $0.origin == "pk" }?.columns == ["email"])
-        #expect(constraints.first { $0.origin == "u" }?.columns == ["name"])
+        #expect(constraints.first { $0.origin == .primaryKey }?.columns == ["email"])
+        #expect(constraints.first { $0.origin == .unique }?.columns == ["name"])
     }
 
     @Test func emptyDatabaseHasAnEmptySchema() throws {

@@ -4,8 +4,12 @@
 public struct Schema: Sendable {
     public struct Table: Sendable, Codable, Equatable {
         public let name: String
-        /// `table`, `virtual` or `shadow` (from `PRAGMA table_list`).
-        public let type: String
+        public let type: Kind
+
+        /// The type `PRAGMA table_list` gives a table (views are not tables here).
+        public enum Kind: String, Sendable, Codable {
+            case table, virtual, shadow
+        }
         public let columnCount: Int
         public let isWithoutRowID: Bool
         public let isStrict: Bool
@@ -17,8 +21,17 @@ public struct Schema: Sendable {
         /// Column names in index order; `<expression>` for an indexed expression.
         public let columns: [String]
         public let isUnique: Bool
-        /// `c` for CREATE INDEX, `u` for a UNIQUE constraint, `pk` for a PRIMARY KEY.
-        public let origin: String
+        public let origin: Origin
+
+        /// What made the index, as `PRAGMA index_list` says (`c`, `u`, `pk` in the JSON).
+        public enum Origin: String, Sendable, Codable {
+            /// `CREATE INDEX`.
+            case createIndex = "c"
+            /// A UNIQUE constraint.
+            case unique = "u"
+            /// A PRIMARY KEY.
+            case primaryKey = "pk"
+        }
         public let isPartial: Bool
     }
 
@@ -35,15 +48,15 @@ public struct Schema: Sendable {
         var tables: [Table] = []
         try connection.forEachRow(sql: "SELECT name, type, ncol, wr, strict FROM pragma_table_list WHERE schema = 'main' ORDER BY name") { row in
             let name = row.text(at: 0) ?? ""
-            let type = row.text(at: 1) ?? ""
-            guard type != "view", name != "sqlite_schema", name != "sqlite_temp_schema" else { return }
+            // Views, and any type a later SQLite may add, are not tables to count or check.
+            guard let type = Table.Kind(rawValue: row.text(at: 1) ?? ""), name != "sqlite_schema", name != "sqlite_temp_schema" else { return }
             tables.append(Table(
                 name: name, type: type, columnCount: row.int(at: 2),
                 isWithoutRowID: row.int(at: 3) != 0, isStrict: row.int(at: 4) != 0))
         }
 
         var indexes: [Index] = []
-        for table in tables where table.type != "virtual" {
+        for table in tables where table.type != .virtual {
             try connection.forEachRow(
                 sql: "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?) ORDER BY name",
                 bindings: [.text(table.name)]
@@ -55,9 +68,11 @@ public struct Schema: Sendable {
                 ) { column in
                     columns.append(column.text(at: 0) ?? "<expression>")
                 }
+                // `PRAGMA index_list` knows no other origin.
+                guard let origin = Index.Origin(rawValue: row.text(at: 2) ?? "") else { return }
                 indexes.append(Index(
                     name: name, table: table.name, columns: columns, isUnique: row.int(at: 1) != 0,
-                    origin: row.text(at: 2) ?? "", isPartial: row.int(at: 3) != 0))
+                    origin: origin, isPartial: row.int(at: 3) != 0))
             }
         }
 

@@ -95,14 +95,10 @@ struct SQLiteErrorMapping: Sendable {
             }
             return StewardError(.badInput, "\(prefix)\(path): \(error.messageAndCode)")
         case .migrationStatement(let preparing):
-            if error.isBusy {
-                return StewardError(.busy, "\(path): the database is locked (\(error.shownMessage))")
-            }
-            if error.isOutOfMemory {
-                return StewardError(.inputOutput, "\(path): out of memory; nothing changed")
-            }
-            if error.isInputOutput {
-                return StewardError(.inputOutput, "\(path): \(error.shownMessage)")
+            if let failure = resource(
+                error, busy: "\(path): the database is locked (\(error.shownMessage))",
+                outOfMemory: "\(path): out of memory; nothing changed", inputOutput: "\(path): \(error.shownMessage)") {
+                return failure
             }
             if preparing {
                 return StewardError(.badInput, "\(path): \(error.messageAndCode)")
@@ -150,17 +146,21 @@ struct SQLiteErrorMapping: Sendable {
         if error.isCorrupt {
             return StewardError(.badInput, "the database is damaged: \(path) (\(error.shownMessage))")
         }
-        if error.isBusy {
-            return StewardError(.busy, "the database is locked: \(path) (\(error.shownMessage))")
-        }
-        if error.isOutOfMemory {
-            // A resource failure, not bad input.
-            return StewardError(.inputOutput, "out of memory while reading \(path); nothing changed")
-        }
-        if error.isInputOutput {
-            return StewardError(.inputOutput, "cannot read \(path): \(error.shownMessage)")
+        if let failure = resource(
+            error, busy: "the database is locked: \(path) (\(error.shownMessage))",
+            outOfMemory: "out of memory while reading \(path); nothing changed", inputOutput: "cannot read \(path): \(error.shownMessage)") {
+            return failure
         }
         return StewardError(.badInput, "cannot read the database \(path): \(error.shownMessage)")
+    }
+
+    /// A lock held by another connection (75), or a failure of the machine's resources,
+    /// memory or I/O (74, not bad input), in the words given; nil for any other error.
+    private func resource(_ error: SQLiteError, busy: String, outOfMemory: String, inputOutput: String) -> StewardError? {
+        if error.isBusy { return StewardError(.busy, busy) }
+        if error.isOutOfMemory { return StewardError(.inputOutput, outOfMemory) }
+        if error.isInputOutput { return StewardError(.inputOutput, inputOutput) }
+        return nil
     }
 
     /// Runs `body`, turning an SQLite error it throws into this mapping's `StewardError`.

@@ -95,7 +95,7 @@ public struct BundleInspectReport: Codable, Sendable {
 
     public var command = "inspect"
     public let stewardVersion: String
-    public var kind = "bundle"
+    public var kind = InspectReport.Kind.bundle
     public let bundle: BundleReference
     public let manifest: BundleManifest
     public let entries: [BundleEntry]

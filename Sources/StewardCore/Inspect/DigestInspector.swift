@@ -41,7 +41,7 @@ public struct DigestInspector {
 public struct DigestReport: Codable, Sendable {
     public var command = "inspect"
     /// `database` (computed now) or `bundle` (recorded in its manifest at backup).
-    public let kind: String
+    public let kind: InspectReport.Kind
     /// The database inspected, or the bundle: one of the two.
     public let database: DatabaseReference?
     public let bundle: BundleReference?
@@ -49,14 +49,14 @@ public struct DigestReport: Codable, Sendable {
     public let contentDigests: ContentDigests?
 
     init(database: DatabaseReference, contentDigests: ContentDigests?) {
-        kind = "database"
+        kind = .database
         self.database = database
         bundle = nil
         self.contentDigests = contentDigests
     }
 
     init(bundle: BundleReference, contentDigests: ContentDigests?) {
-        kind = "bundle"
+        kind = .bundle
         database = nil
         self.bundle = bundle
         self.contentDigests = contentDigests

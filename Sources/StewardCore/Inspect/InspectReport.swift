@@ -18,8 +18,19 @@ public struct InspectReport: Codable, Sendable {
         public let walExists: Bool
         public let shmExists: Bool
         public let journalExists: Bool
-        /// `read-only`, or `immutable` when the file was read without locks or WAL.
-        public let openedAs: String
+        public let openedAs: Access
+    }
+
+    /// How the file was read: through a read-only connection, or `immutable`, without
+    /// locks or WAL.
+    public enum Access: String, Codable, Sendable {
+        case readOnly = "read-only"
+        case immutable
+    }
+
+    /// What was inspected: a database file, or a bundle (`--digests` reads its manifest).
+    public enum Kind: String, Codable, Sendable {
+        case database, bundle
     }
 
     /// The database as a reader sees it, through the read-only connection: for a live
@@ -62,7 +73,7 @@ public struct InspectReport: Codable, Sendable {
 
     public struct Table: Codable, Sendable {
         public let name: String
-        public let type: String
+        public let type: Schema.Table.Kind
         /// Rows in the table; nil for virtual tables (a count without MATCH proves nothing).
         public let rowCount: Int64?
         public let columnCount: Int
@@ -96,7 +107,7 @@ public struct InspectReport: Codable, Sendable {
 
     public var command = "inspect"
     public let stewardVersion: String
-    public let kind: String
+    public let kind: Kind
     public let sqlite: Library
     public let file: FileFacts
     /// The database, and what a reader sees of it.

@@ -49,7 +49,7 @@ public struct Inspector {
         }
         if let warning = mode.warning { warnings.append(warning) }
 
-        var openedAs = mode.immutable ? "immutable" : "read-only"
+        var openedAs: InspectReport.Access = mode.immutable ? .immutable : .readOnly
         let connection: Connection
         do {
             connection = try Self.openAndRead(path: path, immutable: mode.immutable)
@@ -62,7 +62,7 @@ public struct Inspector {
                 throw DatabaseFile.explain(error, path: path)
             }
             connection = fallback
-            openedAs = "immutable"
+            openedAs = .immutable
             warnings.append("opened without the -wal file (\(error.shownMessage)): recent commits may be missing")
         } catch let error as SQLiteError {
             throw DatabaseFile.explain(error, path: path)
@@ -74,10 +74,10 @@ public struct Inspector {
             let pageCount = try connection.integer(sql: "PRAGMA page_count")
             let freelist = try connection.integer(sql: "PRAGMA freelist_count")
             // An immutable connection reports `delete` whatever the file says.
-            let journalMode = openedAs == "immutable" && header.isWAL ? "wal" : try connection.journalMode()
+            let journalMode = openedAs == .immutable && header.isWAL ? "wal" : try connection.journalMode()
 
             let tables = schema.tables.map { table -> InspectReport.Table in
-                guard table.type != "virtual" else {
+                guard table.type != .virtual else {
                     return .init(name: table.name, type: table.type, rowCount: nil, columnCount: table.columnCount,
                                  isWithoutRowID: table.isWithoutRowID, isStrict: table.isStrict, error: nil)
                 }
@@ -124,7 +124,7 @@ public struct Inspector {
             }
 
             var report = InspectReport(
-                stewardVersion: StewardVersion.current, kind: "database", sqlite: library,
+                stewardVersion: StewardVersion.current, kind: .database, sqlite: library,
                 file: .init(sizeBytes: probe.size, isEmpty: false, walExists: walExists, shmExists: shmExists,
                             journalExists: journalExists, openedAs: openedAs),
                 database: try Self.readerFacts(connection, path: path, pageCount: pageCount, freelistCount: freelist),

@@ -30,6 +30,10 @@ public struct MigrationAllowance: Sendable, Hashable, Codable {
     /// Where it was given: `FILE:LINE` of the comment, or nil when the caller gave it.
     public let location: String?
 
+    /// How the reports name where an allowance without a location came from: the caller
+    /// (the command line's `--allow`, or a library call).
+    public static let givenByCaller = "caller"
+
     public init(kind: Kind, name: String, location: String?) {
         self.kind = kind
         self.name = name

@@ -438,7 +438,7 @@ final class MigrationGuard: StatementObserver {
     }
 
     static func shown(_ allowance: MigrationAllowance) -> String {
-        allowance.location ?? "caller"
+        allowance.location ?? MigrationAllowance.givenByCaller
     }
 
     // MARK: - Reading the schema
