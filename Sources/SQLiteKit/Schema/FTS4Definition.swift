@@ -20,22 +20,8 @@ public struct FTS4Definition: Sendable, Equatable, Codable {
         guard let using = tokens.firstIndex(where: { $0.isKeyword("USING") }), using + 1 < tokens.count else { return nil }
         let moduleToken = tokens[using + 1]
         guard let module = [Module.fts3, .fts4].first(where: { moduleToken.isKeyword($0.rawValue) }) else { return nil }
-        var arguments: [[SQLScanner.Token]] = [[]]
-        if using + 2 < tokens.count, tokens[using + 2].text == "(" {
-            var depth = 0
-            for token in tokens[(using + 3)...] {
-                if token.kind == .symbol && token.text == "(" { depth += 1 }
-                if token.kind == .symbol && token.text == ")" {
-                    if depth == 0 { break }
-                    depth -= 1
-                }
-                if token.kind == .symbol && token.text == "," && depth == 0 {
-                    arguments.append([])
-                } else {
-                    arguments[arguments.count - 1].append(token)
-                }
-            }
-        }
+        let hasArguments = using + 2 < tokens.count && tokens[using + 2].text == "("
+        let arguments = hasArguments ? SQLScanner.moduleArguments(tokens[(using + 3)...]) : []
         var columns: [String] = []
         var options: [String: String] = [:]
         for argument in arguments where !argument.isEmpty {

@@ -25,21 +25,7 @@ public struct FTS5Definition: Sendable, Equatable, Codable {
               tokens[using + 2].text == "("
         else { return nil }
 
-        var arguments: [[SQLScanner.Token]] = [[]]
-        var depth = 0
-        for token in tokens[(using + 3)...] {
-            if token.kind == .symbol && token.text == "(" { depth += 1 }
-            if token.kind == .symbol && token.text == ")" {
-                if depth == 0 { break }
-                depth -= 1
-            }
-            if token.kind == .symbol && token.text == "," && depth == 0 {
-                arguments.append([])
-            } else {
-                arguments[arguments.count - 1].append(token)
-            }
-        }
-
+        let arguments = SQLScanner.moduleArguments(tokens[(using + 3)...])
         var columns: [String] = []
         var unindexed: [String] = []
         var options: [String: String] = [:]
