@@ -49,10 +49,10 @@ STEWARD_HIDDEN void *steward_lazy_library_function(struct steward_lazy_library *
 // and resolves the functions of the array names, and load, the public function that
 // loads it (const char *load(void), declared in the module's shim.h).
 #define STEWARD_LAZY_LIBRARY(library, load, soname, test_hook, names) \
-    static void *library##_functions[sizeof names / sizeof names[0]]; \
+    static void *library##_functions[sizeof (names) / sizeof (names)[0]]; \
     static void library##_resolve(void); \
     static struct steward_lazy_library library = { \
-        soname, test_hook, names, library##_functions, sizeof names / sizeof names[0], \
+        soname, test_hook, names, library##_functions, sizeof (names) / sizeof (names)[0], \
         library##_resolve, PTHREAD_ONCE_INIT, "" \
     }; \
     static void library##_resolve(void) { steward_lazy_library_resolve(&library); } \
