@@ -15,9 +15,11 @@ let package = Package(
         ),
         // libarchive and libcrypto are not linked but loaded on first use (dlopen), so that
         // commands that never need them do not pay for loading them (issue 14). Their
-        // headers come from libarchive-dev and libssl-dev.
-        .target(name: "CArchive"),
-        .target(name: "CCrypto"),
+        // headers come from libarchive-dev and libssl-dev. CLazyLibrary is the loading
+        // they share.
+        .target(name: "CLazyLibrary"),
+        .target(name: "CArchive", dependencies: ["CLazyLibrary"]),
+        .target(name: "CCrypto", dependencies: ["CLazyLibrary"]),
         // glibc's GNU-only calls (renameat2, copy_file_range, sync_file_range), declared.
         .systemLibrary(name: "CSystem"),
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes Sources/CArchive/CArchive.c and Sources/CCrypto/CCrypto.c: one forwarder for each
 libarchive and libcrypto function ArchiveKit calls, resolved with dlopen + dlsym the first
-time a command needs the library (issue 14: a no-op migrate loads neither).
+time a command needs the library (issue 14: a no-op migrate loads neither). The loading
+and the forwarders' body are CLazyLibrary's (Sources/CLazyLibrary/include/lazy_library.h);
+these files name the library and its functions.
 
 Run from the repository root after ArchiveKit starts calling a function it did not call
 before (the link fails with an undefined symbol until then):
@@ -55,9 +57,9 @@ def forwarder(index, node, prefix):
         sys.exit(f"{name} takes a bare function pointer: give it a typedef'd parameter")
     parameters = ", ".join(f"{t} a{i}" if not t.endswith("*") else f"{t}a{i}" for i, t in enumerate(params)) or "void"
     arguments = ", ".join(f"a{i}" for i in range(len(params)))
-    call = f"((__typeof__(&{name})){prefix}_function({index}))({arguments})"
-    body = f"{call};" if result == "void" else f"return {call};"
-    return f"STEWARD_FORWARDER {result} {name}({parameters}) {{\n    {body}\n}}\n"
+    if result == "void":
+        return f"STEWARD_FORWARD_VOID({prefix}, {index}, {name}, ({parameters}), ({arguments}))\n"
+    return f"STEWARD_FORWARD({prefix}, {index}, {result}, {name}, ({parameters}), ({arguments}))\n"
 
 
 TEMPLATE = """\
@@ -65,69 +67,16 @@ TEMPLATE = """\
 //
 // {soname} is not linked: these forwarders resolve it with dlopen the first time
 // a command calls {load}(), so that commands that never need it (a no-op migrate,
-// verify, inspect) do not pay for loading it and its dependencies (issue 14).
+// verify, inspect) do not pay for loading it and its dependencies (issue 14). How it is
+// loaded: CLazyLibrary (lazy_library.h).
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
+#include "lazy_library.h"
 #include "shim.h"
 
-// Hidden, so that the executable does not export these names: the library's own calls to
-// its public functions then bind inside the library, never back to a forwarder (which
-// could wait on the one-time resolution while that resolution runs the library's
-// constructors).
-#define STEWARD_FORWARDER __attribute__((visibility("hidden")))
-
-enum {{ {prefix}_count = {count} }};
-
-static const char *const {prefix}_names[{prefix}_count] = {{
+static const char *const {prefix}_names[] = {{
 {names}}};
 
-static pthread_once_t {prefix}_once = PTHREAD_ONCE_INIT;
-static void *{prefix}_functions[{prefix}_count];
-// Empty once the library and every function are resolved, else why not.
-static char {prefix}_failure[512];
-
-static void {prefix}_resolve(void) {{
-    // A test names a soname that does not exist to see the failure (TestHooks.swift).
-    const char *soname = getenv("{hook}");
-    if (soname == NULL || soname[0] == 0) {{
-        soname = "{soname}";
-    }}
-    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {{
-        const char *reason = dlerror();
-        snprintf({prefix}_failure, sizeof {prefix}_failure, "cannot load %s: %s", soname, reason ? reason : "unknown error");
-        return;
-    }}
-    for (int index = 0; index < {prefix}_count; index++) {{
-        void *function = dlsym(library, {prefix}_names[index]);
-        if (function == NULL) {{
-            snprintf({prefix}_failure, sizeof {prefix}_failure, "cannot load %s: it has no function %s", soname, {prefix}_names[index]);
-            return;
-        }}
-        {prefix}_functions[index] = function;
-    }}
-}}
-
-const char *{load}(void) {{
-    pthread_once(&{prefix}_once, {prefix}_resolve);
-    return {prefix}_failure[0] == 0 ? NULL : {prefix}_failure;
-}}
-
-// ArchiveKit calls {load}() before the first forwarder and throws on failure;
-// this exit is the backstop for a call that forgot to, so that it is never a crash.
-static void *{prefix}_function(int index) {{
-    const char *failure = {load}();
-    if (failure != NULL) {{
-        fprintf(stderr, "Error: %s\\n", failure);
-        _exit(70);
-    }}
-    return {prefix}_functions[index];
-}}
+STEWARD_LAZY_LIBRARY({prefix}, {load}, "{soname}", "{hook}", {prefix}_names)
 
 {forwarders}"""
 
@@ -141,9 +90,9 @@ def main():
             sys.exit(f"{module}: no declaration for {', '.join(missing)}")
         prefix = "steward_" + module[1:].lower()
         text = TEMPLATE.format(
-            soname=soname, hook=hook, prefix=prefix, load=prefix + "_load", count=len(names),
+            soname=soname, hook=hook, prefix=prefix, load=prefix + "_load",
             names="".join(f'    "{n}",\n' for n in names),
-            forwarders="\n".join(forwarder(i, declared[n], prefix) for i, n in enumerate(names)))
+            forwarders="".join(forwarder(i, declared[n], prefix) for i, n in enumerate(names)))
         Path(f"Sources/{module}/{module}.c").write_text(text)
         print(f"Sources/{module}/{module}.c: {len(names)} functions of {soname}")
 

@@ -2,25 +2,13 @@
 //
 // libarchive.so.13 is not linked: these forwarders resolve it with dlopen the first time
 // a command calls steward_archive_load(), so that commands that never need it (a no-op migrate,
-// verify, inspect) do not pay for loading it and its dependencies (issue 14).
+// verify, inspect) do not pay for loading it and its dependencies (issue 14). How it is
+// loaded: CLazyLibrary (lazy_library.h).
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
+#include "lazy_library.h"
 #include "shim.h"
 
-// Hidden, so that the executable does not export these names: the library's own calls to
-// its public functions then bind inside the library, never back to a forwarder (which
-// could wait on the one-time resolution while that resolution runs the library's
-// constructors).
-#define STEWARD_FORWARDER __attribute__((visibility("hidden")))
-
-enum { steward_archive_count = 49 };
-
-static const char *const steward_archive_names[steward_archive_count] = {
+static const char *const steward_archive_names[] = {
     "archive_entry_filetype",
     "archive_entry_free",
     "archive_entry_hardlink",
@@ -72,241 +60,54 @@ static const char *const steward_archive_names[steward_archive_count] = {
     "archive_write_set_format_raw",
 };
 
-static pthread_once_t steward_archive_once = PTHREAD_ONCE_INIT;
-static void *steward_archive_functions[steward_archive_count];
-// Empty once the library and every function are resolved, else why not.
-static char steward_archive_failure[512];
+STEWARD_LAZY_LIBRARY(steward_archive, steward_archive_load, "libarchive.so.13", "STEWARD_TEST_HOOK_LIBARCHIVE_SONAME", steward_archive_names)
 
-static void steward_archive_resolve(void) {
-    // A test names a soname that does not exist to see the failure (TestHooks.swift).
-    const char *soname = getenv("STEWARD_TEST_HOOK_LIBARCHIVE_SONAME");
-    if (soname == NULL || soname[0] == 0) {
-        soname = "libarchive.so.13";
-    }
-    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(steward_archive_failure, sizeof steward_archive_failure, "cannot load %s: %s", soname, reason ? reason : "unknown error");
-        return;
-    }
-    for (int index = 0; index < steward_archive_count; index++) {
-        void *function = dlsym(library, steward_archive_names[index]);
-        if (function == NULL) {
-            snprintf(steward_archive_failure, sizeof steward_archive_failure, "cannot load %s: it has no function %s", soname, steward_archive_names[index]);
-            return;
-        }
-        steward_archive_functions[index] = function;
-    }
-}
-
-const char *steward_archive_load(void) {
-    pthread_once(&steward_archive_once, steward_archive_resolve);
-    return steward_archive_failure[0] == 0 ? NULL : steward_archive_failure;
-}
-
-// ArchiveKit calls steward_archive_load() before the first forwarder and throws on failure;
-// this exit is the backstop for a call that forgot to, so that it is never a crash.
-static void *steward_archive_function(int index) {
-    const char *failure = steward_archive_load();
-    if (failure != NULL) {
-        fprintf(stderr, "Error: %s\n", failure);
-        _exit(70);
-    }
-    return steward_archive_functions[index];
-}
-
-STEWARD_FORWARDER mode_t archive_entry_filetype(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_filetype))steward_archive_function(0))(a0);
-}
-
-STEWARD_FORWARDER void archive_entry_free(struct archive_entry *a0) {
-    ((__typeof__(&archive_entry_free))steward_archive_function(1))(a0);
-}
-
-STEWARD_FORWARDER const char * archive_entry_hardlink(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_hardlink))steward_archive_function(2))(a0);
-}
-
-STEWARD_FORWARDER time_t archive_entry_mtime(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_mtime))steward_archive_function(3))(a0);
-}
-
-STEWARD_FORWARDER struct archive_entry * archive_entry_new(void) {
-    return ((__typeof__(&archive_entry_new))steward_archive_function(4))();
-}
-
-STEWARD_FORWARDER const char * archive_entry_pathname(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_pathname))steward_archive_function(5))(a0);
-}
-
-STEWARD_FORWARDER const char * archive_entry_pathname_utf8(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_pathname_utf8))steward_archive_function(6))(a0);
-}
-
-STEWARD_FORWARDER mode_t archive_entry_perm(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_perm))steward_archive_function(7))(a0);
-}
-
-STEWARD_FORWARDER void archive_entry_set_filetype(struct archive_entry *a0, unsigned int a1) {
-    ((__typeof__(&archive_entry_set_filetype))steward_archive_function(8))(a0, a1);
-}
-
-STEWARD_FORWARDER void archive_entry_set_gid(struct archive_entry *a0, la_int64_t a1) {
-    ((__typeof__(&archive_entry_set_gid))steward_archive_function(9))(a0, a1);
-}
-
-STEWARD_FORWARDER void archive_entry_set_mtime(struct archive_entry *a0, time_t a1, long a2) {
-    ((__typeof__(&archive_entry_set_mtime))steward_archive_function(10))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER void archive_entry_set_pathname_utf8(struct archive_entry *a0, const char *a1) {
-    ((__typeof__(&archive_entry_set_pathname_utf8))steward_archive_function(11))(a0, a1);
-}
-
-STEWARD_FORWARDER void archive_entry_set_perm(struct archive_entry *a0, mode_t a1) {
-    ((__typeof__(&archive_entry_set_perm))steward_archive_function(12))(a0, a1);
-}
-
-STEWARD_FORWARDER void archive_entry_set_size(struct archive_entry *a0, la_int64_t a1) {
-    ((__typeof__(&archive_entry_set_size))steward_archive_function(13))(a0, a1);
-}
-
-STEWARD_FORWARDER void archive_entry_set_uid(struct archive_entry *a0, la_int64_t a1) {
-    ((__typeof__(&archive_entry_set_uid))steward_archive_function(14))(a0, a1);
-}
-
-STEWARD_FORWARDER la_int64_t archive_entry_size(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_size))steward_archive_function(15))(a0);
-}
-
-STEWARD_FORWARDER int archive_entry_size_is_set(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_size_is_set))steward_archive_function(16))(a0);
-}
-
-STEWARD_FORWARDER int archive_entry_sparse_count(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_sparse_count))steward_archive_function(17))(a0);
-}
-
-STEWARD_FORWARDER const char * archive_entry_symlink(struct archive_entry *a0) {
-    return ((__typeof__(&archive_entry_symlink))steward_archive_function(18))(a0);
-}
-
-STEWARD_FORWARDER int archive_errno(struct archive *a0) {
-    return ((__typeof__(&archive_errno))steward_archive_function(19))(a0);
-}
-
-STEWARD_FORWARDER const char * archive_error_string(struct archive *a0) {
-    return ((__typeof__(&archive_error_string))steward_archive_function(20))(a0);
-}
-
-STEWARD_FORWARDER la_int64_t archive_filter_bytes(struct archive *a0, int a1) {
-    return ((__typeof__(&archive_filter_bytes))steward_archive_function(21))(a0, a1);
-}
-
-STEWARD_FORWARDER int archive_filter_code(struct archive *a0, int a1) {
-    return ((__typeof__(&archive_filter_code))steward_archive_function(22))(a0, a1);
-}
-
-STEWARD_FORWARDER int archive_filter_count(struct archive *a0) {
-    return ((__typeof__(&archive_filter_count))steward_archive_function(23))(a0);
-}
-
-STEWARD_FORWARDER int archive_format(struct archive *a0) {
-    return ((__typeof__(&archive_format))steward_archive_function(24))(a0);
-}
-
-STEWARD_FORWARDER const char * archive_format_name(struct archive *a0) {
-    return ((__typeof__(&archive_format_name))steward_archive_function(25))(a0);
-}
-
-STEWARD_FORWARDER la_ssize_t archive_read_data(struct archive *a0, void *a1, size_t a2) {
-    return ((__typeof__(&archive_read_data))steward_archive_function(26))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int archive_read_data_skip(struct archive *a0) {
-    return ((__typeof__(&archive_read_data_skip))steward_archive_function(27))(a0);
-}
-
-STEWARD_FORWARDER int archive_read_free(struct archive *a0) {
-    return ((__typeof__(&archive_read_free))steward_archive_function(28))(a0);
-}
-
-STEWARD_FORWARDER struct archive * archive_read_new(void) {
-    return ((__typeof__(&archive_read_new))steward_archive_function(29))();
-}
-
-STEWARD_FORWARDER int archive_read_next_header(struct archive *a0, struct archive_entry **a1) {
-    return ((__typeof__(&archive_read_next_header))steward_archive_function(30))(a0, a1);
-}
-
-STEWARD_FORWARDER int archive_read_open(struct archive *a0, void *a1, archive_open_callback *a2, archive_read_callback *a3, archive_close_callback *a4) {
-    return ((__typeof__(&archive_read_open))steward_archive_function(31))(a0, a1, a2, a3, a4);
-}
-
-STEWARD_FORWARDER int archive_read_open_fd(struct archive *a0, int a1, size_t a2) {
-    return ((__typeof__(&archive_read_open_fd))steward_archive_function(32))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int archive_read_support_filter_zstd(struct archive *a0) {
-    return ((__typeof__(&archive_read_support_filter_zstd))steward_archive_function(33))(a0);
-}
-
-STEWARD_FORWARDER int archive_read_support_format_raw(struct archive *a0) {
-    return ((__typeof__(&archive_read_support_format_raw))steward_archive_function(34))(a0);
-}
-
-STEWARD_FORWARDER int archive_read_support_format_tar(struct archive *a0) {
-    return ((__typeof__(&archive_read_support_format_tar))steward_archive_function(35))(a0);
-}
-
-STEWARD_FORWARDER int archive_write_add_filter_zstd(struct archive *a0) {
-    return ((__typeof__(&archive_write_add_filter_zstd))steward_archive_function(36))(a0);
-}
-
-STEWARD_FORWARDER int archive_write_close(struct archive *a0) {
-    return ((__typeof__(&archive_write_close))steward_archive_function(37))(a0);
-}
-
-STEWARD_FORWARDER la_ssize_t archive_write_data(struct archive *a0, const void *a1, size_t a2) {
-    return ((__typeof__(&archive_write_data))steward_archive_function(38))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int archive_write_fail(struct archive *a0) {
-    return ((__typeof__(&archive_write_fail))steward_archive_function(39))(a0);
-}
-
-STEWARD_FORWARDER int archive_write_finish_entry(struct archive *a0) {
-    return ((__typeof__(&archive_write_finish_entry))steward_archive_function(40))(a0);
-}
-
-STEWARD_FORWARDER int archive_write_free(struct archive *a0) {
-    return ((__typeof__(&archive_write_free))steward_archive_function(41))(a0);
-}
-
-STEWARD_FORWARDER int archive_write_header(struct archive *a0, struct archive_entry *a1) {
-    return ((__typeof__(&archive_write_header))steward_archive_function(42))(a0, a1);
-}
-
-STEWARD_FORWARDER struct archive * archive_write_new(void) {
-    return ((__typeof__(&archive_write_new))steward_archive_function(43))();
-}
-
-STEWARD_FORWARDER int archive_write_open2(struct archive *a0, void *a1, archive_open_callback *a2, archive_write_callback *a3, archive_close_callback *a4, archive_free_callback *a5) {
-    return ((__typeof__(&archive_write_open2))steward_archive_function(44))(a0, a1, a2, a3, a4, a5);
-}
-
-STEWARD_FORWARDER int archive_write_set_bytes_per_block(struct archive *a0, int a1) {
-    return ((__typeof__(&archive_write_set_bytes_per_block))steward_archive_function(45))(a0, a1);
-}
-
-STEWARD_FORWARDER int archive_write_set_filter_option(struct archive *a0, const char *a1, const char *a2, const char *a3) {
-    return ((__typeof__(&archive_write_set_filter_option))steward_archive_function(46))(a0, a1, a2, a3);
-}
-
-STEWARD_FORWARDER int archive_write_set_format_pax(struct archive *a0) {
-    return ((__typeof__(&archive_write_set_format_pax))steward_archive_function(47))(a0);
-}
-
-STEWARD_FORWARDER int archive_write_set_format_raw(struct archive *a0) {
-    return ((__typeof__(&archive_write_set_format_raw))steward_archive_function(48))(a0);
-}
+STEWARD_FORWARD(steward_archive, 0, mode_t, archive_entry_filetype, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD_VOID(steward_archive, 1, archive_entry_free, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD(steward_archive, 2, const char *, archive_entry_hardlink, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD(steward_archive, 3, time_t, archive_entry_mtime, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD(steward_archive, 4, struct archive_entry *, archive_entry_new, (void), ())
+STEWARD_FORWARD(steward_archive, 5, const char *, archive_entry_pathname, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD(steward_archive, 6, const char *, archive_entry_pathname_utf8, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD(steward_archive, 7, mode_t, archive_entry_perm, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD_VOID(steward_archive, 8, archive_entry_set_filetype, (struct archive_entry *a0, unsigned int a1), (a0, a1))
+STEWARD_FORWARD_VOID(steward_archive, 9, archive_entry_set_gid, (struct archive_entry *a0, la_int64_t a1), (a0, a1))
+STEWARD_FORWARD_VOID(steward_archive, 10, archive_entry_set_mtime, (struct archive_entry *a0, time_t a1, long a2), (a0, a1, a2))
+STEWARD_FORWARD_VOID(steward_archive, 11, archive_entry_set_pathname_utf8, (struct archive_entry *a0, const char *a1), (a0, a1))
+STEWARD_FORWARD_VOID(steward_archive, 12, archive_entry_set_perm, (struct archive_entry *a0, mode_t a1), (a0, a1))
+STEWARD_FORWARD_VOID(steward_archive, 13, archive_entry_set_size, (struct archive_entry *a0, la_int64_t a1), (a0, a1))
+STEWARD_FORWARD_VOID(steward_archive, 14, archive_entry_set_uid, (struct archive_entry *a0, la_int64_t a1), (a0, a1))
+STEWARD_FORWARD(steward_archive, 15, la_int64_t, archive_entry_size, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD(steward_archive, 16, int, archive_entry_size_is_set, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD(steward_archive, 17, int, archive_entry_sparse_count, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD(steward_archive, 18, const char *, archive_entry_symlink, (struct archive_entry *a0), (a0))
+STEWARD_FORWARD(steward_archive, 19, int, archive_errno, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 20, const char *, archive_error_string, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 21, la_int64_t, archive_filter_bytes, (struct archive *a0, int a1), (a0, a1))
+STEWARD_FORWARD(steward_archive, 22, int, archive_filter_code, (struct archive *a0, int a1), (a0, a1))
+STEWARD_FORWARD(steward_archive, 23, int, archive_filter_count, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 24, int, archive_format, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 25, const char *, archive_format_name, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 26, la_ssize_t, archive_read_data, (struct archive *a0, void *a1, size_t a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_archive, 27, int, archive_read_data_skip, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 28, int, archive_read_free, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 29, struct archive *, archive_read_new, (void), ())
+STEWARD_FORWARD(steward_archive, 30, int, archive_read_next_header, (struct archive *a0, struct archive_entry **a1), (a0, a1))
+STEWARD_FORWARD(steward_archive, 31, int, archive_read_open, (struct archive *a0, void *a1, archive_open_callback *a2, archive_read_callback *a3, archive_close_callback *a4), (a0, a1, a2, a3, a4))
+STEWARD_FORWARD(steward_archive, 32, int, archive_read_open_fd, (struct archive *a0, int a1, size_t a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_archive, 33, int, archive_read_support_filter_zstd, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 34, int, archive_read_support_format_raw, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 35, int, archive_read_support_format_tar, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 36, int, archive_write_add_filter_zstd, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 37, int, archive_write_close, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 38, la_ssize_t, archive_write_data, (struct archive *a0, const void *a1, size_t a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_archive, 39, int, archive_write_fail, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 40, int, archive_write_finish_entry, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 41, int, archive_write_free, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 42, int, archive_write_header, (struct archive *a0, struct archive_entry *a1), (a0, a1))
+STEWARD_FORWARD(steward_archive, 43, struct archive *, archive_write_new, (void), ())
+STEWARD_FORWARD(steward_archive, 44, int, archive_write_open2, (struct archive *a0, void *a1, archive_open_callback *a2, archive_write_callback *a3, archive_close_callback *a4, archive_free_callback *a5), (a0, a1, a2, a3, a4, a5))
+STEWARD_FORWARD(steward_archive, 45, int, archive_write_set_bytes_per_block, (struct archive *a0, int a1), (a0, a1))
+STEWARD_FORWARD(steward_archive, 46, int, archive_write_set_filter_option, (struct archive *a0, const char *a1, const char *a2, const char *a3), (a0, a1, a2, a3))
+STEWARD_FORWARD(steward_archive, 47, int, archive_write_set_format_pax, (struct archive *a0), (a0))
+STEWARD_FORWARD(steward_archive, 48, int, archive_write_set_format_raw, (struct archive *a0), (a0))

@@ -2,25 +2,13 @@
 //
 // libcrypto.so.3 is not linked: these forwarders resolve it with dlopen the first time
 // a command calls steward_crypto_load(), so that commands that never need it (a no-op migrate,
-// verify, inspect) do not pay for loading it and its dependencies (issue 14).
+// verify, inspect) do not pay for loading it and its dependencies (issue 14). How it is
+// loaded: CLazyLibrary (lazy_library.h).
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
+#include "lazy_library.h"
 #include "shim.h"
 
-// Hidden, so that the executable does not export these names: the library's own calls to
-// its public functions then bind inside the library, never back to a forwarder (which
-// could wait on the one-time resolution while that resolution runs the library's
-// constructors).
-#define STEWARD_FORWARDER __attribute__((visibility("hidden")))
-
-enum { steward_crypto_count = 35 };
-
-static const char *const steward_crypto_names[steward_crypto_count] = {
+static const char *const steward_crypto_names[] = {
     "CRYPTO_memcmp",
     "EVP_CIPHER_CTX_ctrl",
     "EVP_CIPHER_CTX_free",
@@ -58,185 +46,40 @@ static const char *const steward_crypto_names[steward_crypto_count] = {
     "RAND_bytes",
 };
 
-static pthread_once_t steward_crypto_once = PTHREAD_ONCE_INIT;
-static void *steward_crypto_functions[steward_crypto_count];
-// Empty once the library and every function are resolved, else why not.
-static char steward_crypto_failure[512];
+STEWARD_LAZY_LIBRARY(steward_crypto, steward_crypto_load, "libcrypto.so.3", "STEWARD_TEST_HOOK_LIBCRYPTO_SONAME", steward_crypto_names)
 
-static void steward_crypto_resolve(void) {
-    // A test names a soname that does not exist to see the failure (TestHooks.swift).
-    const char *soname = getenv("STEWARD_TEST_HOOK_LIBCRYPTO_SONAME");
-    if (soname == NULL || soname[0] == 0) {
-        soname = "libcrypto.so.3";
-    }
-    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(steward_crypto_failure, sizeof steward_crypto_failure, "cannot load %s: %s", soname, reason ? reason : "unknown error");
-        return;
-    }
-    for (int index = 0; index < steward_crypto_count; index++) {
-        void *function = dlsym(library, steward_crypto_names[index]);
-        if (function == NULL) {
-            snprintf(steward_crypto_failure, sizeof steward_crypto_failure, "cannot load %s: it has no function %s", soname, steward_crypto_names[index]);
-            return;
-        }
-        steward_crypto_functions[index] = function;
-    }
-}
-
-const char *steward_crypto_load(void) {
-    pthread_once(&steward_crypto_once, steward_crypto_resolve);
-    return steward_crypto_failure[0] == 0 ? NULL : steward_crypto_failure;
-}
-
-// ArchiveKit calls steward_crypto_load() before the first forwarder and throws on failure;
-// this exit is the backstop for a call that forgot to, so that it is never a crash.
-static void *steward_crypto_function(int index) {
-    const char *failure = steward_crypto_load();
-    if (failure != NULL) {
-        fprintf(stderr, "Error: %s\n", failure);
-        _exit(70);
-    }
-    return steward_crypto_functions[index];
-}
-
-STEWARD_FORWARDER int CRYPTO_memcmp(const void *a0, const void *a1, size_t a2) {
-    return ((__typeof__(&CRYPTO_memcmp))steward_crypto_function(0))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int EVP_CIPHER_CTX_ctrl(EVP_CIPHER_CTX *a0, int a1, int a2, void *a3) {
-    return ((__typeof__(&EVP_CIPHER_CTX_ctrl))steward_crypto_function(1))(a0, a1, a2, a3);
-}
-
-STEWARD_FORWARDER void EVP_CIPHER_CTX_free(EVP_CIPHER_CTX *a0) {
-    ((__typeof__(&EVP_CIPHER_CTX_free))steward_crypto_function(2))(a0);
-}
-
-STEWARD_FORWARDER EVP_CIPHER_CTX * EVP_CIPHER_CTX_new(void) {
-    return ((__typeof__(&EVP_CIPHER_CTX_new))steward_crypto_function(3))();
-}
-
-STEWARD_FORWARDER int EVP_DecryptFinal_ex(EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2) {
-    return ((__typeof__(&EVP_DecryptFinal_ex))steward_crypto_function(4))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int EVP_DecryptInit_ex(EVP_CIPHER_CTX *a0, const EVP_CIPHER *a1, ENGINE *a2, const unsigned char *a3, const unsigned char *a4) {
-    return ((__typeof__(&EVP_DecryptInit_ex))steward_crypto_function(5))(a0, a1, a2, a3, a4);
-}
-
-STEWARD_FORWARDER int EVP_DecryptUpdate(EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2, const unsigned char *a3, int a4) {
-    return ((__typeof__(&EVP_DecryptUpdate))steward_crypto_function(6))(a0, a1, a2, a3, a4);
-}
-
-STEWARD_FORWARDER int EVP_DigestFinal_ex(EVP_MD_CTX *a0, unsigned char *a1, unsigned int *a2) {
-    return ((__typeof__(&EVP_DigestFinal_ex))steward_crypto_function(7))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int EVP_DigestInit_ex(EVP_MD_CTX *a0, const EVP_MD *a1, ENGINE *a2) {
-    return ((__typeof__(&EVP_DigestInit_ex))steward_crypto_function(8))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int EVP_DigestUpdate(EVP_MD_CTX *a0, const void *a1, size_t a2) {
-    return ((__typeof__(&EVP_DigestUpdate))steward_crypto_function(9))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int EVP_EncryptFinal_ex(EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2) {
-    return ((__typeof__(&EVP_EncryptFinal_ex))steward_crypto_function(10))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int EVP_EncryptInit_ex(EVP_CIPHER_CTX *a0, const EVP_CIPHER *a1, ENGINE *a2, const unsigned char *a3, const unsigned char *a4) {
-    return ((__typeof__(&EVP_EncryptInit_ex))steward_crypto_function(11))(a0, a1, a2, a3, a4);
-}
-
-STEWARD_FORWARDER int EVP_EncryptUpdate(EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2, const unsigned char *a3, int a4) {
-    return ((__typeof__(&EVP_EncryptUpdate))steward_crypto_function(12))(a0, a1, a2, a3, a4);
-}
-
-STEWARD_FORWARDER void EVP_MD_CTX_free(EVP_MD_CTX *a0) {
-    ((__typeof__(&EVP_MD_CTX_free))steward_crypto_function(13))(a0);
-}
-
-STEWARD_FORWARDER EVP_MD_CTX * EVP_MD_CTX_new(void) {
-    return ((__typeof__(&EVP_MD_CTX_new))steward_crypto_function(14))();
-}
-
-STEWARD_FORWARDER int EVP_PBE_scrypt(const char *a0, size_t a1, const unsigned char *a2, size_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, unsigned char *a8, size_t a9) {
-    return ((__typeof__(&EVP_PBE_scrypt))steward_crypto_function(15))(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
-}
-
-STEWARD_FORWARDER int EVP_PKEY_CTX_add1_hkdf_info(EVP_PKEY_CTX *a0, const unsigned char *a1, int a2) {
-    return ((__typeof__(&EVP_PKEY_CTX_add1_hkdf_info))steward_crypto_function(16))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER void EVP_PKEY_CTX_free(EVP_PKEY_CTX *a0) {
-    ((__typeof__(&EVP_PKEY_CTX_free))steward_crypto_function(17))(a0);
-}
-
-STEWARD_FORWARDER EVP_PKEY_CTX * EVP_PKEY_CTX_new(EVP_PKEY *a0, ENGINE *a1) {
-    return ((__typeof__(&EVP_PKEY_CTX_new))steward_crypto_function(18))(a0, a1);
-}
-
-STEWARD_FORWARDER EVP_PKEY_CTX * EVP_PKEY_CTX_new_id(int a0, ENGINE *a1) {
-    return ((__typeof__(&EVP_PKEY_CTX_new_id))steward_crypto_function(19))(a0, a1);
-}
-
-STEWARD_FORWARDER int EVP_PKEY_CTX_set1_hkdf_key(EVP_PKEY_CTX *a0, const unsigned char *a1, int a2) {
-    return ((__typeof__(&EVP_PKEY_CTX_set1_hkdf_key))steward_crypto_function(20))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int EVP_PKEY_CTX_set1_hkdf_salt(EVP_PKEY_CTX *a0, const unsigned char *a1, int a2) {
-    return ((__typeof__(&EVP_PKEY_CTX_set1_hkdf_salt))steward_crypto_function(21))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int EVP_PKEY_CTX_set_hkdf_md(EVP_PKEY_CTX *a0, const EVP_MD *a1) {
-    return ((__typeof__(&EVP_PKEY_CTX_set_hkdf_md))steward_crypto_function(22))(a0, a1);
-}
-
-STEWARD_FORWARDER int EVP_PKEY_derive(EVP_PKEY_CTX *a0, unsigned char *a1, size_t *a2) {
-    return ((__typeof__(&EVP_PKEY_derive))steward_crypto_function(23))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER int EVP_PKEY_derive_init(EVP_PKEY_CTX *a0) {
-    return ((__typeof__(&EVP_PKEY_derive_init))steward_crypto_function(24))(a0);
-}
-
-STEWARD_FORWARDER int EVP_PKEY_derive_set_peer(EVP_PKEY_CTX *a0, EVP_PKEY *a1) {
-    return ((__typeof__(&EVP_PKEY_derive_set_peer))steward_crypto_function(25))(a0, a1);
-}
-
-STEWARD_FORWARDER void EVP_PKEY_free(EVP_PKEY *a0) {
-    ((__typeof__(&EVP_PKEY_free))steward_crypto_function(26))(a0);
-}
-
-STEWARD_FORWARDER int EVP_PKEY_get_raw_public_key(const EVP_PKEY *a0, unsigned char *a1, size_t *a2) {
-    return ((__typeof__(&EVP_PKEY_get_raw_public_key))steward_crypto_function(27))(a0, a1, a2);
-}
-
-STEWARD_FORWARDER EVP_PKEY * EVP_PKEY_new_raw_private_key(int a0, ENGINE *a1, const unsigned char *a2, size_t a3) {
-    return ((__typeof__(&EVP_PKEY_new_raw_private_key))steward_crypto_function(28))(a0, a1, a2, a3);
-}
-
-STEWARD_FORWARDER EVP_PKEY * EVP_PKEY_new_raw_public_key(int a0, ENGINE *a1, const unsigned char *a2, size_t a3) {
-    return ((__typeof__(&EVP_PKEY_new_raw_public_key))steward_crypto_function(29))(a0, a1, a2, a3);
-}
-
-STEWARD_FORWARDER const EVP_CIPHER * EVP_chacha20_poly1305(void) {
-    return ((__typeof__(&EVP_chacha20_poly1305))steward_crypto_function(30))();
-}
-
-STEWARD_FORWARDER const EVP_MD * EVP_sha256(void) {
-    return ((__typeof__(&EVP_sha256))steward_crypto_function(31))();
-}
-
-STEWARD_FORWARDER const EVP_MD * EVP_sha384(void) {
-    return ((__typeof__(&EVP_sha384))steward_crypto_function(32))();
-}
-
-STEWARD_FORWARDER unsigned char * HMAC(const EVP_MD *a0, const void *a1, int a2, const unsigned char *a3, size_t a4, unsigned char *a5, unsigned int *a6) {
-    return ((__typeof__(&HMAC))steward_crypto_function(33))(a0, a1, a2, a3, a4, a5, a6);
-}
-
-STEWARD_FORWARDER int RAND_bytes(unsigned char *a0, int a1) {
-    return ((__typeof__(&RAND_bytes))steward_crypto_function(34))(a0, a1);
-}
+STEWARD_FORWARD(steward_crypto, 0, int, CRYPTO_memcmp, (const void *a0, const void *a1, size_t a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 1, int, EVP_CIPHER_CTX_ctrl, (EVP_CIPHER_CTX *a0, int a1, int a2, void *a3), (a0, a1, a2, a3))
+STEWARD_FORWARD_VOID(steward_crypto, 2, EVP_CIPHER_CTX_free, (EVP_CIPHER_CTX *a0), (a0))
+STEWARD_FORWARD(steward_crypto, 3, EVP_CIPHER_CTX *, EVP_CIPHER_CTX_new, (void), ())
+STEWARD_FORWARD(steward_crypto, 4, int, EVP_DecryptFinal_ex, (EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 5, int, EVP_DecryptInit_ex, (EVP_CIPHER_CTX *a0, const EVP_CIPHER *a1, ENGINE *a2, const unsigned char *a3, const unsigned char *a4), (a0, a1, a2, a3, a4))
+STEWARD_FORWARD(steward_crypto, 6, int, EVP_DecryptUpdate, (EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2, const unsigned char *a3, int a4), (a0, a1, a2, a3, a4))
+STEWARD_FORWARD(steward_crypto, 7, int, EVP_DigestFinal_ex, (EVP_MD_CTX *a0, unsigned char *a1, unsigned int *a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 8, int, EVP_DigestInit_ex, (EVP_MD_CTX *a0, const EVP_MD *a1, ENGINE *a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 9, int, EVP_DigestUpdate, (EVP_MD_CTX *a0, const void *a1, size_t a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 10, int, EVP_EncryptFinal_ex, (EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 11, int, EVP_EncryptInit_ex, (EVP_CIPHER_CTX *a0, const EVP_CIPHER *a1, ENGINE *a2, const unsigned char *a3, const unsigned char *a4), (a0, a1, a2, a3, a4))
+STEWARD_FORWARD(steward_crypto, 12, int, EVP_EncryptUpdate, (EVP_CIPHER_CTX *a0, unsigned char *a1, int *a2, const unsigned char *a3, int a4), (a0, a1, a2, a3, a4))
+STEWARD_FORWARD_VOID(steward_crypto, 13, EVP_MD_CTX_free, (EVP_MD_CTX *a0), (a0))
+STEWARD_FORWARD(steward_crypto, 14, EVP_MD_CTX *, EVP_MD_CTX_new, (void), ())
+STEWARD_FORWARD(steward_crypto, 15, int, EVP_PBE_scrypt, (const char *a0, size_t a1, const unsigned char *a2, size_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, unsigned char *a8, size_t a9), (a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+STEWARD_FORWARD(steward_crypto, 16, int, EVP_PKEY_CTX_add1_hkdf_info, (EVP_PKEY_CTX *a0, const unsigned char *a1, int a2), (a0, a1, a2))
+STEWARD_FORWARD_VOID(steward_crypto, 17, EVP_PKEY_CTX_free, (EVP_PKEY_CTX *a0), (a0))
+STEWARD_FORWARD(steward_crypto, 18, EVP_PKEY_CTX *, EVP_PKEY_CTX_new, (EVP_PKEY *a0, ENGINE *a1), (a0, a1))
+STEWARD_FORWARD(steward_crypto, 19, EVP_PKEY_CTX *, EVP_PKEY_CTX_new_id, (int a0, ENGINE *a1), (a0, a1))
+STEWARD_FORWARD(steward_crypto, 20, int, EVP_PKEY_CTX_set1_hkdf_key, (EVP_PKEY_CTX *a0, const unsigned char *a1, int a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 21, int, EVP_PKEY_CTX_set1_hkdf_salt, (EVP_PKEY_CTX *a0, const unsigned char *a1, int a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 22, int, EVP_PKEY_CTX_set_hkdf_md, (EVP_PKEY_CTX *a0, const EVP_MD *a1), (a0, a1))
+STEWARD_FORWARD(steward_crypto, 23, int, EVP_PKEY_derive, (EVP_PKEY_CTX *a0, unsigned char *a1, size_t *a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 24, int, EVP_PKEY_derive_init, (EVP_PKEY_CTX *a0), (a0))
+STEWARD_FORWARD(steward_crypto, 25, int, EVP_PKEY_derive_set_peer, (EVP_PKEY_CTX *a0, EVP_PKEY *a1), (a0, a1))
+STEWARD_FORWARD_VOID(steward_crypto, 26, EVP_PKEY_free, (EVP_PKEY *a0), (a0))
+STEWARD_FORWARD(steward_crypto, 27, int, EVP_PKEY_get_raw_public_key, (const EVP_PKEY *a0, unsigned char *a1, size_t *a2), (a0, a1, a2))
+STEWARD_FORWARD(steward_crypto, 28, EVP_PKEY *, EVP_PKEY_new_raw_private_key, (int a0, ENGINE *a1, const unsigned char *a2, size_t a3), (a0, a1, a2, a3))
+STEWARD_FORWARD(steward_crypto, 29, EVP_PKEY *, EVP_PKEY_new_raw_public_key, (int a0, ENGINE *a1, const unsigned char *a2, size_t a3), (a0, a1, a2, a3))
+STEWARD_FORWARD(steward_crypto, 30, const EVP_CIPHER *, EVP_chacha20_poly1305, (void), ())
+STEWARD_FORWARD(steward_crypto, 31, const EVP_MD *, EVP_sha256, (void), ())
+STEWARD_FORWARD(steward_crypto, 32, const EVP_MD *, EVP_sha384, (void), ())
+STEWARD_FORWARD(steward_crypto, 33, unsigned char *, HMAC, (const EVP_MD *a0, const void *a1, int a2, const unsigned char *a3, size_t a4, unsigned char *a5, unsigned int *a6), (a0, a1, a2, a3, a4, a5, a6))
+STEWARD_FORWARD(steward_crypto, 34, int, RAND_bytes, (unsigned char *a0, int a1), (a0, a1))

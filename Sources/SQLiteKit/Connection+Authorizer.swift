@@ -63,34 +63,23 @@ public struct AuthorizerEvent: Sendable, Equatable {
 }
 
 extension Connection {
-    final class AuthorizerBox {
-        let observer: (AuthorizerEvent) -> Void
-        init(_ observer: @escaping (AuthorizerEvent) -> Void) { self.observer = observer }
-    }
-
     /// Calls `observer` with each create, drop, alter and write that SQLite's authorizer
     /// reports for the `main` schema while statements are prepared on this connection.
     /// Observes only: every action is allowed. The observer must not use the connection
     /// (SQLite forbids it inside the callback). Pass `nil` to remove it.
     public func setAuthorizer(_ observer: ((AuthorizerEvent) -> Void)?) {
         sqlite3_set_authorizer(sqliteConnection, nil, nil)
-        if let box = authorizerBox {
-            Unmanaged<AuthorizerBox>.fromOpaque(box).release()
-            authorizerBox = nil
-        }
-        guard let observer else { return }
-        let box = Unmanaged.passRetained(AuthorizerBox(observer)).toOpaque()
-        authorizerBox = box
+        authorizerBox = observer.map(CallbackBox.init)
+        guard let authorizerBox else { return }
         sqlite3_set_authorizer(sqliteConnection, { context, code, first, second, database, trigger in
-            guard let context else { return SQLITE_OK }
-            let box = Unmanaged<AuthorizerBox>.fromOpaque(context).takeUnretainedValue()
+            guard let observer = CallbackBox<(AuthorizerEvent) -> Void>.handler(context) else { return SQLITE_OK }
             if let event = AuthorizerEvent.make(
                 code, first.map { String(cString: $0) }, second.map { String(cString: $0) },
                 database: database.map { String(cString: $0) }, trigger: trigger.map { String(cString: $0) })
             {
-                box.observer(event)
+                observer(event)
             }
             return SQLITE_OK
-        }, box)
+        }, authorizerBox.context)
     }
 }

@@ -36,8 +36,9 @@ public final class Connection {
     /// is released only after `deinit`'s body, so after `sqlite3_close_v2`: the overlay
     /// outlives every use SQLite makes of it.
     var overlay: FileOverlay?
-    /// The observer `setAuthorizer(_:)` installed, retained while SQLite may call it.
-    var authorizerBox: UnsafeMutableRawPointer?
+    /// The observer `setAuthorizer(_:)` installed, held while SQLite may call it (like
+    /// `overlay`, released only after `deinit` has removed the callback).
+    var authorizerBox: CallbackBox<(AuthorizerEvent) -> Void>?
 
     /// Opens (and with `.create`, creates) a database.
     ///
@@ -73,18 +74,10 @@ public final class Connection {
     }
 
     deinit {
+        // The handlers' boxes, stored properties, are released after this.
         sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
         sqlite3_busy_handler(sqliteConnection, nil, nil)
-        if let box = progressBox {
-            Unmanaged<ProgressBox>.fromOpaque(box).release()
-        }
-        if let box = busyBox {
-            Unmanaged<BusyBox>.fromOpaque(box).release()
-        }
         sqlite3_set_authorizer(sqliteConnection, nil, nil)
-        if let box = authorizerBox {
-            Unmanaged<AuthorizerBox>.fromOpaque(box).release()
-        }
         sqlite3_close_v2(sqliteConnection)
     }
 
@@ -306,12 +299,7 @@ public final class Connection {
 
     // MARK: - Busy handling
 
-    private final class BusyBox {
-        let handler: (Int) -> Bool
-        init(_ handler: @escaping (Int) -> Bool) { self.handler = handler }
-    }
-
-    private var busyBox: UnsafeMutableRawPointer?
+    private var busyBox: CallbackBox<(Int) -> Bool>?
 
     /// Calls `handler` with the number of earlier calls each time a lock is busy
     /// (`sqlite3_busy_handler`); returning `true` retries, `false` gives up with
@@ -319,45 +307,28 @@ public final class Connection {
     /// Replaces any busy timeout. Pass `nil` to remove it.
     public func setBusyHandler(_ handler: ((Int) -> Bool)?) {
         sqlite3_busy_handler(sqliteConnection, nil, nil)
-        if let box = busyBox {
-            Unmanaged<BusyBox>.fromOpaque(box).release()
-            busyBox = nil
-        }
-        guard let handler else { return }
-        let box = Unmanaged.passRetained(BusyBox(handler)).toOpaque()
-        busyBox = box
+        busyBox = handler.map(CallbackBox.init)
+        guard let busyBox else { return }
         sqlite3_busy_handler(sqliteConnection, { context, count in
-            guard let context else { return 0 }
-            let box = Unmanaged<BusyBox>.fromOpaque(context).takeUnretainedValue()
-            return box.handler(Int(count)) ? 1 : 0
-        }, box)
+            guard let handler = CallbackBox<(Int) -> Bool>.handler(context) else { return 0 }
+            return handler(Int(count)) ? 1 : 0
+        }, busyBox.context)
     }
 
     // MARK: - Progress
 
-    private final class ProgressBox {
-        let handler: () -> Bool
-        init(_ handler: @escaping () -> Bool) { self.handler = handler }
-    }
-
-    private var progressBox: UnsafeMutableRawPointer?
+    private var progressBox: CallbackBox<() -> Bool>?
 
     /// Calls `handler` about every `instructions` virtual-machine steps while a statement
     /// runs (`sqlite3_progress_handler`). Returning `false` interrupts the statement.
     /// Pass `nil` to remove the handler.
     public func setProgressHandler(instructions: Int32, _ handler: (() -> Bool)?) {
         sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
-        if let box = progressBox {
-            Unmanaged<ProgressBox>.fromOpaque(box).release()
-            progressBox = nil
-        }
-        guard let handler else { return }
-        let box = Unmanaged.passRetained(ProgressBox(handler)).toOpaque()
-        progressBox = box
+        progressBox = handler.map(CallbackBox.init)
+        guard let progressBox else { return }
         sqlite3_progress_handler(sqliteConnection, instructions, { context in
-            guard let context else { return 0 }
-            let box = Unmanaged<ProgressBox>.fromOpaque(context).takeUnretainedValue()
-            return box.handler() ? 0 : 1
-        }, box)
+            guard let handler = CallbackBox<() -> Bool>.handler(context) else { return 0 }
+            return handler() ? 0 : 1
+        }, progressBox.context)
     }
 }

@@ -9,31 +9,31 @@ public enum AgeKeyFile {
     /// writes them); at least one.
     /// - Throws: `AgeError` for a line that is not a valid identity, or a file with none.
     public static func identities(in contents: String) throws(AgeError) -> [AgeX25519Identity] {
-        var identities: [AgeX25519Identity] = []
-        for (number, line) in keyLines(contents) {
-            do {
-                identities.append(try AgeX25519Identity(line))
-            } catch {
-                throw .invalidKey("line \(number) is not an age identity (AGE-SECRET-KEY-1…): \(error)")
-            }
-        }
-        guard !identities.isEmpty else { throw .invalidKey("it holds no identity (AGE-SECRET-KEY-1…)") }
-        return identities
+        try keys(in: contents, AgeX25519Identity.init, kind: "age identity (AGE-SECRET-KEY-1…)",
+                 none: "identity (AGE-SECRET-KEY-1…)")
     }
 
     /// The recipients of a recipients file (`age1…` lines); at least one.
     /// - Throws: `AgeError` for a line that is not a valid recipient, or a file with none.
     public static func recipients(in contents: String) throws(AgeError) -> [AgeX25519Recipient] {
-        var recipients: [AgeX25519Recipient] = []
+        try keys(in: contents, AgeX25519Recipient.init, kind: "age X25519 recipient (age1…)",
+                 none: "recipient (age1…)")
+    }
+
+    /// Each key line of `contents` parsed by `parse`; at least one. A line `parse` rejects is
+    /// "not an `kind`" (by number), a file without a key line holds "no `none`".
+    private static func keys<Key>(in contents: String, _ parse: (String) throws(AgeError) -> Key,
+                                  kind: String, none: String) throws(AgeError) -> [Key] {
+        var keys: [Key] = []
         for (number, line) in keyLines(contents) {
             do {
-                recipients.append(try AgeX25519Recipient(line))
+                keys.append(try parse(line))
             } catch {
-                throw .invalidKey("line \(number) is not an age X25519 recipient (age1…): \(error)")
+                throw .invalidKey("line \(number) is not an \(kind): \(error)")
             }
         }
-        guard !recipients.isEmpty else { throw .invalidKey("it holds no recipient (age1…)") }
-        return recipients
+        guard !keys.isEmpty else { throw .invalidKey("it holds no \(none)") }
+        return keys
     }
 
     /// The lines that should hold a key, with their 1-based numbers.

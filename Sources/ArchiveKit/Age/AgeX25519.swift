@@ -21,17 +21,9 @@ public struct AgeX25519Recipient: Sendable, Equatable, Hashable, CustomStringCon
     /// - Throws: `AgeError.invalidKey` for text that is not Bech32, not `age1` in lower case,
     ///   or does not hold a 32-byte key.
     public init(_ text: String) throws(AgeError) {
-        let decoded: (humanReadablePart: String, data: [UInt8])
-        do {
-            decoded = try Bech32.decode(text)
-        } catch {
-            throw .invalidKey("not an age recipient (age1…): \(error)")
-        }
-        guard decoded.humanReadablePart == Self.humanReadablePart else {
-            throw .invalidKey("not an age X25519 recipient: it must start with 'age1' in lower case")
-        }
-        guard decoded.data.count == AgePrimitives.keySize else { throw .invalidKey("an age recipient holds a 32-byte key") }
-        self.publicKey = decoded.data
+        let data = try bech32Data(text, humanReadablePart: Self.humanReadablePart, kind: "recipient", letterCase: "lower")
+        guard data.count == AgePrimitives.keySize else { throw .invalidKey("an age recipient holds a 32-byte key") }
+        self.publicKey = data
     }
 
     /// `age1…`
@@ -73,16 +65,7 @@ public struct AgeX25519Identity: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: `AgeError.invalidKey` for text that is not Bech32, not `AGE-SECRET-KEY-1` in
     ///   upper case, or does not hold a 32-byte key.
     public init(_ text: String) throws(AgeError) {
-        let decoded: (humanReadablePart: String, data: [UInt8])
-        do {
-            decoded = try Bech32.decode(text)
-        } catch {
-            throw .invalidKey("not an age identity (AGE-SECRET-KEY-1…): \(error)")
-        }
-        guard decoded.humanReadablePart == Self.humanReadablePart else {
-            throw .invalidKey("not an age X25519 identity: it must start with 'AGE-SECRET-KEY-1' in upper case")
-        }
-        try self.init(secretKey: decoded.data)
+        try self.init(secretKey: bech32Data(text, humanReadablePart: Self.humanReadablePart, kind: "identity", letterCase: "upper"))
     }
 
     /// A new identity from libcrypto's random generator.
@@ -115,4 +98,21 @@ public struct AgeX25519Identity: Sendable, Equatable, CustomStringConvertible {
         let wrapKey = try AgePrimitives.hkdf(key: shared, salt: share + recipient.publicKey, info: AgeX25519Recipient.label, length: 32)
         return try ChaChaPoly(key: wrapKey).open(nonce: AgeStanza.zeroNonce, stanza.body)
     }
+}
+
+/// The data of `text`, the Bech32 form of an age `kind` whose human-readable part is
+/// `humanReadablePart` (written in `letterCase`, which the error names); the error never
+/// repeats the text.
+/// - Throws: `AgeError.invalidKey` for text that is not Bech32 or has another human-readable part.
+private func bech32Data(_ text: String, humanReadablePart: String, kind: String, letterCase: String) throws(AgeError) -> [UInt8] {
+    let decoded: (humanReadablePart: String, data: [UInt8])
+    do {
+        decoded = try Bech32.decode(text)
+    } catch {
+        throw .invalidKey("not an age \(kind) (\(humanReadablePart)1…): \(error)")
+    }
+    guard decoded.humanReadablePart == humanReadablePart else {
+        throw .invalidKey("not an age X25519 \(kind): it must start with '\(humanReadablePart)1' in \(letterCase) case")
+    }
+    return decoded.data
 }
