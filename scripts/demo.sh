@@ -30,9 +30,13 @@ sqlite3 "$db" "SELECT rowid FROM ticket_fts WHERE ticket_fts MATCH 'cafe' ORDER 
 
 echo >&2
 echo "==> steward verify: integrity, foreign keys, FTS5 sync and triggers, version, search contract" >&2
+handover="$demo/handover"
+mkdir -p "$handover"
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 "$steward" verify --db "$db" --migrations migrations --contract migrations/ticket-search.contract.json \
-    --assert demo/handover-assertions.sql --report "$demo/verify-report.json" --quiet
-echo "    (handover report written to $demo/verify-report.json)" >&2
+    --assert demo/handover-assertions.sql --quiet --source-commit "$commit" \
+    --report "$handover/verify-report.json" --junit "$handover/verify.junit.xml" --summary "$handover/summary.md"
+echo "    (handover folder $handover: summary.md for people, verify.junit.xml for CI, verify-report.json)" >&2
 
 echo >&2
 echo "==> steward inspect $db" >&2
@@ -46,7 +50,7 @@ mkdir -p "$demo/bundles"
 echo >&2
 echo "==> steward restore: the bundle, checked entry by entry, into $demo/restored, proven before it appears" >&2
 bundle=$(ls "$demo"/bundles/*.tar.zst | head -n 1)
-"$steward" restore "$bundle" --into "$demo/restored"
+"$steward" restore "$bundle" --into "$demo/restored" --junit "$handover/restore.junit.xml" --summary "$handover/restore-summary.md"
 
 echo >&2
 echo "==> a database built by dbmate: two of three migrations applied, recorded in schema_migrations" >&2

@@ -7,7 +7,7 @@
 set -eu
 
 case "${1:-}" in
-    "") packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux age python3 parallel python3-jsonschema" ;;
+    "") packages="libsqlite3-dev libarchive-dev libssl-dev pkg-config mandoc sqlite3 zstd util-linux age python3 parallel python3-jsonschema libxml2-utils" ;;
     packaging) packages="binutils dpkg-dev lintian man-db zsh fish" ;;
     *) echo "Usage: install-deps.sh [packaging]" >&2; exit 64 ;;
 esac
@@ -70,4 +70,25 @@ if ! python3 -c "import pysqlite3" >/dev/null 2>&1; then
     echo "Installing: pysqlite3-binary (pip)" >&2
     python3 -m pip install --quiet pysqlite3-binary 2>/dev/null \
         || python3 -m pip install --quiet --break-system-packages pysqlite3-binary
+fi
+
+# junitparser, a real reader of the JUnit files --junit writes (HandoverFilesTests).
+if ! python3 -c "import junitparser" >/dev/null 2>&1; then
+    echo "Installing: junitparser (pip)" >&2
+    python3 -m pip install --quiet junitparser 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages junitparser
+fi
+
+# A published JUnit XML schema to validate those files against (xmllint --schema): the
+# Jenkins xunit plugin's junit-10.xsd, which pytest ships in its source distribution for
+# the same purpose. Kept under .build, never committed.
+xsd=.build/junit-xsd/junit-10.xsd
+if [ "${1:-}" = "" ] && [ ! -s "$xsd" ]; then
+    echo "Installing: junit-10.xsd (from pytest's source distribution on PyPI)" >&2
+    work=$(mktemp -d)
+    python3 -m pip download --quiet --no-deps --no-binary :all: --dest "$work" pytest==8.3.4
+    mkdir -p "$(dirname "$xsd")"
+    tar -xzf "$work"/pytest-8.3.4.tar.gz -C "$work" pytest-8.3.4/testing/example_scripts/junit-10.xsd
+    mv "$work"/pytest-8.3.4/testing/example_scripts/junit-10.xsd "$xsd"
+    rm -rf "$work"
 fi

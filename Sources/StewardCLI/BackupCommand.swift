@@ -31,7 +31,7 @@ struct BackupCommand: FleetCommand, LiveProgressCommand {
             """,
         options: [
             Opt.db, Opt.out, Opt.name, Opt.level, CommonOptions.timeout, Opt.pagesPerStep, Opt.asIs, Opt.loadExtension, Opt.checkFTS,
-        ] + KeyOptions.forEncryption + CommonOptions.output + FleetOptions.options)
+        ] + KeyOptions.forEncryption + CommonOptions.output + Handover.options + FleetOptions.options)
 
     enum Opt {
         static let db = FleetOptions.database(help: "The database to back up; repeat it for several (see --dbs-from).")
@@ -51,6 +51,7 @@ struct BackupCommand: FleetCommand, LiveProgressCommand {
     let options: BackupMaker.Options
     let fleet: FleetOptions?
     let output: OutputOptions
+    let handover: Handover
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
@@ -87,6 +88,7 @@ struct BackupCommand: FleetCommand, LiveProgressCommand {
                 throw values.error("The value '\(name)' is invalid for '--name <file>': a bundle made with --as-is carries '\(BackupMaker.asIsMarker)' in its name")
             }
         }
+        self.handover = try Handover(values, inputs: Self.inputs(of: options))
         self.options = options
         self.fleet = fleet
         self.output = OutputOptions(values)
@@ -170,6 +172,29 @@ struct BackupCommand: FleetCommand, LiveProgressCommand {
         }
         if !ran.contains(where: { $0.0 == .ftsSync }) { parts.append("no full-text integrity-check") }
         return parts.joined(separator: ", ")
+    }
+
+    /// What the run reads or writes into: no handover file may be one of them.
+    static func inputs(of options: BackupMaker.Options) -> [ReportFile.Input] {
+        var inputs: [ReportFile.Input] = []
+        if !options.databasePath.isEmpty { inputs.append(.init("the database \(options.databasePath)", path: options.databasePath, kind: .database)) }
+        if !options.toStandardOutput { inputs.append(.init("the output directory \(options.outputDirectory)", path: options.outputDirectory, kind: .directory)) }
+        inputs += options.keys.recipientsFiles.map { .init("the recipients file \($0)", path: $0) }
+        return inputs
+    }
+
+    static func subject(of options: BackupMaker.Options) -> String { options.databasePath }
+
+    /// The source, the bundle and its SHA-256, and the checks.
+    static func handoverSummary(_ report: BackupReport) -> [String] {
+        let source = report.manifest.source
+        var lines = ["- Source: `\(Markdown.code(source.fileName))`, user_version \(source.userVersion), \(Counted.phrase(source.pageCount, "page")) of \(source.pageSize) bytes",
+                     "- Bundle: `\(Markdown.code(report.bundle.path))`, \(ReportOutput.bytes(report.bundle.sizeBytes)), SHA-256 `\(report.bundle.sha256)`"]
+        for file in report.manifest.files {
+            lines.append("- `\(Markdown.code(file.path))` in the bundle: \(ReportOutput.bytes(file.size)), SHA-256 `\(file.sha256)`")
+        }
+        lines.append("")
+        return lines + Markdown.checks(report.checks)
     }
 
     static func render(_ report: BackupReport) -> String {

@@ -18,6 +18,8 @@ struct FleetRun {
         let detail: String
         /// Why the database failed, for the summary.
         let message: String?
+        /// Its part of the handover files.
+        let handover: Handover.Item
     }
 
     /// One database's run: its path and the run's cancellation in, its line out.
@@ -28,12 +30,24 @@ struct FleetRun {
     let fleet: FleetOptions
     let json: Bool
     let quiet: Bool
+    /// The handover files asked for, and what each item reads (which none may replace).
+    var handover: Handover = .none
+    var inputs: @Sendable (String) -> [ReportFile.Input] = { _ in [] }
 
     func run(on terminal: Terminal, _ work: @escaping Work) throws -> Int32 {
         let start = DispatchTime.now()
         let given = try fleet.givenPaths()
         let list = DatabaseList(paths: given)
         let selected = list.selection(fleet.shard)
+        let inputs = handover.isEmpty ? [] : selected.flatMap(self.inputs)
+        for (option, path) in handover.files {
+            if let conflict = ReportFile.conflict(path: path, inputs: inputs) {
+                throw StewardError(.usage, "'--\(option) \(path)' \(conflict); a report never replaces an input")
+            }
+        }
+        // Each item's part of the handover files, in the list's order.
+        let recorded = Mutex<[Int: Item]>([:])
+        let recording = !handover.isEmpty
         let tally = FleetTally()
         let live = terminal.isErrorInteractive && !quiet
         let output = Output(terminal: terminal, live: live, total: selected.count, start: start)
@@ -54,6 +68,7 @@ struct FleetRun {
                     let path = selected[index]
                     let item = Self.item(for: path, command: command, kind: kind, cancellation: cancellation, work)
                     tally.record(database: path, outcome: item.outcome, exitCode: item.exitCode, message: item.message)
+                    if recording { recorded.withLock { $0[index] = item } }
                     output.emit(json ? item.json : Self.line(path: path, item: item), tally: tally)
                 })
             return cancellation.isCancelled
@@ -61,7 +76,14 @@ struct FleetRun {
         let summary = tally.summary(
             command: command, listed: given.count, duplicates: list.duplicateCount, shard: fleet.shard,
             selected: selected.count, interrupted: interrupted, totalSeconds: (Self.seconds(since: start) * 1000).rounded() / 1000)
-        terminal.print(json ? try FleetEnvelope(summary: summary, command: command, exitCode: summary.exitCode).line() : Self.render(summary, kind: kind))
+        let summaryLine = try FleetEnvelope(summary: summary, command: command, exitCode: summary.exitCode).line()
+        if recording {
+            let items = recorded.withLock { items in items.sorted { $0.key < $1.key }.map(\.value) }
+            try handover.write(command: command, items: items.map(\.handover),
+                               jsonLines: (items.map(\.json) + [summaryLine]).joined(separator: "\n") + "\n",
+                               fleet: summary, inputs: inputs)
+        }
+        terminal.print(json ? summaryLine : Self.render(summary, kind: kind))
         return summary.exitCode
     }
 
@@ -86,7 +108,8 @@ struct FleetRun {
         }
         let json = (try? FleetEnvelope(report: line, command: command, exitCode: status, outcome: "failed", kind: itemKind).line())
             ?? "{\"kind\":\"\(itemKind.rawValue)\",\"status\":\"error\",\"exitCode\":\(status)}"
-        return Item(outcome: "failed", exitCode: status, json: json, detail: message, message: message)
+        return Item(outcome: "failed", exitCode: status, json: json, detail: message, message: message,
+                    handover: .failure(path, command: command, exitCode: status, message: message))
     }
 
     /// `ok     migrated   /srv/a/app.db  1 → 3 …` or `error  exit 65    /srv/b/app.db  …`.

@@ -24,7 +24,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options: [
             Opt.db, Opt.migrations, Opt.to, Opt.dialect, Opt.baseline, Opt.placeholder, Opt.loadExtension, Opt.allowChanged, Opt.allowOutOfOrder,
             Opt.dryRun, Opt.status, Opt.create, CommonOptions.timeout, Opt.backupDir, Opt.allowDrift, Opt.allow, Opt.ftsDeferred,
-        ] + CommonOptions.output + FleetOptions.options)
+        ] + CommonOptions.output + Handover.options + FleetOptions.options)
 
     enum Opt {
         static let db = FleetOptions.database(help: "The database to migrate; repeat it for several (see --dbs-from).")
@@ -70,6 +70,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     let options: Migrator.Options
     let output: OutputOptions
     let fleet: FleetOptions?
+    let handover: Handover
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
@@ -103,6 +104,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
         // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
         if backupDirectory != nil { options.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
+        self.handover = try Handover(values, inputs: Self.inputs(of: options))
         self.options = options
         self.output = OutputOptions(values)
         self.fleet = fleet
@@ -137,6 +139,54 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     /// `bundle` and `schema` when they apply; the layout's reason names `--dialect`.
     static func worded(_ run: Migrator.Report) -> Migrator.Report {
         MigrateWording.worded(run)
+    }
+
+    /// What the run reads or writes into: no handover file may be one of them.
+    static func inputs(of options: Migrator.Options) -> [ReportFile.Input] {
+        var inputs: [ReportFile.Input] = [.init("the migration directory \(options.migrationsDirectory)", path: options.migrationsDirectory, kind: .directory)]
+        if !options.databasePath.isEmpty { inputs.append(.init("the database \(options.databasePath)", path: options.databasePath, kind: .database)) }
+        if let directory = options.backupDirectory { inputs.append(.init("the backup directory \(directory)", path: directory, kind: .directory)) }
+        return inputs
+    }
+
+    static func subject(of options: Migrator.Options) -> String { options.databasePath }
+
+    static func seconds(of run: Migrator.Report) -> Double { run.migration.totalSeconds }
+
+    /// A case per migration applied (or that a dry run would apply), then the drift check
+    /// and the guard's row accounting.
+    static func handoverCases(_ run: Migrator.Report) -> [JUnit.Case] {
+        let report = run.migration
+        var cases = report.applied.map { migration in
+            JUnit.Case(name: "migration \(migration.file)", seconds: migration.durationSeconds, result: .passed)
+        }
+        if report.applied.isEmpty {
+            cases.append(JUnit.Case(name: "migrate", seconds: report.totalSeconds, result: .passed))
+        }
+        if let schema = run.schema {
+            let result: JUnit.Case.Result = switch schema.status {
+            case .match: .passed
+            case .drift: .failed("schema drift allowed by --allow-drift", details: schema.differences)
+            case .skipped: .skipped(schema.reason ?? "skipped")
+            }
+            cases.append(JUnit.Case(name: "schema", seconds: 0, result: result))
+        }
+        return cases
+    }
+
+    static func handoverSummary(_ run: Migrator.Report) -> [String] {
+        let report = run.migration
+        var lines = ["- Migrations: `\(Markdown.code(report.migrations))` (\(report.dialect.rawValue)), version \(shownVersion(report.fromVersionText, report)) → \(shownVersion(report.toVersionText, report))"]
+        for migration in report.applied {
+            lines.append("- Applied `\(Markdown.code(migration.file))`: \(Counted.phrase(migration.statements, "statement")), \(ReportOutput.seconds(migration.durationSeconds))")
+        }
+        for table in report.accounting?.tables ?? [] {
+            lines.append("- Rows of `\(Markdown.code(table.table))`: \(table.rowsBefore) → \(table.rowsAfter.map(String.init) ?? "dropped")\(table.allowedBy == nil ? "" : " (allowed)")")
+        }
+        if let bundle = run.bundle {
+            lines.append("- Rollback bundle: `\(Markdown.code(bundle.path))`, SHA-256 `\(bundle.sha256)`")
+        }
+        return lines
     }
 
     static func render(_ run: Migrator.Report) -> String {

@@ -43,6 +43,10 @@ protocol OperationCommand: StewardCommand {
 
     /// Puts the report of a single run where it goes. Default: `printReport`.
     func deliver(_ report: Work.Report, status: Int32, on terminal: Terminal) throws
+
+    /// Writes the handover files of a single run (`Handover`), from its report or from
+    /// the error that ended it. Default: none asked for.
+    func recordHandover(_ outcome: Result<(report: Work.Report, status: Int32), StewardError>) throws
 }
 
 /// A command that can run over many databases (`FleetRun`): each item runs the same
@@ -64,6 +68,18 @@ protocol FleetCommand: OperationCommand, SendableMetatype where Work: SendableMe
     static func outcome(of report: Work.Report) -> String
     /// The text after the item's path on its line, and a failed item's reason in the summary.
     static func fleetDetail(_ report: Work.Report) -> String
+
+    /// The handover files asked for (`--report`, `--junit`, `--summary`).
+    var handover: Handover { get }
+    /// What the run reads, which no handover file may replace.
+    static func inputs(of options: Work.Options) -> [ReportFile.Input]
+    /// The database's or bundle's path the options name.
+    static func subject(of options: Work.Options) -> String
+    /// One database's or bundle's report in the handover files: its test cases and its
+    /// section of the summary.
+    static func handoverCases(_ report: Work.Report) -> [JUnit.Case]
+    static func handoverSummary(_ report: Work.Report) -> [String]
+    static func seconds(of report: Work.Report) -> Double
 }
 
 /// A command whose only progress is a live line on stderr, drawn on a terminal and
@@ -107,6 +123,8 @@ extension OperationCommand {
         try printReport(report, status: status, on: terminal)
     }
 
+    func recordHandover(_ outcome: Result<(report: Work.Report, status: Int32), StewardError>) throws {}
+
     func run(on terminal: Terminal) throws -> Int32 {
         try runOperation(on: terminal)
     }
@@ -128,15 +146,22 @@ extension OperationCommand {
         let progress = output.quiet ? silent : self.progress(on: terminal, live: live)
         let options = self.options
         let report: Work.Report
-        if trapsSignals {
-            report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
-                try Work(options: options, cancellation: cancellation, progress: progress).run()
+        do {
+            if trapsSignals {
+                report = try SignalTrap.run(clearingProgressOn: live ? terminal : nil) { cancellation in
+                    try Work(options: options, cancellation: cancellation, progress: progress).run()
+                }
+            } else {
+                report = try Work(options: options, cancellation: Cancellation(), progress: progress).run()
             }
-        } else {
-            report = try Work(options: options, cancellation: Cancellation(), progress: progress).run()
+        } catch let error as StewardError {
+            // The handover records the failure too; the run's own error is what it exits with.
+            try? recordHandover(.failure(error))
+            throw error
         }
         let worded = Self.worded(report)
         let status = Self.exitStatus(of: worded)
+        try recordHandover(.success((worded, status)))
         try deliver(worded, status: status, on: terminal)
         return status
     }
@@ -153,26 +178,50 @@ extension FleetCommand {
         exitStatus(of: report) == ExitCode.success ? "passed" : "failed"
     }
 
+    func recordHandover(_ outcome: Result<(report: Work.Report, status: Int32), StewardError>) throws {
+        guard !handover.isEmpty else { return }
+        let command = Self.configuration.commandName
+        switch outcome {
+        case .success(let (report, status)):
+            try handover.write(command: command, item: Self.handoverItem(report, subject: Self.subject(of: options)),
+                               json: try ReportOutput.json(report, command: command, exitCode: status), inputs: Self.inputs(of: options))
+        case .failure(let error):
+            let status = ExitCode.for(error.kind)
+            let message = RemedyWording.message(of: error)
+            try handover.write(command: command, item: .failure(Self.subject(of: options), command: command, exitCode: status, message: message),
+                               json: ReportOutput.failure(command: command, kind: error.kind.rawValue, message: message, exitCode: status),
+                               inputs: Self.inputs(of: options))
+        }
+    }
+
+    /// One report in the handover files.
+    static func handoverItem(_ report: Work.Report, subject: String) -> Handover.Item {
+        Handover.Item(subject: subject, exitCode: exitStatus(of: report), outcome: outcome(of: report),
+                      seconds: seconds(of: report), cases: handoverCases(report), summary: handoverSummary(report))
+    }
+
     /// Every item runs as a single run would, without progress (many items would
     /// interleave it), and prints its line.
     func runFleet(_ fleet: FleetOptions, on terminal: Terminal) throws -> Int32 {
         let prepared = try fleetOptions()
-        return try FleetRun(command: Self.configuration.commandName, kind: Self.itemKind, fleet: fleet, json: output.json, quiet: output.quiet)
-            .run(on: terminal) { path, cancellation in
-                let report = try Work(options: Self.options(prepared, for: path), cancellation: cancellation).run()
-                return try Self.item(Self.worded(report))
-            }
+        var run = FleetRun(command: Self.configuration.commandName, kind: Self.itemKind, fleet: fleet, json: output.json, quiet: output.quiet)
+        run.handover = handover
+        run.inputs = { path in (try? Self.inputs(of: Self.options(prepared, for: path))) ?? [] }
+        return try run.run(on: terminal) { path, cancellation in
+            let report = try Work(options: Self.options(prepared, for: path), cancellation: cancellation).run()
+            return try Self.item(Self.worded(report), path: path)
+        }
     }
 
     /// One item's line: its report with the envelope (NDJSON), or its outcome and detail.
-    static func item(_ report: Work.Report) throws -> FleetRun.Item {
+    static func item(_ report: Work.Report, path: String) throws -> FleetRun.Item {
         let status = exitStatus(of: report)
         let outcome = outcome(of: report)
         let detail = fleetDetail(report)
         let envelope = FleetEnvelope(
             report: report, command: configuration.commandName, exitCode: status, outcome: outcome, kind: itemKind)
         return FleetRun.Item(outcome: outcome, exitCode: status, json: try envelope.line(), detail: detail,
-                             message: status == ExitCode.success ? nil : detail)
+                             message: status == ExitCode.success ? nil : detail, handover: handoverItem(report, subject: path))
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentKit
 import Foundation
+import StewardBase
 import StewardCore
 
 /// `steward restore`: unpack a bundle into a fresh directory, prove the database works,
@@ -40,7 +41,7 @@ struct RestoreCommand: FleetCommand, LiveProgressCommand {
         options: [
             Opt.into, Opt.replace, Opt.keepReplaced, Opt.discardReplaced, CommonOptions.timeout, Opt.acceptRecordedFailures,
             Opt.checkOnly, Opt.loadExtension, Opt.skipFTSCheck,
-        ] + KeyOptions.forDecryption + CommonOptions.output + drillKeys.options)
+        ] + KeyOptions.forDecryption + CommonOptions.output + Handover.options + drillKeys.options)
 
     enum Arg {
         static let bundles = RepeatedArgument(
@@ -65,6 +66,7 @@ struct RestoreCommand: FleetCommand, LiveProgressCommand {
     /// A drill over several bundles.
     let fleet: FleetOptions?
     let output: OutputOptions
+    let handover: Handover
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let bundles = values[Arg.bundles]
@@ -99,6 +101,7 @@ struct RestoreCommand: FleetCommand, LiveProgressCommand {
         options.checksFTS = !values[Opt.skipFTSCheck]
         options.extensions = values[Opt.loadExtension]
         options.keys = try KeyOptions.parse(values, encrypting: false)
+        self.handover = try Handover(values, inputs: Self.inputs(of: options))
         self.options = options
         self.fleet = fleet
         self.output = OutputOptions(values)
@@ -143,6 +146,30 @@ struct RestoreCommand: FleetCommand, LiveProgressCommand {
         case .published:
             return nil
         }
+    }
+
+    /// What the run reads or publishes into: no handover file may be one of them.
+    static func inputs(of options: Restorer.Options) -> [ReportFile.Input] {
+        var inputs: [ReportFile.Input] = []
+        if options.bundlePath != Restorer.standardInput { inputs.append(.init("the bundle \(options.bundlePath)", path: options.bundlePath)) }
+        if !options.intoDirectory.isEmpty { inputs.append(.init("the directory \(options.intoDirectory)", path: options.intoDirectory, kind: .directory)) }
+        if let path = options.replacePath { inputs.append(.init("the database \(path)", path: path, kind: .database)) }
+        inputs += options.keys.identityFiles.map { .init("the identity file \($0)", path: $0) }
+        return inputs
+    }
+
+    static func subject(of options: Restorer.Options) -> String { options.bundlePath }
+
+    /// The bundle's source, its files' SHA-256, and the checks.
+    static func handoverSummary(_ report: RestoreReport) -> [String] {
+        let source = report.manifest.source
+        var lines = ["- Source: `\(Markdown.code(source.fileName))`, user_version \(source.userVersion), \(Counted.phrase(source.pageCount, "page")) of \(source.pageSize) bytes",
+                     "- Published: \(report.published ? "yes" : "no")\(report.checkOnly == true ? " (a drill)" : "")"]
+        for file in report.files {
+            lines.append("- `\(Markdown.code(file.path))`: \(ReportOutput.bytes(file.size)), SHA-256 `\(file.sha256)`\(file.matches ? "" : " (the manifest says `\(file.expectedSHA256)`)")")
+        }
+        lines.append("")
+        return lines + Markdown.checks(report.checks)
     }
 
     static func render(_ report: RestoreReport) -> String {

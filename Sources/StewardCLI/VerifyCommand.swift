@@ -21,8 +21,8 @@ struct VerifyCommand: FleetCommand {
             """,
         options: [
             Opt.db, Opt.quick, Opt.expectVersion, Opt.migrations, Opt.dialect, Opt.assert, Opt.ftsDeferred, Opt.loadExtension, Opt.contract,
-            Opt.report, CommonOptions.timeout,
-        ] + CommonOptions.output + FleetOptions.options)
+            CommonOptions.timeout,
+        ] + CommonOptions.output + Handover.options + FleetOptions.options)
 
     enum Opt {
         static let db = FleetOptions.database(help: "The database to verify (required unless only a contract is run); repeat it for several (see --dbs-from).")
@@ -36,21 +36,17 @@ struct VerifyCommand: FleetCommand {
         static let ftsDeferred = RepeatedOption<String>("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).")
         static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
         static let contract = Option<String>("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations).")
-        static let report = Option<String>("report", value: "file", help: "Write the JSON report to this file as well; never an input of the run.")
     }
 
     typealias Work = Verifier
 
     let options: Verifier.Options
     let fleet: FleetOptions?
-    let reportPath: String?
+    let handover: Handover
     let output: OutputOptions
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
-        if fleet != nil && values.isPresent(Opt.report) {
-            throw values.error("'--report' takes one database; with many, '--json' prints a line for each")
-        }
         var options = Verifier.Options(databasePath: fleet == nil ? values[Opt.db].last : "")
         options.quick = values[Opt.quick]
         options.expectedVersion = values[Opt.expectVersion].map { Int32($0) }
@@ -73,13 +69,9 @@ struct VerifyCommand: FleetCommand {
         if options.databasePath == nil && !(options.assertionFiles.isEmpty && options.expectedVersion == nil && !options.quick) {
             throw values.error("'--assert', '--expect-version' and '--quick' need '--db <path>'")
         }
-        let reportPath = values[Opt.report]
-        if let reportPath, let conflict = ReportFile.conflict(path: reportPath, inputs: Self.inputs(of: options)) {
-            throw values.error("'--report \(reportPath)' \(conflict); a report never replaces an input")
-        }
+        self.handover = try Handover(values, inputs: Self.inputs(of: options))
         self.options = options
         self.fleet = fleet
-        self.reportPath = reportPath
         self.output = OutputOptions(values)
     }
 
@@ -104,14 +96,6 @@ struct VerifyCommand: FleetCommand {
         report.passed ? ExitCode.success : ExitCode.checkFailed
     }
 
-    /// With `--report`, the JSON goes to that file as well.
-    func deliver(_ report: VerifyReport, status: Int32, on terminal: Terminal) throws {
-        guard let reportPath else { return try printReport(report, status: status, on: terminal) }
-        let encoded = try ReportOutput.json(report, command: Self.configuration.commandName, exitCode: status)
-        try ReportFile.write(encoded + "\n", to: reportPath, inputs: Self.inputs(of: options))
-        terminal.print(output.json ? encoded : Self.render(report))
-    }
-
     static func options(_ options: Verifier.Options, for path: String) -> Verifier.Options {
         var options = options
         options.databasePath = path
@@ -122,6 +106,45 @@ struct VerifyCommand: FleetCommand {
         report.passed
             ? "\(Counted.phrase(report.checks.filter { $0.status == .pass }.count, "check")) passed"
             : "failed: \(report.failedChecks.joined(separator: ", "))"
+    }
+
+    static func subject(of options: Verifier.Options) -> String {
+        options.databasePath ?? options.contractPath ?? ""
+    }
+
+    /// A case per check, then one per search-contract case, by its name (never its query).
+    static func handoverCases(_ report: VerifyReport) -> [JUnit.Case] {
+        report.checks.map(JUnit.Case.init) + report.contractCases.map { item in
+            JUnit.Case(name: "search-contract: \(item.name)", seconds: 0,
+                       result: item.passed ? .passed : .failed(contractFailure(item), details: []))
+        }
+    }
+
+    private static func contractFailure(_ item: VerifyReport.ContractCase) -> String {
+        var parts: [String] = []
+        if !item.freshMatches { parts.append("a fresh database does not return the expected rows") }
+        if !item.migratedMatches { parts.append("the migrated legacy database does not return the expected rows") }
+        if !item.agree { parts.append("the two databases disagree") }
+        return parts.isEmpty ? "failed" : parts.joined(separator: "; ")
+    }
+
+    /// The database, its full-text tables' tokenizers and options, the contract, and the checks.
+    static func handoverSummary(_ report: VerifyReport) -> [String] {
+        var lines: [String] = []
+        if let database = report.database {
+            lines.append("- Database: `\(Markdown.code(database.fileName))`, \(ReportOutput.bytes(database.sizeBytes)), user_version \(database.userVersion)")
+            for table in database.ftsTables {
+                let options = table.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+                lines.append("- Full-text table `\(Markdown.code(table.name))`: tokenize \(Markdown.text(table.tokenize)), content \(table.contentMode)"
+                             + (options.isEmpty ? "" : ", options \(Markdown.text(options))"))
+            }
+        }
+        if let version = report.contractVersion {
+            lines.append("- Search contract: version \(Markdown.text(version)), \(Counted.phrase(report.contractCases.count, "case"))"
+                         + (report.failedCases.isEmpty ? "" : "; failed: " + report.failedCases.map { "`\(Markdown.code($0))`" }.joined(separator: ", ")))
+        }
+        lines.append("")
+        return lines + Markdown.checks(report.checks)
     }
 
     /// What the run reads: none of it may be where the report goes.

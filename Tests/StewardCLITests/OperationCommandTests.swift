@@ -61,6 +61,15 @@ import Testing
         static func fleetDetail(_ report: Probe.Report) -> String {
             report.passed ? "all good" : "it failed"
         }
+
+        let handover = Handover.none
+        static func inputs(of options: Probe.Options) -> [ReportFile.Input] { [] }
+        static func subject(of options: Probe.Options) -> String { "probe.db" }
+        static func seconds(of report: Probe.Report) -> Double { 0 }
+        static func handoverCases(_ report: Probe.Report) -> [JUnit.Case] {
+            [JUnit.Case(name: "probe", seconds: 0, result: report.passed ? .passed : .failed("it failed", details: []))]
+        }
+        static func handoverSummary(_ report: Probe.Report) -> [String] { [] }
     }
 
     final class Captured: @unchecked Sendable {
@@ -107,7 +116,7 @@ import Testing
     /// An item of a fleet is judged by the rule of a single run, and its line carries the
     /// report a single run prints, with its kind and outcome.
     @Test func aFleetItemIsJudgedAsASingleRun() throws {
-        let failed = try ProbeCommand.item(Probe.Report(passed: false))
+        let failed = try ProbeCommand.item(Probe.Report(passed: false), path: "probe.db")
         #expect(failed.exitCode == 1)
         #expect(failed.outcome == "failed")
         #expect(failed.detail == "it failed")
@@ -117,7 +126,7 @@ import Testing
         #expect(object["outcome"] as? String == "failed")
         #expect(object["status"] as? String == "failed")
         #expect(object["passed"] as? Bool == false)
-        let passed = try ProbeCommand.item(Probe.Report(passed: true))
+        let passed = try ProbeCommand.item(Probe.Report(passed: true), path: "probe.db")
         #expect(passed.exitCode == 0)
         #expect(passed.outcome == "passed")
         #expect(passed.message == nil)

@@ -118,7 +118,7 @@ import Testing
             Databases   2 from 3 lines in 1 file, 1 with more than one line (the last counts)
             Result      1 succeeded, 1 failed (1 failed, 1 passed)
             Failures    by exit status: 66: 1
-                66  /srv/b.db  no such database
+                66  verify  /srv/b.db  no such database
             Exit status 66
             """)
     }

@@ -5,11 +5,15 @@ public struct FleetSummary: Codable, Sendable {
         public let database: DatabaseReference
         public let exitCode: Int32
         public let message: String
+        /// The command whose run failed, in `steward report` (a fleet's own summary has
+        /// one command, its own).
+        public var command: String?
 
-        public init(database: String, exitCode: Int32, message: String) {
+        public init(database: String, exitCode: Int32, message: String, command: String? = nil) {
             self.database = DatabaseReference(path: database)
             self.exitCode = exitCode
             self.message = message
+            self.command = command
         }
     }
 
