@@ -39,6 +39,14 @@ struct GooseLedger: MigrationLedger {
         return reading
     }
 
+    /// pressly/goose v3.27.3 internal/dialect/dialectquery/sqlite3.go `DeleteVersion`:
+    /// `DELETE FROM goose_db_version WHERE version_id=?`, every row of the version (the
+    /// version-0 row goose writes with the table stays).
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
+        guard let version = migration.version.integer else { return }
+        try connection.execute(sql: "DELETE FROM goose_db_version WHERE version_id=?", bindings: [.integer(version)])
+    }
+
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
         guard let version = migration.version.integer else {
             throw StewardError(.badInput, "\(migration.fileName): version \(migration.version) does not fit goose's 64-bit versions")
