@@ -338,3 +338,40 @@ import Testing
         #expect(recording.lines == ["undoing 3_tag.sql 3", "undone 3_tag.sql 3 1", "undoing 2_note.sql 2", "undone 2_note.sql 2 2"])
     }
 }
+
+/// A down part that declares an FTS5 table again gets the upgrade's rebuild and check.
+@Suite struct DownMigratorSearchTests: MigratorSuite {
+    let workspace: Workspace
+
+    init() throws { workspace = try Workspace(layout: "steward") }
+
+    @Test func anFTS5TableADownPartRedefinesIsRebuiltAndChecked() throws {
+        try write("0001_ticket.sql", """
+            CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+            CREATE VIRTUAL TABLE ticket_fts USING fts5(title, content='ticket', content_rowid='id');
+            CREATE TRIGGER ticket_ai AFTER INSERT ON ticket BEGIN
+              INSERT INTO ticket_fts(rowid, title) VALUES (new.id, new.title);
+            END;
+            """)
+        try write("0002_trigram.sql", """
+            DROP TABLE ticket_fts;
+            CREATE VIRTUAL TABLE ticket_fts USING fts5(title, content='ticket', content_rowid='id', tokenize='trigram');
+            """)
+        try write("0002_trigram.down.sql", """
+            DROP TABLE ticket_fts;
+            CREATE VIRTUAL TABLE ticket_fts USING fts5(title, content='ticket', content_rowid='id');
+            """)
+        _ = try migrate { $0.create = true }
+        try Connection(path: database).execute(sql: "INSERT INTO ticket(title) VALUES ('written since the upgrade')")
+        let report = try migrate {
+            $0.down = true
+            $0.targetVersion = 1
+        }
+        #expect(report.ftsRebuilt.map(\.table) == ["ticket_fts"])
+        #expect(report.ftsRebuilt.first?.rebuiltBy == .steward)
+        #expect(report.ftsRebuilt.first?.checked == true)
+        let connection = try Connection(path: database)
+        #expect(try connection.integer(sql: "SELECT count(*) FROM ticket_fts WHERE ticket_fts MATCH 'upgrade'") == 1)
+        #expect(try connection.userVersion() == 1)
+    }
+}
