@@ -159,6 +159,20 @@ private let dbmateInstalled = (try? systemTool(["dbmate", "--version"]).status) 
         #expect(try schemaProblems([("fleet", run.stdout)]) == [])
     }
 
+    @Test func shardsTakeBackTheirShareAndTogetherAllOfIt() throws {
+        let paths = (1...3).map { directory.file("db\($0).db") }
+        for path in paths { try upToNewest(path) }
+        var outcomes: [String] = []
+        for shard in ["1/2", "2/2"] {
+            let run = try StewardProcess.run(["migrate", "--migrations", migrations, "--json", "--shard", shard, "--down", "--to", "1"]
+                + paths.flatMap { ["--db", $0] })
+            #expect(run.status == 0, "\(run.allOutput)")
+            outcomes += try run.jsonLines().compactMap { $0["outcome"] as? String }
+        }
+        #expect(outcomes.sorted() == ["migrated", "migrated", "migrated"])
+        for path in paths { #expect(try Connection(path: path).userVersion() == 1) }
+    }
+
     @Test func backupDirWritesARollbackPointBeforeTheDownRun() throws {
         try upToNewest()
         try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)

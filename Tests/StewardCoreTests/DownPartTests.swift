@@ -38,6 +38,14 @@ import Testing
         #expect(set.migrations.allSatisfy { !$0.upSQL.contains("DROP") })
     }
 
+    @Test func aDownFileThatIsNotTextRefusesOnlyTheDownRun() throws {
+        try write("0001_a.sql", "CREATE TABLE a(x);\n")
+        try Data([0x44, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: workspace.migration("0001_a.down.sql")))
+        let set = try read(.steward)
+        #expect(set.migrations[0].upSQL == "CREATE TABLE a(x);\n")
+        #expect(set.migrations[0].down?.refusal?.hasSuffix("0001_a.down.sql: not UTF-8 text") == true)
+    }
+
     @Test func golangMigrateAndSqlxPairTheDownFileByVersion() throws {
         try write("1_a.up.sql", "CREATE TABLE a(x);\n")
         try write("1_a.down.sql", "DROP TABLE a;\n")

@@ -29,10 +29,17 @@ extension DialectSet {
             return ([UInt8](data), text)
         }
 
-        /// The down part kept in a file of its own, `name` in the set's directory.
-        func downFile(_ name: String) throws -> DownPart {
-            let (_, text) = try read(name)
-            return DownPart(fileName: name, path: display(name), sql: text)
+        /// The down part kept in a file of its own, `name` in the set's directory. A file
+        /// that cannot be read as text refuses only a down run: an upgrade never read it.
+        func downFile(_ name: String) -> DownPart {
+            do {
+                let (_, text) = try read(name)
+                return DownPart(fileName: name, path: display(name), sql: text)
+            } catch let error as StewardError {
+                return DownPart(fileName: name, path: display(name), sql: "", refusal: error.message)
+            } catch {
+                return DownPart(fileName: name, path: display(name), sql: "", refusal: "cannot read \(display(name))")
+            }
         }
 
         /// A down part kept as a section of the migration's own file.
@@ -113,7 +120,7 @@ extension DialectSet {
                 var base = name.dropLast(".sql".count)
                 if base.hasSuffix(".up") { base = base.dropLast(".up".count) }
                 let downName = String(base) + ".down.sql"
-                let down = names.contains(downName) && !isDirectory(downName) ? try downFile(downName) : nil
+                let down = names.contains(downName) && !isDirectory(downName) ? downFile(downName) : nil
                 migrations.append(DialectMigration(
                     version: VersionKey(Int64(version)), ledgerVersion: String(version), fileName: name, path: display(name),
                     description: name, bytes: bytes, upSQL: sql, down: down))
@@ -281,7 +288,7 @@ extension DialectSet {
                 migrations.append(DialectMigration(
                     version: up.version, ledgerVersion: up.digits, fileName: up.name, path: display(up.name),
                     description: up.identifier.replacingOccurrences(of: "_", with: " "), bytes: bytes, upSQL: text,
-                    down: try downOnly[up.version].map(downFile)))
+                    down: downOnly[up.version].map(downFile)))
             }
             if let found = downOnly.filter({ !upVersions.contains($0.key) }).min(by: { $0.key < $1.key }) {
                 throw StewardError(
@@ -334,7 +341,7 @@ extension DialectSet {
                 migrations.append(DialectMigration(
                     version: version, ledgerVersion: digits, fileName: name, path: display(name),
                     description: Self.description(parts[1], suffix: parts[1].hasSuffix(".up.sql") ? ".up.sql" : ".sql"),
-                    bytes: bytes, upSQL: text, down: try downs[version].map(downFile)))
+                    bytes: bytes, upSQL: text, down: downs[version].map(downFile)))
             }
         }
 
@@ -385,7 +392,7 @@ extension DialectSet {
                 }
                 let (bytes, text) = try read(up)
                 let downName = Paths.join(name, "down.sql")
-                let down = inside.contains("down.sql") && !isDirectory(downName) ? try downFile(downName) : nil
+                let down = inside.contains("down.sql") && !isDirectory(downName) ? downFile(downName) : nil
                 migrations.append(DialectMigration(
                     version: version, ledgerVersion: versionText, fileName: up, path: display(up),
                     description: String(name.drop { $0 != "_" }.dropFirst()), bytes: bytes, upSQL: text, down: down))
