@@ -49,9 +49,8 @@ extension Migrator {
             if !downScripts.isEmpty {
                 try validate(downScripts, onSchemaOf: connection)
             }
-            if options.down {
-                // Nothing else of the set runs: it is read as far as the database has it.
-            } else if let validation = build.failure {
+            // A down run runs no up part, so the set's build does not decide it.
+            if !options.down, let validation = build.failure {
                 // The set does not build from an empty database: only a database that
                 // already holds the schema its pending files start from can take them.
                 guard !plan.applied.isEmpty else { throw validation }
