@@ -313,6 +313,45 @@ import Testing
         #expect(try fileBytes() == before)
     }
 
+    @Test func theGuardRefusesADownPartThatLosesWhatItDoesNotName() throws {
+        try write(".steward-dialect", "steward\n")
+        try write("0001_ticket.sql", "CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT);\nCREATE INDEX ticket_title ON ticket(title);\n")
+        try write("0001_ticket.down.sql", "DROP TABLE ticket;\n")
+        try write("0002_status.sql", "ALTER TABLE ticket ADD COLUMN status TEXT;\n")
+        // The rebuild that takes the column away loses the index of migration 1 with the old table.
+        try write("0002_status.down.sql", """
+            CREATE TABLE ticket_new(id INTEGER PRIMARY KEY, title TEXT);
+            INSERT INTO ticket_new SELECT id, title FROM ticket;
+            DROP TABLE ticket;
+            ALTER TABLE ticket_new RENAME TO ticket;
+            """)
+        _ = try migrate { $0.create = true }
+        try Connection(path: database).execute(sql: "INSERT INTO ticket(title) VALUES ('a')")
+        let before = try fileBytes()
+        let error = try failure {
+            $0.down = true
+            $0.targetVersion = 1
+        }
+        #expect(error.kind == .checkFailed)
+        #expect(error.message.contains("index ticket_title on ticket lost with its table"), "\(error.message)")
+        #expect(try fileBytes() == before)
+
+        // The same rebuild that makes the index again loses nothing.
+        try write("0002_status.down.sql", """
+            CREATE TABLE ticket_new(id INTEGER PRIMARY KEY, title TEXT);
+            INSERT INTO ticket_new SELECT id, title FROM ticket;
+            DROP TABLE ticket;
+            ALTER TABLE ticket_new RENAME TO ticket;
+            CREATE INDEX ticket_title ON ticket(title);
+            """)
+        let report = try migrate {
+            $0.down = true
+            $0.targetVersion = 1
+        }
+        #expect(report.undone?.map(\.file) == ["0002_status.down.sql"])
+        #expect(try Connection(path: database).rows(sql: "SELECT title FROM ticket") == [[.text("a")]])
+    }
+
     @Test func aDryRunTakesBackOnACopyAndLeavesTheFileAlone() throws {
         try writeSet(.goose)
         _ = try run(.goose) { $0.create = true }
