@@ -352,6 +352,32 @@ import Testing
         #expect(try Connection(path: database).rows(sql: "SELECT title FROM ticket") == [[.text("a")]])
     }
 
+    @Test func gooseTakesBackInTheOrderOfApplicationAndStopsAtTheTarget() throws {
+        try writeSet(.goose)
+        _ = try run(.goose) {
+            $0.create = true
+            $0.targetVersion = 1
+        }
+        try FileManager.default.moveItem(atPath: workspace.migration("00002_note.sql"), toPath: directory.file("held-back.sql"))
+        _ = try run(.goose)
+        try FileManager.default.moveItem(atPath: directory.file("held-back.sql"), toPath: workspace.migration("00002_note.sql"))
+        _ = try run(.goose) { $0.allowOutOfOrder = true }
+        // Applied 1, 3, then 2: goose's down-to 2 finds 2 most recently applied and stops.
+        let atTwo = try run(.goose) {
+            $0.down = true
+            $0.targetVersion = 2
+        }
+        #expect(atTwo.outcome == .current)
+        // Down to 1: 2 first (applied last), then 3.
+        let report = try run(.goose) {
+            $0.down = true
+            $0.targetVersion = 1
+        }
+        #expect(report.undone?.map(\.versionText) == ["00002", "00003"])
+        #expect(try Connection(path: database).rows(sql: "SELECT version_id FROM goose_db_version ORDER BY id")
+                == [[.integer(0)], [.integer(1)]])
+    }
+
     @Test func aDryRunTakesBackOnACopyAndLeavesTheFileAlone() throws {
         try writeSet(.goose)
         _ = try run(.goose) { $0.create = true }

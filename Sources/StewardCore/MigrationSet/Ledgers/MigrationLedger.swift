@@ -117,6 +117,9 @@ public struct LedgerReading: Sendable, Equatable {
     public var dirty: String?
     /// The number of rows that record an applied migration.
     public var rows = 0
+    /// The applied versions in the order the runner's down command takes them back, for a
+    /// ledger that keeps the order of application (goose); nil: newest version first.
+    public var takenBackOrder: [VersionKey]?
 }
 
 /// The two line-ending forms of a file's bytes, to tell a changed file from one whose line
@@ -299,7 +302,8 @@ public struct LedgerPlan: Sendable {
         var pending = migrations.filter { !appliedKeys.contains($0.version) }
         var undo: [DialectMigration] = []
         if options.down {
-            undo = try Self.undo(applied: applied, set: set, target: options.target, requireDownParts: options.requireDownParts)
+            undo = try Self.undo(applied: applied, order: reading?.takenBackOrder, set: set, target: options.target,
+                                 requireDownParts: options.requireDownParts)
             pending = []
         } else if let target = options.target {
             let atUserVersion = reading == nil && rule == .newestVersion && target.integer == Int64(userVersion)
@@ -336,7 +340,7 @@ public struct LedgerPlan: Sendable {
     /// missing or empty down part as nothing to do and record the migration as taken back
     /// anyway, which leaves the schema holding what that runner's ledger says is gone.
     static func undo(
-        applied: [DialectMigration], set: DialectSet, target: VersionKey?, requireDownParts: Bool = true
+        applied: [DialectMigration], order: [VersionKey]? = nil, set: DialectSet, target: VersionKey?, requireDownParts: Bool = true
     ) throws -> [DialectMigration] {
         switch set.dialect {
         case .drizzle:
@@ -362,7 +366,19 @@ public struct LedgerPlan: Sendable {
             }
             throw StewardError(.badInput, "no migration in \(set.directory) has version \(target)")
         }
-        let undo = Array(applied.filter { $0.version > target }.reversed())
+        var undo: [DialectMigration]
+        if let order {
+            // goose's down-to: the applied versions, most recently applied first, until the
+            // first at or below the target (pressly/goose v3.27.3 provider.go, `down`).
+            let byVersion = Dictionary(applied.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
+            undo = []
+            for version in order {
+                guard version > target else { break }
+                if let migration = byVersion[version] { undo.append(migration) }
+            }
+        } else {
+            undo = Array(applied.filter { $0.version > target }.reversed())
+        }
         guard requireDownParts else { return undo }
         var missing: [String] = []
         var empty: [String] = []
