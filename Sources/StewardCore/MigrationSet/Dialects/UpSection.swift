@@ -101,10 +101,11 @@ extension UpSection {
         try gooseParts(text, file: file).up
     }
 
-    /// A goose file's down part: the lines after `-- +goose Down`, annotations blanked, or
-    /// nil when the file has none; `refusal` says why goose's down run would not send it
-    /// as SQLite reads it (a statement cut short or left without its `;`), which refuses
-    /// only a down run: goose's up run resets its buffer in the down part, and so does this.
+    /// The down part of a file that keeps both directions (goose's lines after
+    /// `-- +goose Down`, dbmate's after `-- migrate:down`), other lines blanked; `refusal`
+    /// says why Steward cannot run it as the runner's down command would (a goose statement
+    /// cut short or left without its `;`, a dbmate `transaction:false`). It refuses only a
+    /// down run: the runners' up runs never read these lines, and neither does Steward's.
     struct DownSection {
         let sql: String
         let refusal: String?
