@@ -378,6 +378,41 @@ import Testing
                 == [[.integer(0)], [.integer(1)]])
     }
 
+    @Test func anAllowanceInTheDownPartNamesItsLoss() throws {
+        try write(".steward-dialect", "steward\n")
+        try write("0001_ticket.sql", "CREATE TABLE ticket(id INTEGER PRIMARY KEY, title TEXT, status TEXT);\n")
+        try write("0001_ticket.down.sql", "DROP TABLE ticket;\n")
+        try write("0002_closed.sql", "CREATE TABLE archive(id INTEGER PRIMARY KEY);\n")
+        // Taking 2 back also drops the closed tickets through a rebuild's WHERE.
+        let rebuild = """
+            DROP TABLE archive;
+            CREATE TABLE ticket_new(id INTEGER PRIMARY KEY, title TEXT, status TEXT);
+            INSERT INTO ticket_new SELECT * FROM ticket WHERE status IS NOT 'closed';
+            DROP TABLE ticket;
+            ALTER TABLE ticket_new RENAME TO ticket;
+
+            """
+        try write("0002_closed.down.sql", rebuild)
+        _ = try migrate { $0.create = true }
+        try Connection(path: database).execute(sql: "INSERT INTO ticket(title, status) VALUES ('a', 'open'), ('b', 'closed')")
+        let before = try fileBytes()
+        let error = try failure {
+            $0.down = true
+            $0.targetVersion = 1
+        }
+        #expect(error.kind == .checkFailed)
+        #expect(error.message.contains("ticket"), "\(error.message)")
+        #expect(try fileBytes() == before)
+
+        try write("0002_closed.down.sql", "-- steward: allow row-loss ticket\n" + rebuild)
+        let report = try migrate {
+            $0.down = true
+            $0.targetVersion = 1
+        }
+        #expect(report.accounting?.allowances.map(\.used) == [true])
+        #expect(try Connection(path: database).rows(sql: "SELECT title FROM ticket") == [[.text("a")]])
+    }
+
     @Test func aDryRunTakesBackOnACopyAndLeavesTheFileAlone() throws {
         try writeSet(.goose)
         _ = try run(.goose) { $0.create = true }
