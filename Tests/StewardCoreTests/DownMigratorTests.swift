@@ -128,6 +128,7 @@ import Testing
         }
         #expect(report.outcome == .migrated)
         #expect(report.direction == .down)
+        #expect(!report.ignoredFiles.contains { $0.hasSuffix(".down.sql") }, "\(report.ignoredFiles)")
         #expect(report.undone?.count == (toFirst ? 2 : 3))
         #expect(report.appliedCountAfter == (toFirst ? 1 : 0))
         let connection = try Connection(path: database)

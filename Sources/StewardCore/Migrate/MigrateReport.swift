@@ -132,7 +132,7 @@ public struct MigrateReport: Codable, Sendable {
     public let migrationCount: Int
     public let applied: [AppliedMigration]
     public let pending: [PendingMigration]
-    public let ignoredFiles: [String]
+    public var ignoredFiles: [String]
     public let ftsRebuilt: [FTSRebuild]
     public let foreignKeys: ForeignKeys?
     /// The guard's accounting of what the applied migrations created, dropped, lost and

@@ -31,6 +31,9 @@ extension Migrator {
         if options.down {
             report.direction = .down
             report.undone = []
+            // Files an upgrade ignores are a down run's down parts: not ignored here.
+            let downParts = Set(source.set.migrations.compactMap { $0.down?.fileName })
+            report.ignoredFiles = report.ignoredFiles.filter { !downParts.contains($0) }
         }
         return report
     }
