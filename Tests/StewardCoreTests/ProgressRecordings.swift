@@ -25,6 +25,8 @@ extension Recording where Element == Migrator.Event {
             switch event {
             case let .applying(file, version): "applying \(file) \(version)"
             case let .applied(file, version, statements, _): "applied \(file) \(version) \(statements)"
+            case let .undoing(file, version): "undoing \(file) \(version)"
+            case let .undone(file, version, statements, _): "undone \(file) \(version) \(statements)"
             case let .rebuildingFTS(table): "rebuildingFTS \(table)"
             case let .working(phase, table, _): "working \(phase) \(table)"
             case let .rebuiltFTS(table, _, _, _): "rebuiltFTS \(table)"

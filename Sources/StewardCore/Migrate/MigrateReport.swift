@@ -29,6 +29,28 @@ public struct MigrateReport: Codable, Sendable {
         /// whose rows were missing (`backfilled`).
         public let recorded: Int
         public let backfilled: [String]
+        /// A down run: the rows of migrations taken back (for golang-migrate, which keeps
+        /// one row, the migrations taken back); absent on other runs.
+        public var removed: Int?
+
+        public init(table: String, existed: Bool, rowsBefore: Int, recorded: Int, backfilled: [String], removed: Int? = nil) {
+            self.table = table
+            self.existed = existed
+            self.rowsBefore = rowsBefore
+            self.recorded = recorded
+            self.backfilled = backfilled
+            self.removed = removed
+        }
+    }
+
+    /// An applied migration a down run would take back (`--status`, `--dry-run`).
+    public struct UndoMigration: Codable, Sendable {
+        public let version: Int64?
+        public let versionText: String
+        /// The migration's up file.
+        public let file: String
+        /// The file that holds its down part; absent when it has none.
+        public let downFile: String?
     }
 
     public struct FTSRebuild: Codable, Sendable {
@@ -110,7 +132,7 @@ public struct MigrateReport: Codable, Sendable {
     public let migrationCount: Int
     public let applied: [AppliedMigration]
     public let pending: [PendingMigration]
-    public let ignoredFiles: [String]
+    public var ignoredFiles: [String]
     public let ftsRebuilt: [FTSRebuild]
     public let foreignKeys: ForeignKeys?
     /// The guard's accounting of what the applied migrations created, dropped, lost and
@@ -127,14 +149,26 @@ public struct MigrateReport: Codable, Sendable {
     /// those already applied (`user_version` brought in line, ledger rows backfilled, the
     /// ledger table created), so the database is not current; absent in other modes.
     public var recordsPending: Bool?
+    /// `down` for a run that takes migrations back (`migrate --down`); absent otherwise.
+    public var direction: Direction?
+    /// A down run: the migrations taken back (would be, for a dry run), newest first, each
+    /// named by the file of its down part.
+    public var undone: [AppliedMigration]?
+    /// `--status` of a down run: the applied migrations it would take back, newest first.
+    public var toUndo: [UndoMigration]?
+
+    /// Which way a run goes.
+    public enum Direction: String, Codable, Sendable {
+        case down
+    }
 
     /// What the run did to the database, or would do. Not a status: a run that fails has
     /// no report.
     public var outcome: Outcome {
         switch mode {
-        case .status: return pending.isEmpty && recordsPending != true ? .current : .pending
-        case .dryRun: return applied.isEmpty && !recordedAny ? .current : .wouldMigrate
-        case .apply: return created ? .created : applied.isEmpty && !recordedAny ? .current : .migrated
+        case .status: return pending.isEmpty && (toUndo ?? []).isEmpty && recordsPending != true ? .current : .pending
+        case .dryRun: return applied.isEmpty && (undone ?? []).isEmpty && !recordedAny ? .current : .wouldMigrate
+        case .apply: return created ? .created : applied.isEmpty && (undone ?? []).isEmpty && !recordedAny ? .current : .migrated
         }
     }
 

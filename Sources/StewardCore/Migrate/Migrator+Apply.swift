@@ -43,7 +43,14 @@ extension Migrator {
             if let baseline = try resolved(options.baseline, in: source) {
                 try checkBaseline(baseline, source: source, build: build, on: connection)
             }
-            if let validation = build.failure {
+            // A down run's parts never ran on an empty database: they are checked on a copy
+            // of this database's schema, in the order they run, before anything changes.
+            let downScripts = try plan.undo.compactMap { try $0.reversed().map(MigrationScript.init) }
+            if !downScripts.isEmpty {
+                try validate(downScripts, onSchemaOf: connection)
+            }
+            // A down run runs no up part, so the set's build does not decide it.
+            if !options.down, let validation = build.failure {
                 // The set does not build from an empty database: only a database that
                 // already holds the schema its pending files start from can take them.
                 guard !plan.applied.isEmpty else { throw validation }
@@ -63,7 +70,7 @@ extension Migrator {
                     bundle = try backUp(into: directory, holding: held, version: plan.applied.last?.ledgerVersion ?? "0")
                 }
             }
-            let pending = plan.pending.compactMap(source.script(for:))
+            let pending = options.down ? downScripts : plan.pending.compactMap(source.script(for:))
             var notes = Self.notes(for: plan)
             if let baseline = try resolved(options.baseline, in: source) {
                 notes.append("adopted at baseline \(source.shown(baseline)): the schema matches the set up to that version, \(plan.applied.count) migration\(plan.applied.count == 1 ? "" : "s") recorded as applied")
@@ -88,6 +95,28 @@ extension Migrator {
                 }
             }
             var appliedSoFar = plan.applied
+            var undone: [MigrateReport.AppliedMigration] = []
+            for (migration, script) in zip(plan.undo, downScripts) {
+                let version = migration.ledgerVersion
+                progress(.undoing(file: script.migration.fileName, version: version))
+                let watch = Stopwatch()
+                guardian?.begin(script)
+                let count = try script.apply(
+                    on: connection, cancellation: cancellation, observer: guardian, onNote: { notes.append($0) }
+                ) { table in
+                    rebuiltByMigrations.insert(table.lowercased())
+                }
+                guardian?.end()
+                let seconds = watch.roundedSeconds
+                appliedSoFar.removeAll { $0.version == migration.version }
+                try sqlite {
+                    try source.ledger?.unrecord(migration, newest: appliedSoFar.max { $0.version < $1.version }, on: connection)
+                    try connection.setUserVersion(LedgerPlan.userVersion(for: appliedSoFar, rule: plan.rule))
+                }
+                undone.append(.init(version: migration.version.integer, versionText: version,
+                                    file: script.migration.fileName, statements: count, durationSeconds: seconds))
+                progress(.undone(file: script.migration.fileName, version: version, statements: count, seconds: seconds))
+            }
             for migration in plan.pending {
                 guard let script = source.script(for: migration) else { continue }
                 let version = migration.ledgerVersion
@@ -159,7 +188,8 @@ extension Migrator {
             }
             let ledger = source.ledger.map {
                 MigrateReport.Ledger(table: $0.table, existed: ledgerExisted, rowsBefore: rowsBefore,
-                                     recorded: backfilled.count + applied.count, backfilled: backfilled)
+                                     recorded: backfilled.count + applied.count, backfilled: backfilled,
+                                     removed: options.down ? undone.count : nil)
             }
             if plan.rule == .appliedCount {
                 notes.append(Self.appliedCountNote(recordedVersion, ledger: source.ledger))
@@ -170,6 +200,10 @@ extension Migrator {
                 applied: applied, pending: [], ledger: ledger, fts: fts, foreignKeys: foreignKeys,
                 notes: notes, stopwatch: stopwatch)
             migration.accounting = accounting
+            if options.down {
+                migration.direction = .down
+                migration.undone = undone
+            }
             return Report(migration: migration, schema: schema, bundle: bundle,
                           backupRequested: options.backupDirectory != nil)
         } catch {

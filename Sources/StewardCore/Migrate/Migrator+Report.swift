@@ -15,7 +15,7 @@ extension Migrator {
         applied: [MigrateReport.AppliedMigration], pending: [DialectMigration], ledger: MigrateReport.Ledger?,
         fts: [MigrateReport.FTSRebuild], foreignKeys: MigrateReport.ForeignKeys?, notes: [String], stopwatch: Stopwatch
     ) -> MigrateReport {
-        MigrateReport(
+        var report = MigrateReport(
             stewardVersion: StewardVersion.current, sqliteVersion: SQLiteLibrary.version,
             database: DatabaseReference(path: options.databasePath), migrations: source.set.directory, mode: mode, created: created,
             dialect: source.set.dialect, dialectReason: source.detection.reason,
@@ -28,6 +28,14 @@ extension Migrator {
             pending: pending.map { .init(version: $0.version.integer, versionText: $0.ledgerVersion, file: $0.fileName) },
             ignoredFiles: source.set.ignoredFiles, ftsRebuilt: fts, foreignKeys: foreignKeys, notes: notes,
             totalSeconds: stopwatch.roundedSeconds)
+        if options.down {
+            report.direction = .down
+            report.undone = []
+            // Files an upgrade ignores are a down run's down parts: not ignored here.
+            let downParts = Set(source.set.migrations.compactMap { $0.down?.fileName })
+            report.ignoredFiles = report.ignoredFiles.filter { !downParts.contains($0) }
+        }
+        return report
     }
 
     /// `migrations` in the set's order (out-of-order ones where they belong).
@@ -79,7 +87,7 @@ extension Migrator {
     /// next run that writes, and is no work by itself (a database the runner migrated is
     /// current).
     static func writes(plan: LedgerPlan, source: Source, ledgerExisted: Bool, userVersion: Int32) -> Bool {
-        !plan.pending.isEmpty || !plan.unrecorded.isEmpty || (source.ledger != nil && !ledgerExisted)
+        !plan.pending.isEmpty || !plan.undo.isEmpty || !plan.unrecorded.isEmpty || (source.ledger != nil && !ledgerExisted)
             || (!plan.followsLedger && plan.recordedUserVersion != userVersion)
     }
 
@@ -156,6 +164,13 @@ extension Migrator {
                             pending: plan.pending, ledger: ledger, fts: [], foreignKeys: nil, notes: notes,
                             stopwatch: stopwatch)
         report.recordsPending = plan.pending.isEmpty && writes
+        if options.down {
+            report.undone = nil
+            report.toUndo = plan.undo.map {
+                .init(version: $0.version.integer, versionText: $0.ledgerVersion, file: $0.fileName,
+                      downFile: $0.down.map(\.fileName))
+            }
+        }
         if current == 0, plan.applied.isEmpty {
             report.schemaMatches = matchingVersion(of: source, on: connection)
         }

@@ -18,6 +18,9 @@ public struct Migrator: StewardOperation {
         public var migrationsDirectory: String
         /// Stop at this version instead of the newest.
         public var targetVersion: RequestedVersion?
+        /// Take back the applied migrations above `targetVersion` with their down parts,
+        /// newest first, in the same one transaction an upgrade runs in.
+        public var down = false
         /// The runner whose layout and ledger the set follows; detected when nil.
         public var dialect: Dialect?
         /// Accept applied migrations whose file changed since (the ledger's checksum differs).
@@ -66,6 +69,9 @@ public struct Migrator: StewardOperation {
     public enum Event: Sendable {
         case applying(file: String, version: String)
         case applied(file: String, version: String, statements: Int, seconds: Double)
+        /// A down run takes a migration back with the down part in `file`.
+        case undoing(file: String, version: String)
+        case undone(file: String, version: String, statements: Int, seconds: Double)
         case rebuildingFTS(table: String)
         /// Called about every 0.2 s while an FTS rebuild or check runs.
         case working(phase: Phase, table: String, seconds: Double)
@@ -520,6 +526,9 @@ extension Migrator {
         planOptions.allowChanged = options.allowChanged
         planOptions.allowOutOfOrder = options.allowOutOfOrder
         planOptions.baseline = try resolved(options.baseline, in: source)
+        planOptions.down = options.down
+        // `--status` shows what a down run would take back, down parts or not.
+        planOptions.requireDownParts = !options.statusOnly
         let plan = try LedgerPlan(set: source.set, reading: reading, userVersion: current, options: planOptions)
         return (plan, reading != nil, reading?.rows ?? 0)
     }

@@ -29,6 +29,24 @@ extension DialectSet {
             return ([UInt8](data), text)
         }
 
+        /// The down part kept in a file of its own, `name` in the set's directory. A file
+        /// that cannot be read as text refuses only a down run: an upgrade never read it.
+        func downFile(_ name: String) -> DownPart {
+            do {
+                let (_, text) = try read(name)
+                return DownPart(fileName: name, path: display(name), sql: text)
+            } catch let error as StewardError {
+                return DownPart(fileName: name, path: display(name), sql: "", refusal: error.message)
+            } catch {
+                return DownPart(fileName: name, path: display(name), sql: "", refusal: "cannot read \(display(name))")
+            }
+        }
+
+        /// A down part kept as a section of the migration's own file.
+        func downSection(_ section: UpSection.DownSection, of name: String) -> DownPart {
+            DownPart(fileName: name, path: display(name), sql: section.sql, refusal: section.refusal)
+        }
+
         /// The leading ASCII digits of `name`.
         static func leadingDigits(_ name: String) -> String {
             String(name.unicodeScalars.prefix { ("0"..."9").contains($0) })
@@ -98,9 +116,14 @@ extension DialectSet {
                     throw StewardError(.badInput, "\(display(name)): version \(version) is also used by \(other)")
                 }
                 seen[version] = name
+                // `NNNN_name.sql` (or `N_name.up.sql`) is taken back by `NNNN_name.down.sql`.
+                var base = name.dropLast(".sql".count)
+                if base.hasSuffix(".up") { base = base.dropLast(".up".count) }
+                let downName = String(base) + ".down.sql"
+                let down = names.contains(downName) && !isDirectory(downName) ? downFile(downName) : nil
                 migrations.append(DialectMigration(
                     version: VersionKey(Int64(version)), ledgerVersion: String(version), fileName: name, path: display(name),
-                    description: name, bytes: bytes, upSQL: sql))
+                    description: name, bytes: bytes, upSQL: sql, down: down))
             }
         }
 
@@ -182,10 +205,11 @@ extension DialectSet {
                 }
                 let key = try integerVersion(digits, of: name, runner: "goose", minimum: 1)
                 let (bytes, text) = try read(name)
+                let parts = try UpSection.gooseParts(text, file: name)
                 migrations.append(DialectMigration(
                     version: key, ledgerVersion: digits, fileName: name, path: display(name),
                     description: Self.description(version[1], suffix: ".sql"), bytes: bytes,
-                    upSQL: try UpSection.goose(text, file: name)))
+                    upSQL: parts.up, down: parts.down.map { downSection($0, of: name) }))
             }
         }
 
@@ -205,10 +229,11 @@ extension DialectSet {
                 }
                 let (bytes, text) = try read(name)
                 let rest = name.dropFirst(digits.count)
+                let parts = try UpSection.dbmateParts(text, file: name)
                 migrations.append(DialectMigration(
                     version: key, ledgerVersion: digits, fileName: name, path: display(name),
                     description: Self.description(rest.hasPrefix("_") ? rest.dropFirst() : rest, suffix: ".sql"),
-                    bytes: bytes, upSQL: try UpSection.dbmate(text, file: name)))
+                    bytes: bytes, upSQL: parts.up, down: downSection(parts.down, of: name)))
             }
         }
 
@@ -240,6 +265,7 @@ extension DialectSet {
         mutating func readGolangMigrate(_ names: [String]) throws {
             var upVersions = Set<VersionKey>()
             var downOnly: [VersionKey: String] = [:]
+            var ups: [(version: VersionKey, name: String, digits: String, identifier: Substring)] = []
             for name in names {
                 guard !isDirectory(name), let parsed = Self.golangMigrateName(name),
                       let key = VersionKey(parsed.digits), key.parts[0].count <= 20, UInt64(key.parts[0]) != nil else {
@@ -253,10 +279,16 @@ extension DialectSet {
                 }
                 let version = try integerVersion(parsed.digits, of: name, runner: "golang-migrate", minimum: 0)
                 upVersions.insert(version)
-                let (bytes, text) = try read(name)
+                ups.append((version, name, parsed.digits, parsed.identifier))
+            }
+            // golang-migrate pairs an up file with the down file of the same version
+            // (source/migration.go, `Migrations.Append`), whatever their identifiers.
+            for up in ups {
+                let (bytes, text) = try read(up.name)
                 migrations.append(DialectMigration(
-                    version: version, ledgerVersion: parsed.digits, fileName: name, path: display(name),
-                    description: parsed.identifier.replacingOccurrences(of: "_", with: " "), bytes: bytes, upSQL: text))
+                    version: up.version, ledgerVersion: up.digits, fileName: up.name, path: display(up.name),
+                    description: up.identifier.replacingOccurrences(of: "_", with: " "), bytes: bytes, upSQL: text,
+                    down: downOnly[up.version].map(downFile)))
             }
             if let found = downOnly.filter({ !upVersions.contains($0.key) }).min(by: { $0.key < $1.key }) {
                 throw StewardError(
@@ -273,6 +305,13 @@ extension DialectSet {
         /// refuses the set (`.1_x.sql` and `V1__x.sql` included). `.down.sql` files are the
         /// reverse migrations.
         mutating func readSqlx(_ names: [String]) throws {
+            // sqlx reverts a version with its `.down.sql` file (sqlx-core/src/migrate/source.rs:
+            // `ReversibleDown`, matched by version in migrator.rs `undo`).
+            var downs: [VersionKey: String] = [:]
+            for name in names where name.hasSuffix(".down.sql") && !isDirectory(name) {
+                let parts = name.split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)
+                if parts.count == 2, let key = VersionKey(String(parts[0])), downs[key] == nil { downs[key] = name }
+            }
             for name in names {
                 let parts = name.split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)
                 guard !isDirectory(name), parts.count == 2, parts[1].hasSuffix(".sql") else {
@@ -302,7 +341,7 @@ extension DialectSet {
                 migrations.append(DialectMigration(
                     version: version, ledgerVersion: digits, fileName: name, path: display(name),
                     description: Self.description(parts[1], suffix: parts[1].hasSuffix(".up.sql") ? ".up.sql" : ".sql"),
-                    bytes: bytes, upSQL: text))
+                    bytes: bytes, upSQL: text, down: downs[version].map(downFile)))
             }
         }
 
@@ -352,9 +391,11 @@ extension DialectSet {
                     }
                 }
                 let (bytes, text) = try read(up)
+                let downName = Paths.join(name, "down.sql")
+                let down = inside.contains("down.sql") && !isDirectory(downName) ? downFile(downName) : nil
                 migrations.append(DialectMigration(
                     version: version, ledgerVersion: versionText, fileName: up, path: display(up),
-                    description: String(name.drop { $0 != "_" }.dropFirst()), bytes: bytes, upSQL: text))
+                    description: String(name.drop { $0 != "_" }.dropFirst()), bytes: bytes, upSQL: text, down: down))
             }
         }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import StewardBase
 
 /// A migration directory read in one runner's layout: the migrations in the order the runner
@@ -468,10 +469,13 @@ public struct DialectMigration: Sendable, Equatable {
     public let upSQL: String
     /// drizzle's `when` from `meta/_journal.json` (milliseconds), which its ledger records.
     public let journalWhen: Int64?
+    /// The down part that takes the migration back (`migrate --down`), as its layout keeps
+    /// it; nil when the layout has none for this migration. Never run by an upgrade.
+    public let down: DownPart?
 
     public init(
         version: VersionKey, ledgerVersion: String, fileName: String, path: String, description: String,
-        bytes: [UInt8], upSQL: String, journalWhen: Int64? = nil
+        bytes: [UInt8], upSQL: String, journalWhen: Int64? = nil, down: DownPart? = nil
     ) {
         self.version = version
         self.ledgerVersion = ledgerVersion
@@ -481,7 +485,43 @@ public struct DialectMigration: Sendable, Equatable {
         self.bytes = bytes
         self.upSQL = upSQL
         self.journalWhen = journalWhen
+        self.down = down
     }
+
+    /// The migration as a down run runs it: the same version and ledger text, its down part
+    /// as the SQL that runs, named by the file that holds it.
+    func reversed() -> DialectMigration? {
+        guard let down, down.refusal == nil else { return nil }
+        return DialectMigration(
+            version: version, ledgerVersion: ledgerVersion, fileName: down.fileName, path: down.path,
+            description: description, bytes: bytes, upSQL: down.sql, journalWhen: journalWhen)
+    }
+}
+
+/// The part of a migration that takes it back: a file of its own (Steward's `.down.sql`,
+/// golang-migrate's and sqlx's `.down.sql`, diesel's `down.sql`) or a section of the up
+/// file (goose's `-- +goose Down`, dbmate's `-- migrate:down`).
+public struct DownPart: Sendable, Equatable {
+    /// The file that holds it, relative to the set's directory.
+    public let fileName: String
+    public let path: String
+    /// The SQL that runs: the down part, with every other line of its file blanked so that
+    /// line numbers in messages are the file's own.
+    public let sql: String
+    /// Why Steward cannot run this down part as its runner would (a goose statement cut
+    /// short, a dbmate `transaction:false`), naming file and line; nil when it can. Only a
+    /// down run refuses it: an upgrade never reads it.
+    public let refusal: String?
+
+    public init(fileName: String, path: String, sql: String, refusal: String? = nil) {
+        self.fileName = fileName
+        self.path = path
+        self.sql = sql
+        self.refusal = refusal
+    }
+
+    /// Whether the part holds no statement: only blanks and comments.
+    public var isEmpty: Bool { !SQLScanner.tokens(of: sql).contains { $0.text != ";" } }
 }
 
 /// A migration version as its runner compares them.

@@ -98,6 +98,23 @@ extension UpSection {
     /// the file outside any transaction) and `ENVSUB ON` (goose substitutes environment
     /// variables into the lines that follow).
     static func goose(_ text: String, file: String) throws -> String {
+        try gooseParts(text, file: file).up
+    }
+
+    /// The down part of a file that keeps both directions (goose's lines after
+    /// `-- +goose Down`, dbmate's after `-- migrate:down`), other lines blanked; `refusal`
+    /// says why Steward cannot run it as the runner's down command would (a goose statement
+    /// cut short or left without its `;`, a dbmate `transaction:false`). It refuses only a
+    /// down run: the runners' up runs never read these lines, and neither does Steward's.
+    struct DownSection {
+        let sql: String
+        let refusal: String?
+    }
+
+    /// Both parts of a goose file, read in one pass of goose's state machine: what the up
+    /// run refuses is refused here (65); the down part's own problems are kept in its
+    /// `refusal`.
+    static func gooseParts(_ text: String, file: String) throws -> (up: String, down: DownSection?) {
         var lines = lines(text)
         // bufio.Scanner gives no line after a final LF.
         if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
@@ -111,6 +128,21 @@ extension UpSection {
         // The lines of the statement goose is collecting, and where it started.
         var buffer = ""
         var bufferStart = 0
+        // The same for the down part, as goose's down run collects it.
+        var downBuffer = ""
+        var downBufferStart = 0
+        var downRefusal: String?
+        func refuseDown(_ index: Int, _ reason: String) {
+            if downRefusal == nil { downRefusal = "\(file):\(index + 1): \(reason)" }
+        }
+        func emitDown(at index: Int) {
+            if !SQLiteLibrary.isComplete(downBuffer + "\n;") {
+                refuseDown(
+                    downBufferStart,
+                    "goose sends lines \(downBufferStart + 1)-\(index + 1) of the down part to SQLite as one statement, which is cut short (a line inside it ends with ';': a trigger body needs '-- +goose StatementBegin' and '-- +goose StatementEnd' around it); goose fails on this down part")
+            }
+            downBuffer = ""
+        }
 
         func emit(at index: Int) throws {
             // SQLite prepares a statement without its final `;`, as go-sqlite3 does; a piece
@@ -173,6 +205,9 @@ extension UpSection {
                         // goose skips the annotation as a comment before any statement and
                         // stays in its StatementEnd state (see below).
                         state = .endUp
+                    case .beginDown where !downBuffer.isEmpty:
+                        emitDown(at: index)
+                        state = .down
                     case .beginDown: state = .endDown
                     default: throw refuse(index, "'-- +goose StatementEnd' without a StatementBegin; goose refuses this file too")
                     }
@@ -184,6 +219,18 @@ extension UpSection {
                 case .envsubOff:
                     continue
                 }
+            }
+            if [.down, .beginDown, .endDown].contains(state) {
+                if downBuffer.isEmpty, Array(GoText.trimSpace(line)).starts(with: ["-", "-"]) || line.isEmpty { continue }
+                if state == .endDown {
+                    refuseDown(index, "goose drops this line of the down part without running it (the StatementBegin/StatementEnd pair before it is empty); Steward refuses to run the down part rather than run what goose would not")
+                    state = .down
+                    continue
+                }
+                if downBuffer.isEmpty { downBufferStart = index }
+                downBuffer += line + "\n"
+                if state == .down, gooseEndsWithSemicolon(line) { emitDown(at: index) }
+                continue
             }
             if buffer.isEmpty, Array(GoText.trimSpace(line)).starts(with: ["-", "-"]) || line.isEmpty { continue }
             if state == .endUp {
@@ -218,9 +265,16 @@ extension UpSection {
         if !GoText.trimSpace(buffer).isEmpty {
             throw refuse(bufferStart, "a statement without its ';' at the end of the up part; goose refuses this file too")
         }
+        if !GoText.trimSpace(downBuffer).isEmpty {
+            refuseDown(downBufferStart, "a statement without its ';' at the end of the down part; goose refuses to run this down part")
+        }
         let start = upStart ?? 0
         let end = upEnd ?? Int.max
-        return join(Self.lines(text)) { $0 > start && $0 < end && !annotationLines.contains($0) }
+        let up = join(Self.lines(text)) { $0 > start && $0 < end && !annotationLines.contains($0) }
+        let down = upEnd.map { downStart in
+            DownSection(sql: join(Self.lines(text)) { $0 > downStart && !annotationLines.contains($0) }, refusal: downRefusal)
+        }
+        return (up, down)
     }
 }
 
@@ -292,6 +346,15 @@ extension UpSection {
     /// the first one, a section without its down directive or with two) and a section
     /// whose up directive says `transaction:false` (dbmate runs it outside any transaction).
     static func dbmate(_ text: String, file: String) throws -> String {
+        try dbmateParts(text, file: file).up
+    }
+
+    /// Both parts of a dbmate file: the up parts as `dbmate(_:file:)` gives them, and the
+    /// down part, from its `-- migrate:down` to the end of its section, with `refusal`
+    /// set where Steward cannot run it as `dbmate rollback` would (`transaction:false` on
+    /// the down directive; a file of several sections, whose rollback dbmate 2.37.0 runs
+    /// only in part: the first section's down part, the others' never).
+    static func dbmateParts(_ text: String, file: String) throws -> (up: String, down: DownSection) {
         let scalars = Array(text.unicodeScalars)
         let lines = lines(text)
         // The line each scalar offset is on.
@@ -335,7 +398,17 @@ extension UpSection {
             }
             for index in (upLine + 1)..<max(upLine + 1, line(at: down)) { kept.insert(index) }
         }
-        return join(lines) { kept.contains($0) }
+        // Every section has exactly one down directive (checked above).
+        let downLine = line(at: downs.first { $0 > first } ?? first)
+        let sectionEnd = ups.count > 1 ? line(at: ups[1]) : lines.count
+        var refusal: String?
+        if ups.count > 1 {
+            refusal = "\(file):\(line(at: ups[1]) + 1): a second '-- migrate:up' section; dbmate's rollback of such a file runs the first section's down part only (dbmate 2.37.0), so Steward does not take it back (take it back with dbmate, or split the file)"
+        } else if dbmateOptions(lines[downLine])["transaction"] == "false" {
+            refusal = "\(file):\(downLine + 1): 'transaction:false' asks dbmate to run this down part outside a transaction; Steward runs every migration inside one transaction, all or nothing, so it refuses to take this file back (run it with dbmate)"
+        }
+        let down = join(lines) { $0 > downLine && $0 < sectionEnd }
+        return (join(lines) { kept.contains($0) }, DownSection(sql: down, refusal: refusal))
     }
 }
 

@@ -14,6 +14,13 @@ struct DbmateLedger: MigrationLedger {
         try Ledgers.readTextVersions(sql: "select version from \"schema_migrations\" order by version", on: connection, migrations: migrations)
     }
 
+    /// amacneil/dbmate v2.35.0 pkg/driver/sqlite/sqlite.go `DeleteMigration`:
+    /// `delete from schema_migrations where version = ?`, after the down part ran.
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
+        try connection.execute(
+            sql: "delete from \"schema_migrations\" where version = ?", bindings: [.text(migration.ledgerVersion)])
+    }
+
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
         try connection.execute(
             sql: "insert into \"schema_migrations\" (version) values (?)", bindings: [.text(migration.ledgerVersion)])

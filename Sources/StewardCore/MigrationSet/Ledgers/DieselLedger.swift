@@ -20,6 +20,13 @@ struct DieselLedger: MigrationLedger {
         try Ledgers.readTextVersions(sql: "SELECT version FROM __diesel_schema_migrations ORDER BY version", on: connection, migrations: migrations)
     }
 
+    /// diesel-rs/diesel v2.3.12 diesel_migrations/src/migration_harness.rs
+    /// (`revert_migration`): the down part runs, then the version's row is deleted.
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
+        try connection.execute(
+            sql: "DELETE FROM `__diesel_schema_migrations` WHERE `version` = ?", bindings: [.text(migration.ledgerVersion)])
+    }
+
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
         try connection.execute(
             sql: "INSERT INTO `__diesel_schema_migrations` (`version`) VALUES (?)", bindings: [.text(migration.ledgerVersion)])

@@ -53,6 +53,11 @@ struct DrizzleLedger: MigrationLedger {
         return reading
     }
 
+    /// Never called: a down run of a drizzle set is refused before it starts (drizzle has no down migrations).
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
+        throw StewardError(.internal, "drizzle's ledger cannot record a migration taken back")
+    }
+
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
         guard let when = migration.journalWhen else {
             throw StewardError(.internal, "\(migration.fileName): no journal entry")

@@ -1,4 +1,5 @@
 import SQLiteKit
+import StewardBase
 
 /// Flyway's `flyway_schema_history`. Table and index as flyway-core
 /// internal/database/sqlite/SQLiteDatabase.java (`getRawCreateScript`) creates them, the row
@@ -66,6 +67,11 @@ struct FlywayLedger: MigrationLedger {
             }
         }
         return reading
+    }
+
+    /// Never called: a down run of a Flyway set is refused before it starts (Flyway's undo is not part of its free edition).
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
+        throw StewardError(.internal, "Flyway's ledger cannot record a migration taken back")
     }
 
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {

@@ -45,6 +45,20 @@ struct GolangMigrateLedger: MigrationLedger {
 
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {}
 
+    /// golang-migrate's down step (migrate.go `runMigrations`, then database/sqlite3's
+    /// `SetVersion`): every row deleted, then the version below written with dirty false;
+    /// below the first migration (`NilVersion`, -1) nothing is written, and the table stays
+    /// empty.
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
+        try connection.execute(sql: "DELETE FROM schema_migrations")
+        guard let newest else { return }
+        guard let version = newest.version.integer else {
+            throw StewardError(.badInput, "\(newest.fileName): version \(newest.version) does not fit golang-migrate's versions")
+        }
+        try connection.execute(
+            sql: "INSERT INTO schema_migrations (version, dirty) VALUES (?, ?)", bindings: [.integer(version), .integer(0)])
+    }
+
     func finish(newest: DialectMigration?, on connection: Connection) throws {
         guard let newest else { return }
         guard let version = newest.version.integer else {

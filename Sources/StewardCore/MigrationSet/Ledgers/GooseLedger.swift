@@ -26,17 +26,28 @@ struct GooseLedger: MigrationLedger {
         var reading = LedgerReading()
         let byVersion = Dictionary(migrations.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
         var seen = Set<Int64>()
+        var order: [VersionKey] = []
         try connection.forEachRow(sql: "SELECT version_id, is_applied FROM goose_db_version ORDER BY id DESC") { row in
             let version = row.int64(at: 0)
             guard version != 0, seen.insert(version).inserted, row.int64(at: 1) != 0 else { return }
             reading.rows += 1
             if let migration = byVersion[VersionKey(version)] {
                 reading.applied.insert(migration.version)
+                order.append(migration.version)
             } else {
                 reading.unknown.append(String(version))
             }
         }
+        reading.takenBackOrder = order
         return reading
+    }
+
+    /// pressly/goose v3.27.3 internal/dialect/dialectquery/sqlite3.go `DeleteVersion`:
+    /// `DELETE FROM goose_db_version WHERE version_id=?`, every row of the version (the
+    /// version-0 row goose writes with the table stays).
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
+        guard let version = migration.version.integer else { return }
+        try connection.execute(sql: "DELETE FROM goose_db_version WHERE version_id=?", bindings: [.integer(version)])
     }
 
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {

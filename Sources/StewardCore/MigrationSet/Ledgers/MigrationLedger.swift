@@ -14,10 +14,20 @@ protocol MigrationLedger: Sendable {
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws
     /// Called once after the last migration of a run (golang-migrate keeps one row).
     func finish(newest: DialectMigration?, on connection: Connection) throws
+    /// Records that `migration` was taken back, as the runner's own down command does right
+    /// after running its down part; `newest` is the newest migration still applied.
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws
 }
 
 extension MigrationLedger {
     func finish(newest: DialectMigration?, on connection: Connection) throws {}
+
+    /// The runners that keep one row per applied migration delete that row.
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
+        try connection.execute(
+            sql: "DELETE FROM \(Connection.quote(identifier: table)) WHERE version = ?",
+            bindings: [.text(migration.ledgerVersion)])
+    }
 
     var table: String { dialect.ledgerTable ?? "" }
 
@@ -107,6 +117,9 @@ public struct LedgerReading: Sendable, Equatable {
     public var dirty: String?
     /// The number of rows that record an applied migration.
     public var rows = 0
+    /// The applied versions in the order the runner's down command takes them back, for a
+    /// ledger that keeps the order of application (goose); nil: newest version first.
+    public var takenBackOrder: [VersionKey]?
 }
 
 /// The two line-ending forms of a file's bytes, to tell a changed file from one whose line
@@ -159,6 +172,10 @@ public struct LedgerPlan: Sendable {
         public var allowOutOfOrder = false
         /// Record the set up to this version as applied (the schema was checked to match).
         public var baseline: VersionKey?
+        /// Take back every applied migration above `target` (0 takes back all of them).
+        public var down = false
+        /// Refuse a down run whose migrations lack a usable down part (off only to show them).
+        public var requireDownParts = true
         public init() {}
     }
 
@@ -168,6 +185,8 @@ public struct LedgerPlan: Sendable {
     /// Applied by the user_version only (no ledger row yet): the run writes their rows.
     public let unrecorded: [DialectMigration]
     public let pending: [DialectMigration]
+    /// A down run: the applied migrations it takes back, newest first.
+    public let undo: [DialectMigration]
     /// Pending migrations older than the newest applied one (allowed by the options).
     public let outOfOrder: [DialectMigration]
     /// Applied files that changed since, allowed by `--allow-changed`.
@@ -281,18 +300,25 @@ public struct LedgerPlan: Sendable {
         self.applied = applied
         let newestApplied = applied.map(\.version).max()
         var pending = migrations.filter { !appliedKeys.contains($0.version) }
-        if let target = options.target {
+        var undo: [DialectMigration] = []
+        if options.down {
+            undo = try Self.undo(applied: applied, order: reading?.takenBackOrder, set: set, target: options.target,
+                                 requireDownParts: options.requireDownParts)
+            pending = []
+        } else if let target = options.target {
             let atUserVersion = reading == nil && rule == .newestVersion && target.integer == Int64(userVersion)
             guard migrations.contains(where: { $0.version == target }) || atUserVersion else {
                 throw StewardError(.badInput, "no migration in \(set.directory) has version \(target)")
             }
             if reading == nil, rule == .newestVersion, let value = target.integer, value < Int64(userVersion) {
                 throw StewardError(
-                    .badInput, "database is at version \(userVersion), newer than the target version \(target); refusing to downgrade")
+                    .badInput, "database is at version \(userVersion), newer than the target version \(target); refusing to downgrade",
+                    remedy: .takeMigrationsBack)
             }
             if let newestApplied, target < newestApplied {
                 throw StewardError(
-                    .badInput, "the newest applied migration (version \(shown(newestApplied))) is newer than the target version \(shown(target)); refusing to downgrade")
+                    .badInput, "the newest applied migration (version \(shown(newestApplied))) is newer than the target version \(shown(target)); refusing to downgrade",
+                    remedy: .takeMigrationsBack)
             }
             pending = pending.filter { $0.version <= target }
         }
@@ -305,5 +331,83 @@ public struct LedgerPlan: Sendable {
         }
         self.outOfOrder = outOfOrder
         self.pending = pending
+        self.undo = undo
+    }
+
+    /// What a down run to `target` takes back: the applied migrations above it, newest
+    /// first. Refused (65) up front, naming every file, when one of them has no down part,
+    /// an empty one, or one Steward cannot run as its runner would: the runners treat a
+    /// missing or empty down part as nothing to do and record the migration as taken back
+    /// anyway, which leaves the schema holding what that runner's ledger says is gone.
+    static func undo(
+        applied: [DialectMigration], order: [VersionKey]? = nil, set: DialectSet, target: VersionKey?, requireDownParts: Bool = true
+    ) throws -> [DialectMigration] {
+        switch set.dialect {
+        case .drizzle:
+            throw StewardError(
+                .badInput, "drizzle has no down migrations, so Steward has nothing to take the set back with",
+                remedy: .restoreRollbackBundle)
+        case .flyway:
+            throw StewardError(
+                .badInput, "Flyway's undo migrations are not part of its free edition, and Steward does not run them",
+                remedy: .restoreRollbackBundle)
+        default:
+            break
+        }
+        guard let target else {
+            throw StewardError(.usage, "a down run needs the version to go back to (0 takes back every migration)")
+        }
+        let migrations = set.migrations
+        if target != VersionKey(0), !migrations.contains(where: { $0.version == target }) {
+            if let newest = migrations.last, newest.version < target {
+                throw StewardError(
+                    .badInput,
+                    "version \(target) is above the newest migration of \(set.directory) (\(newest.ledgerVersion)); a down run only takes applied migrations back to a version of the set, or 0")
+            }
+            throw StewardError(.badInput, "no migration in \(set.directory) has version \(target)")
+        }
+        var undo: [DialectMigration]
+        if let order {
+            // goose's down-to: the applied versions, most recently applied first, until the
+            // first at or below the target (pressly/goose v3.27.3 provider.go, `down`).
+            let byVersion = Dictionary(applied.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
+            undo = []
+            for version in order {
+                guard version > target else { break }
+                if let migration = byVersion[version] { undo.append(migration) }
+            }
+        } else {
+            undo = Array(applied.filter { $0.version > target }.reversed())
+        }
+        guard requireDownParts else { return undo }
+        var missing: [String] = []
+        var empty: [String] = []
+        var refused: [String] = []
+        for migration in undo {
+            guard let down = migration.down else {
+                missing.append(migration.path)
+                continue
+            }
+            if let refusal = down.refusal {
+                refused.append(refusal)
+            } else if down.isEmpty {
+                empty.append(down.path)
+            }
+        }
+        var problems: [String] = []
+        if !missing.isEmpty {
+            problems.append("no down part for \(missing.joined(separator: ", "))")
+        }
+        if !empty.isEmpty {
+            problems.append("an empty down part (no statement) in \(empty.joined(separator: ", "))")
+        }
+        problems += refused
+        guard problems.isEmpty else {
+            throw StewardError(
+                .badInput,
+                "cannot take back \(Counted.phrase(undo.count, "migration")) to version \(target): \(problems.joined(separator: "; ")). "
+                    + "Taking back a migration without running a down part would record it as gone while its schema stays, so the whole run is refused; nothing changed")
+        }
+        return undo
     }
 }

@@ -57,6 +57,13 @@ struct SqlxLedger: MigrationLedger {
         return reading
     }
 
+    /// launchbadge/sqlx v0.8.6 sqlx-sqlite/src/migrate.rs `revert`: the down part runs, then
+    /// `DELETE FROM _sqlx_migrations WHERE version = ?1`.
+    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
+        guard let version = migration.version.integer else { return }
+        try connection.execute(sql: "DELETE FROM _sqlx_migrations WHERE version = ?1", bindings: [.integer(version)])
+    }
+
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
         guard let version = migration.version.integer else {
             throw StewardError(.badInput, "\(migration.fileName): version \(migration.version) does not fit sqlx's 64-bit versions")
