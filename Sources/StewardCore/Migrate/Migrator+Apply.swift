@@ -94,12 +94,8 @@ extension Migrator {
                     backfilled.append(migration.fileName)
                 }
             }
-            var appliedSoFar = plan.applied
-            var undone: [MigrateReport.AppliedMigration] = []
-            for (migration, script) in zip(plan.undo, downScripts) {
-                let version = migration.ledgerVersion
-                progress(.undoing(file: script.migration.fileName, version: version))
-                let watch = Stopwatch()
+            /// Runs one script, up or down part, under the guard's watch; returns its statements.
+            func run(_ script: MigrationScript) throws -> Int {
                 guardian?.begin(script)
                 let count = try script.apply(
                     on: connection, cancellation: cancellation, observer: guardian, onNote: { notes.append($0) }
@@ -107,6 +103,15 @@ extension Migrator {
                     rebuiltByMigrations.insert(table.lowercased())
                 }
                 guardian?.end()
+                return count
+            }
+            var appliedSoFar = plan.applied
+            var undone: [MigrateReport.AppliedMigration] = []
+            for (migration, script) in zip(plan.undo, downScripts) {
+                let version = migration.ledgerVersion
+                progress(.undoing(file: script.migration.fileName, version: version))
+                let watch = Stopwatch()
+                let count = try run(script)
                 let seconds = watch.roundedSeconds
                 appliedSoFar.removeAll { $0.version == migration.version }
                 try sqlite {
@@ -122,13 +127,7 @@ extension Migrator {
                 let version = migration.ledgerVersion
                 progress(.applying(file: migration.fileName, version: version))
                 let watch = Stopwatch()
-                guardian?.begin(script)
-                let count = try script.apply(
-                    on: connection, cancellation: cancellation, observer: guardian, onNote: { notes.append($0) }
-                ) { table in
-                    rebuiltByMigrations.insert(table.lowercased())
-                }
-                guardian?.end()
+                let count = try run(script)
                 let seconds = watch.roundedSeconds
                 try sqlite { try source.ledger?.record(migration, executionSeconds: watch.seconds, on: connection) }
                 appliedSoFar.append(migration)

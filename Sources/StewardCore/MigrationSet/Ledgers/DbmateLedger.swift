@@ -3,6 +3,8 @@ import SQLiteKit
 /// dbmate's `schema_migrations(version)`: one row per applied migration, the version as the
 /// text of the file name's digits. Table and insert as amacneil/dbmate
 /// pkg/driver/sqlite/sqlite.go writes them (`CreateMigrationsTable`, `InsertMigration`).
+/// A down run deletes the version's row after its down part ran (`DeleteMigration`,
+/// v2.35.0: `delete from schema_migrations where version = ?`): the ledgers' own `unrecord`.
 struct DbmateLedger: MigrationLedger {
     var dialect: Dialect { .dbmate }
 
@@ -14,15 +16,7 @@ struct DbmateLedger: MigrationLedger {
         try Ledgers.readTextVersions(sql: "select version from \"schema_migrations\" order by version", on: connection, migrations: migrations)
     }
 
-    /// amacneil/dbmate v2.35.0 pkg/driver/sqlite/sqlite.go `DeleteMigration`:
-    /// `delete from schema_migrations where version = ?`, after the down part ran.
-    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
-        try connection.execute(
-            sql: "delete from \"schema_migrations\" where version = ?", bindings: [.text(migration.ledgerVersion)])
-    }
-
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
-        try connection.execute(
-            sql: "insert into \"schema_migrations\" (version) values (?)", bindings: [.text(migration.ledgerVersion)])
+        try write("insert into \"schema_migrations\" (version) values (?)", migration, on: connection)
     }
 }

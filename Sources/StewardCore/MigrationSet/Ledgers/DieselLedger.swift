@@ -4,6 +4,8 @@ import SQLiteKit
 /// (the folder name up to its first `_`, dashes removed). Table as diesel-rs/diesel
 /// diesel/src/migration/setup_migration_table.sql creates it; the insert of
 /// diesel_migrations/src/migration_harness.rs (`run_migration`) writes only the version.
+/// A down run deletes the version's row after its down part ran (v2.3.12,
+/// `revert_migration`): the ledgers' own `unrecord`.
 struct DieselLedger: MigrationLedger {
     var dialect: Dialect { .diesel }
 
@@ -20,15 +22,7 @@ struct DieselLedger: MigrationLedger {
         try Ledgers.readTextVersions(sql: "SELECT version FROM __diesel_schema_migrations ORDER BY version", on: connection, migrations: migrations)
     }
 
-    /// diesel-rs/diesel v2.3.12 diesel_migrations/src/migration_harness.rs
-    /// (`revert_migration`): the down part runs, then the version's row is deleted.
-    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
-        try connection.execute(
-            sql: "DELETE FROM `__diesel_schema_migrations` WHERE `version` = ?", bindings: [.text(migration.ledgerVersion)])
-    }
-
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
-        try connection.execute(
-            sql: "INSERT INTO `__diesel_schema_migrations` (`version`) VALUES (?)", bindings: [.text(migration.ledgerVersion)])
+        try write("INSERT INTO `__diesel_schema_migrations` (`version`) VALUES (?)", migration, on: connection)
     }
 }

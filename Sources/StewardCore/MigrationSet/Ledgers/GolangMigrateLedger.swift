@@ -52,18 +52,14 @@ struct GolangMigrateLedger: MigrationLedger {
     func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
         try connection.execute(sql: "DELETE FROM schema_migrations")
         guard let newest else { return }
-        guard let version = newest.version.integer else {
-            throw StewardError(.badInput, "\(newest.fileName): version \(newest.version) does not fit golang-migrate's versions")
-        }
+        let version = try integerVersion(of: newest, runner: "golang-migrate's versions")
         try connection.execute(
             sql: "INSERT INTO schema_migrations (version, dirty) VALUES (?, ?)", bindings: [.integer(version), .integer(0)])
     }
 
     func finish(newest: DialectMigration?, on connection: Connection) throws {
         guard let newest else { return }
-        guard let version = newest.version.integer else {
-            throw StewardError(.badInput, "\(newest.fileName): version \(newest.version) does not fit golang-migrate's versions")
-        }
+        let version = try integerVersion(of: newest, runner: "golang-migrate's versions")
         // A row that already says so is left alone: a run with nothing to apply writes
         // nothing (and is answered as current, `Migrator.reportIfCurrent`).
         let rows = try connection.rows(sql: "SELECT version, dirty FROM schema_migrations")

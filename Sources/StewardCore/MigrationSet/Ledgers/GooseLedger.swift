@@ -51,9 +51,7 @@ struct GooseLedger: MigrationLedger {
     }
 
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
-        guard let version = migration.version.integer else {
-            throw StewardError(.badInput, "\(migration.fileName): version \(migration.version) does not fit goose's 64-bit versions")
-        }
+        let version = try integerVersion(of: migration, runner: "goose's 64-bit versions")
         try connection.execute(
             sql: "INSERT INTO goose_db_version (version_id, is_applied) VALUES (?, ?)",
             bindings: [.integer(version), .integer(1)])

@@ -24,12 +24,25 @@ extension MigrationLedger {
 
     /// The runners that keep one row per applied migration delete that row.
     func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
-        try connection.execute(
-            sql: "DELETE FROM \(Connection.quote(identifier: table)) WHERE version = ?",
-            bindings: [.text(migration.ledgerVersion)])
+        try write("DELETE FROM \(Connection.quote(identifier: table)) WHERE version = ?", migration, on: connection)
     }
 
     var table: String { dialect.ledgerTable ?? "" }
+
+    /// The runner's statement `sql`, its one parameter the migration's version as the
+    /// runner writes it in a text column.
+    func write(_ sql: String, _ migration: DialectMigration, on connection: Connection) throws {
+        try connection.execute(sql: sql, bindings: [.text(migration.ledgerVersion)])
+    }
+
+    /// The migration's version as a runner with integer versions records it; 65 when it
+    /// does not fit them (`versions`: "sqlx's 64-bit versions").
+    func integerVersion(of migration: DialectMigration, runner versions: String) throws -> Int64 {
+        guard let version = migration.version.integer else {
+            throw StewardError(.badInput, "\(migration.fileName): version \(migration.version) does not fit \(versions)")
+        }
+        return version
+    }
 
     func exists(on connection: Connection) throws -> Bool {
         try Ledgers.tableExists(table, on: connection)

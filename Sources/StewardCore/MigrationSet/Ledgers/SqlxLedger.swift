@@ -7,7 +7,10 @@ import StewardBase
 /// `list_applied_migrations`, `dirty_version`, `apply`); the checksum is the SHA-384 of the
 /// file's text (sqlx-core/src/migrate/migration.rs, `checksum`). sqlx inserts -1 as the
 /// execution time and updates it after its commit; Steward writes the measured nanoseconds
-/// in the insert, inside its own transaction.
+/// in the insert, inside its own transaction. A down run deletes the version's row after
+/// its down part ran (v0.8.6 `revert`: `DELETE FROM _sqlx_migrations WHERE version = ?1`):
+/// the ledgers' own `unrecord` (the version's text compares as the integer it is, by the
+/// column's INTEGER affinity).
 struct SqlxLedger: MigrationLedger {
     var dialect: Dialect { .sqlx }
 
@@ -57,17 +60,8 @@ struct SqlxLedger: MigrationLedger {
         return reading
     }
 
-    /// launchbadge/sqlx v0.8.6 sqlx-sqlite/src/migrate.rs `revert`: the down part runs, then
-    /// `DELETE FROM _sqlx_migrations WHERE version = ?1`.
-    func unrecord(_ migration: DialectMigration, newest: DialectMigration?, on connection: Connection) throws {
-        guard let version = migration.version.integer else { return }
-        try connection.execute(sql: "DELETE FROM _sqlx_migrations WHERE version = ?1", bindings: [.integer(version)])
-    }
-
     func record(_ migration: DialectMigration, executionSeconds: Double, on connection: Connection) throws {
-        guard let version = migration.version.integer else {
-            throw StewardError(.badInput, "\(migration.fileName): version \(migration.version) does not fit sqlx's 64-bit versions")
-        }
+        let version = try integerVersion(of: migration, runner: "sqlx's 64-bit versions")
         try connection.execute(
             sql: """
                 INSERT INTO _sqlx_migrations ( version, description, success, checksum, execution_time )
