@@ -51,6 +51,12 @@ extension SearchContract {
     }
 
     /// Refuses the first key of the object `decoder` reads that is not one of `Keys`.
+    /// The object's container, once no key but `Keys` is found in it.
+    static func container<Keys: CodingKey & CaseIterable>(of decoder: Decoder, allowing keys: Keys.Type) throws -> KeyedDecodingContainer<Keys> {
+        try refuseUnknownKeys(in: decoder, allowed: keys)
+        return try decoder.container(keyedBy: keys)
+    }
+
     static func refuseUnknownKeys<Keys: CodingKey & CaseIterable>(in decoder: Decoder, allowed _: Keys.Type) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
         let allowed = Keys.allCases.map(\.stringValue)

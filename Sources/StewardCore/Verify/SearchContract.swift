@@ -60,8 +60,7 @@ public struct SearchContract: Codable, Sendable {
         }
 
         public init(from decoder: Decoder) throws {
-            try SearchContract.refuseUnknownKeys(in: decoder, allowed: CodingKeys.self)
-            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let container = try SearchContract.container(of: decoder, allowing: CodingKeys.self)
             op = try container.decode(String.self, forKey: .op)
             key = try container.wholeNumber(forKey: .key)
             values = try container.decodeIfPresent([String: Value].self, forKey: .values)
@@ -89,8 +88,7 @@ public struct SearchContract: Codable, Sendable {
         }
 
         public init(from decoder: Decoder) throws {
-            try SearchContract.refuseUnknownKeys(in: decoder, allowed: CodingKeys.self)
-            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let container = try SearchContract.container(of: decoder, allowing: CodingKeys.self)
             name = try container.decode(String.self, forKey: .name)
             steps = try container.decodeIfPresent([Step].self, forKey: .steps)
             query = try container.decode(String.self, forKey: .query)
@@ -125,8 +123,7 @@ public struct SearchContract: Codable, Sendable {
     }
 
     public init(from decoder: Decoder) throws {
-        try Self.refuseUnknownKeys(in: decoder, allowed: CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try SearchContract.container(of: decoder, allowing: CodingKeys.self)
         version = try container.decode(String.self, forKey: .version)
         description = try container.decodeIfPresent(String.self, forKey: .description)
         table = try container.decode(String.self, forKey: .table)
