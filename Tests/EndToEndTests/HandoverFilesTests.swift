@@ -133,6 +133,7 @@ import TestSupport
         #expect(markdown.contains("Search contract: version ticket-search/1"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
         #expect(object["command"] as? String == "verify" && object["exitCode"] as? Int == 1)
+        #expect(try JSONValidator.problems([("verify --report", String(contentsOfFile: report, encoding: .utf8))], in: directory) == [])
         try expectNoCustomerText([junitPath, summary, report])
     }
 
@@ -162,6 +163,33 @@ import TestSupport
         try expectNoCustomerText([junitPath, directory.file("drill.md"), directory.file("backup.xml")])
     }
 
+    /// A bundle of a database with foreign-key violations, made with `backup --as-is`:
+    /// a drill without `--accept-recorded-failures` fails its foreign-keys check.
+    @Test func aRestoreDrillsFailingCheckIsAFailure() throws {
+        let database = directory.file("orphans.db")
+        let connection = try Connection(path: database)
+        try connection.execute(sql: """
+            CREATE TABLE parent(id INTEGER PRIMARY KEY);
+            CREATE TABLE child(id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id), note TEXT);
+            INSERT INTO child(parent_id, note) VALUES (7, '\(Self.secret)');
+            """)
+        try FileManager.default.createDirectory(atPath: directory.file("bundles"), withIntermediateDirectories: true)
+        let backup = try StewardProcess.run(["backup", "--db", database, "--out", directory.file("bundles"), "--as-is", "--json"])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(backup.stdout.utf8)) as? [String: Any]
+        let bundle = try #require((object?["bundle"] as? [String: Any])?["path"] as? String)
+        let junitPath = directory.file("drill.xml")
+        let report = directory.file("drill.json")
+        let drill = try StewardProcess.run(["restore", "--check-only", bundle, "--junit", junitPath, "--report", report, "--quiet"])
+        #expect(drill.status == 1, "\(drill.stderr)")
+        let suite = try junit(junitPath).suite(bundle)
+        let failed = try #require(suite.cases.first { $0.name == "foreign-keys" })
+        #expect(failed.result == "Failure", "\(suite.cases)")
+        #expect(suite.failures >= 1)
+        #expect(try JSONValidator.problems([("restore --report", String(contentsOfFile: report, encoding: .utf8))], in: directory) == [])
+        try expectNoCustomerText([junitPath, report])
+    }
+
     @Test func migrateWritesACasePerMigrationApplied() throws {
         let database = directory.file("new.db")
         let junitPath = directory.file("migrate.xml")
@@ -188,6 +216,7 @@ import TestSupport
         #expect(run.stdout.contains("Exit status 1"), "the text stays on stdout")
         let lines = try StewardRun.jsonLines(of: String(contentsOfFile: report, encoding: .utf8))
         #expect(lines.count == 4)
+        #expect(try JSONValidator.problems([("verify --report over many", String(contentsOfFile: report, encoding: .utf8))], in: directory) == [])
         #expect(lines.last?["kind"] as? String == "summary")
         #expect(Set(StewardRun.databases(in: lines).keys) == [first, second, missing])
         let read = try junit(directory.file("fleet.xml"))
