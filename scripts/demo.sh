@@ -51,6 +51,7 @@ echo >&2
 echo "==> steward restore: the bundle, checked entry by entry, into $demo/restored, proven before it appears" >&2
 bundle=$(ls "$demo"/bundles/*.tar.zst | head -n 1)
 "$steward" restore "$bundle" --into "$demo/restored" --junit "$handover/restore.junit.xml" --summary "$handover/restore-summary.md"
+echo "    (restore's record added to the handover folder: restore.junit.xml, restore-summary.md)" >&2
 
 echo >&2
 echo "==> a database built by dbmate: two of three migrations applied, recorded in schema_migrations" >&2
