@@ -190,7 +190,7 @@ package struct BundleReader {
 
     /// The bundle must be a regular file that can be read; returns its size.
     package static func checkBundle(_ path: String) throws -> Int64 {
-        let info = try SystemCall.status(of: path, missing: { StewardError(.notFound, "\(path): no such bundle") },
+        let info = try Paths.status(of: path, missing: { StewardError(.notFound, "\(path): no such bundle") },
                                          failed: { StewardError(.notFound, "cannot read the bundle \(path): \($0)") })
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StewardError(.badInput, "refusing the bundle \(path): it is not a regular file")

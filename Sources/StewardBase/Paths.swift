@@ -56,6 +56,19 @@ public enum Paths {
         return FileName.decode(buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
     }
 
+    /// `stat(2)` of `path`, links followed; a path that does not exist (ENOENT, ENOTDIR)
+    /// throws `missing()`, any other failure `failed` with the system's reason.
+    package static func status(
+        of path: String, missing: () -> StewardError, failed: (String) -> StewardError
+    ) throws -> stat {
+        var info = stat()
+        guard stat(FileName.cString(path), &info) == 0 else {
+            let code = errno
+            throw code == ENOENT || code == ENOTDIR ? missing() : failed(SystemCall.message(code))
+        }
+        return info
+    }
+
     /// Whether something exists at `path` (a symbolic link is followed).
     public static func exists(_ path: String) -> Bool {
         var info = stat()

@@ -8,19 +8,6 @@ import Glibc
 /// errno values turned into Steward's failure kinds, and small loops around system calls
 /// that may be interrupted or do part of the work.
 package enum SystemCall {
-    /// `stat(2)` of `path`, links followed; a path that does not exist (ENOENT, ENOTDIR)
-    /// throws `missing()`, any other failure `failed` with the system's reason.
-    package static func status(
-        of path: String, missing: () -> StewardError, failed: (String) -> StewardError
-    ) throws -> stat {
-        var info = stat()
-        guard stat(FileName.cString(path), &info) == 0 else {
-            let code = errno
-            throw code == ENOENT || code == ENOTDIR ? missing() : failed(message(code))
-        }
-        return info
-    }
-
     /// Runs `body`, then closes `descriptor`, which is closed also when `body` throws.
     /// Some file systems (NFS) report a failed write-back only at the close: after a
     /// `body` that succeeded, a failed close is 74 with `failure` and the system's reason.

@@ -133,3 +133,70 @@ struct OutputOptions: Sendable {
         quiet = takesQuiet && values[CommonOptions.quiet]
     }
 }
+
+/// The handover record a checking command writes besides stdout, for the release
+/// pipeline and the colleague who takes the database over (steward(1), "Handover files";
+/// design notes, "Handover files"):
+///
+/// - `--report FILE`: the JSON report, the object `--json` prints; for many databases
+///   one JSON object per line (NDJSON), each database's line and the summary last, the
+///   lines `--json` prints.
+/// - `--junit FILE`: JUnit XML, one `<testsuite>` per database or bundle, one
+///   `<testcase>` per check and per search-contract case.
+/// - `--summary FILE`: Markdown for people.
+/// - `--source-commit REV`: recorded in the JUnit properties and the summary.
+///
+/// Every file is written whole under a temporary name and renamed (`ReportFile.write`),
+/// and never over one of the run's inputs. None holds row data or search text: check
+/// summaries, case names, table names, counts, times and hashes only.
+struct Handover: Sendable {
+    static let report = Option<String>("report", value: "file", help: "Write the JSON report to this file as well (for many databases, one JSON object per line); never an input of the run.")
+    static let junit = Option<String>("junit", value: "file", help: "Write a JUnit XML file: a test suite per database or bundle, a test case per check and per search-contract case.")
+    static let summary = Option<String>("summary", value: "file", help: "Write a Markdown handover summary: SQLite version and options, the checks, the failures, times and file hashes.")
+    static let sourceCommit = Option<String>("source-commit", value: "rev", help: "The source commit the run checks, recorded in the JUnit file and the summary.")
+    static let options: [any OptionKey] = [report] + forReadingReports
+    /// `steward report`'s: it reads reports, and writes no report file of its own.
+    static let forReadingReports: [any OptionKey] = [junit, summary, sourceCommit]
+
+    let reportPath: String?
+    let junitPath: String?
+    let summaryPath: String?
+    let sourceCommit: String?
+
+    /// No handover file asked for.
+    static let none = Handover(reportPath: nil, junitPath: nil, summaryPath: nil, sourceCommit: nil)
+
+    private init(reportPath: String?, junitPath: String?, summaryPath: String?, sourceCommit: String?) {
+        self.reportPath = reportPath
+        self.junitPath = junitPath
+        self.summaryPath = summaryPath
+        self.sourceCommit = sourceCommit
+    }
+
+    /// The files asked for; none may be one of `inputs`, nor two the same file.
+    /// `reportFile`: whether the command declares `--report`.
+    init(_ values: ParsedValues, inputs: @autoclosure () -> [ReportFile.Input], reportFile: Bool = true) throws(CommandLineError) {
+        self.init(reportPath: reportFile ? values[Self.report] : nil, junitPath: values[Self.junit], summaryPath: values[Self.summary],
+                  sourceCommit: values[Self.sourceCommit])
+        guard !files.isEmpty else { return }
+        let inputs = inputs()
+        var named: [String: String] = [:]
+        for (option, path) in files {
+            if let conflict = ReportFile.conflict(path: path, inputs: inputs) {
+                throw values.error("'--\(option) \(path)' \(conflict); a report never replaces an input")
+            }
+            // Not yet there, so compared by name: two outputs cannot be one file.
+            if let other = named[DatabaseList.absolute(path)] {
+                throw values.error("'--\(option) \(path)' is also the --\(other) file; each report needs a file of its own")
+            }
+            named[DatabaseList.absolute(path)] = option
+        }
+    }
+
+    /// The files asked for, by option name.
+    var files: [(option: String, path: String)] {
+        [("report", reportPath), ("junit", junitPath), ("summary", summaryPath)].compactMap { item in item.1.map { (item.0, $0) } }
+    }
+
+    var isEmpty: Bool { files.isEmpty }
+}

@@ -33,7 +33,7 @@ final class OutputDirectory {
     private var plaintextWorkspace: TemporaryWorkspace?
 
     init(path: String) throws {
-        let info = try SystemCall.status(
+        let info = try Paths.status(
             of: path, missing: { StewardError(.cannotCreate, "the output directory \(path) does not exist") },
             failed: { StewardError(.cannotCreate, "cannot use the output directory \(path): \($0)") })
         guard (info.st_mode & S_IFMT) == S_IFDIR else {

@@ -21,7 +21,7 @@ struct DatabaseFile {
     /// The `stat` of `path` (links followed) when it is a regular file: 66 naming it
     /// `missing` when it does not exist, 65 for a directory or any other kind of file.
     static func regularFile(_ path: String, missing: String = "no such file") throws -> stat {
-        let info = try SystemCall.status(of: path, missing: { StewardError(.notFound, "\(path): \(missing)") },
+        let info = try Paths.status(of: path, missing: { StewardError(.notFound, "\(path): \(missing)") },
                                          failed: { StewardError(.notFound, "cannot read \(path): \($0)") })
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw StewardError(.badInput, "not a SQLite database: \(path) is a directory")
