@@ -1,4 +1,5 @@
 import ArgumentKit
+import BundleFormat
 import Foundation
 import StewardBase
 import StewardCore
@@ -105,8 +106,26 @@ extension Handover {
             try ReportFile.write(JUnit.document(name: "steward \(command)", suites: suites), to: junitPath, inputs: inputs)
         }
         if let summaryPath {
-            try ReportFile.write(Markdown.summary(command: command, items: items, fleet: fleet, sourceCommit: sourceCommit),
-                                 to: summaryPath, inputs: inputs)
+            let text = Markdown.summary(command: command, items: items, fleet: fleet, sourceCommit: sourceCommit)
+                + Markdown.files(Self.hashes(of: inputs))
+            try ReportFile.write(text, to: summaryPath, inputs: inputs)
+        }
+    }
+
+    /// The SHA-256 of each file the run read: every input but key files, a migration
+    /// set's files one by one; a file that cannot be read is left out.
+    static func hashes(of inputs: [ReportFile.Input]) -> [(path: String, size: Int64, sha256: String)] {
+        var paths: [String] = []
+        for input in inputs {
+            switch input.kind {
+            case .file, .database: paths.append(input.path)
+            case .directory: paths += DirectoryTree.list(input.path).map { Paths.join(input.path, $0) }.sorted()
+            case .key: break
+            }
+        }
+        return paths.compactMap { path in
+            guard let digest = try? FileStreaming.sha256(of: path) else { return nil }
+            return (path, digest.size, digest.sha256)
         }
     }
 
@@ -287,6 +306,14 @@ enum Markdown {
             lines.append("")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The files the run read, with their SHA-256.
+    static func files(_ files: [(path: String, size: Int64, sha256: String)]) -> String {
+        guard !files.isEmpty else { return "" }
+        var lines = ["## Files read", "", "| File | Size | SHA-256 |", "|---|---|---|"]
+        lines += files.map { "| `\(code($0.path))` | \($0.size) | `\($0.sha256)` |" }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The checks of a report as a table: name, result, time, summary.

@@ -21,6 +21,9 @@ public enum ReportFile {
             /// A directory whose files are inputs (a migration set): a report may not be
             /// one of them nor a new file in it.
             case directory
+            /// A key file (an age identity): an input like any file, but its SHA-256 is
+            /// not recorded in a handover summary.
+            case key
         }
 
         public let label: String
@@ -51,7 +54,7 @@ public enum ReportFile {
                 return "is \(input.label)"
             }
             switch input.kind {
-            case .file:
+            case .file, .key:
                 break
             case .database:
                 // SQLite derives these names from the path as given and, for a symbolic

@@ -154,7 +154,7 @@ struct RestoreCommand: FleetCommand, LiveProgressCommand {
         if options.bundlePath != Restorer.standardInput { inputs.append(.init("the bundle \(options.bundlePath)", path: options.bundlePath)) }
         if !options.intoDirectory.isEmpty { inputs.append(.init("the directory \(options.intoDirectory)", path: options.intoDirectory, kind: .directory)) }
         if let path = options.replacePath { inputs.append(.init("the database \(path)", path: path, kind: .database)) }
-        inputs += options.keys.identityFiles.map { .init("the identity file \($0)", path: $0) }
+        inputs += options.keys.identityFiles.map { .init("the identity file \($0)", path: $0, kind: .key) }
         return inputs
     }
 

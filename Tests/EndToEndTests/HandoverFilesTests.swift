@@ -131,6 +131,11 @@ import TestSupport
         #expect(markdown.contains("| fts-triggers | fail |"))
         #expect(markdown.contains("Full-text table `ticket_fts`: tokenize"))
         #expect(markdown.contains("Search contract: version ticket-search/1"))
+        // The SHA-256 of every file read, as sha256sum computes it.
+        for file in [database, Fixtures.exampleMigrations.appendingPathComponent("0002_ticket_search.sql").path] {
+            let sum = try systemTool(["sha256sum", file]).output.prefix(64)
+            #expect(markdown.contains("| `\(file)` | ") && markdown.contains("`\(sum)`"), "\(file) \(sum)")
+        }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
         #expect(object["command"] as? String == "verify" && object["exitCode"] as? Int == 1)
         #expect(try JSONValidator.problems([("verify --report", String(contentsOfFile: report, encoding: .utf8))], in: directory) == [])
