@@ -208,6 +208,30 @@ import TestSupport
         #expect(markdown.contains("Applied `0002_ticket_search.sql`"))
     }
 
+    /// migrate over two databases: one drifted from the set, migrated as --allow-drift
+    /// asks (its drift check a skipped case with the differences), one that does not exist
+    /// (an error case).
+    @Test func migrateOverManyShowsAllowedDriftAsSkippedAndAnErrorAsAnError() throws {
+        let drifted = directory.file("drifted.db")
+        let connection = try Fixtures.makeExampleSetDatabase(at: drifted, version: 1, titles: [Self.secret])
+        try connection.execute(sql: "CREATE TABLE added_by_hand(x)")
+        let missing = directory.file("missing.db")
+        let junitPath = directory.file("fleet-migrate.xml")
+        let run = try StewardProcess.run(["migrate", "--db", drifted, "--db", missing, "--migrations", Fixtures.exampleMigrations.path,
+                                          "--allow-drift", "--junit", junitPath, "--report", directory.file("fleet-migrate.ndjson")])
+        #expect(run.status == 66, "\(run.stdout)\(run.stderr)")
+        let read = try junit(junitPath)
+        let migrated = try read.suite(drifted)
+        #expect(migrated.cases.first { $0.name == "migration 0002_ticket_search.sql" }?.result == "passed")
+        let schema = try #require(migrated.cases.first { $0.name == "schema" })
+        #expect(schema.result == "Skipped")
+        #expect(schema.message?.contains("added_by_hand") == true, "\(schema)")
+        #expect(try read.suite(missing).cases.map(\.result) == ["Error"])
+        #expect(try JSONValidator.problems([("migrate --report over many", String(contentsOfFile: directory.file("fleet-migrate.ndjson"), encoding: .utf8))],
+                                           in: directory) == [])
+        try expectNoCustomerText([junitPath, directory.file("fleet-migrate.ndjson")])
+    }
+
     /// Over many databases `--report` holds the NDJSON `--json` prints, while the text goes
     /// to stdout; the JUnit file has a suite per database.
     @Test func aFleetReportIsTheNDJSONBesideTheText() throws {
