@@ -33,9 +33,19 @@ final class CheckResults: Sendable {
         state.withLock { $0.checks[name] }
     }
 
-    /// An error that stops the whole run (bad input, interruption).
+    /// An error that stops the whole run (bad input, interruption); the first one counts.
     func fail(_ error: StewardError) {
         state.withLock { if $0.firstError == nil { $0.firstError = error } }
+    }
+
+    /// The file changed under the run's reads (a program cut it short without SQLite's
+    /// locks): whatever another check's thread found first ("the database is damaged",
+    /// reading the same cut file) is not to be trusted, so this error replaces it; an
+    /// interruption by a signal still wins.
+    func failChanged(_ error: StewardError) {
+        state.withLock { state in
+            if state.firstError?.kind != .interrupted { state.firstError = error }
+        }
     }
 
     var error: StewardError? {

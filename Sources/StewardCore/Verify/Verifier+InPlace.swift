@@ -55,7 +55,7 @@ extension Verifier {
                 return try ftsSync(on: copy)
             }
         }
-        if let changed = Self.changeWhileRead(overlay, path: path) { results.fail(changed) }
+        if let changed = Self.changeWhileRead(overlay, path: path) { results.failChanged(changed) }
         return true
     }
 
