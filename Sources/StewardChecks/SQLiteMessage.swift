@@ -82,14 +82,14 @@ public enum SQLiteMessage {
 
     /// Every message that begins so quotes a value. `bad JSON path:` is the 3.45 wording
     /// of the JSON path error; `parse error in` covers FTS5's rank function and options.
-    static let valuePrefixes = [
+    package static let valuePrefixes = [
         "JSON path error near ", "bad JSON path:",
         "fts5: syntax error near ", "unknown special query: ", "malformed MATCH expression: ",
         "unrecognized matchinfo", "parse error in ", "expected integer, got ",
     ]
 
     /// Messages without a placeholder that Steward's runs meet (SQLite's and SQLiteKit's).
-    static let fixedTexts: Set<String> = [
+    package static let fixedTexts: Set<String> = [
         "malformed JSON", "JSON cannot hold BLOB values", "json_object() labels must be TEXT",
         "FOREIGN KEY constraint failed", "integer overflow", "unterminated string",
         "too many levels of trigger recursion", "incomplete input", "not authorized",
@@ -154,7 +154,7 @@ public enum SQLiteMessage {
 
 extension SQLiteError {
     /// SQLITE_NOMEM: reported as a resource failure (74), not as bad input.
-    var isOutOfMemory: Bool { code == .noMemory }
+    package var isOutOfMemory: Bool { code == .noMemory }
 
     /// SQLite's message where its shape may be shown (`SQLiteMessage`); otherwise the
     /// code's generic text, the code, and why SQLite's own message is not shown.
