@@ -66,6 +66,12 @@ let package = Package(
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["CSQLite", "SQLiteKit", "ArchiveKit", "FileNames"], path: "Tests/TestSupport"),
+        // An app's own FTS5 tokenizer, registered through fts5_api (StewardKitTests play the app).
+        .target(name: "CAppTokenizer", dependencies: ["CSQLite"], path: "Tests/CAppTokenizer"),
+        .testTarget(
+            name: "StewardKitTests",
+            dependencies: ["StewardKit", "StewardChecks", "StewardBase", "SQLiteKit", "CSQLite", "CAppTokenizer", "TestSupport", "steward"]
+        ),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"]),
         .testTarget(
             name: "ArchiveKitTests",
