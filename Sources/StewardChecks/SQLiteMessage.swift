@@ -136,7 +136,7 @@ public enum SQLiteMessage {
             "foreign key mismatch - ", "unsafe use of ", "malformed database schema (", "vtable constructor failed: ",
             "database table is locked: ", "database schema is locked: ", "there is already ", "duplicate column name: ",
             "cannot modify ", "cannot drop column ", "generated column loop on ", "cannot INSERT into generated column ",
-            "cannot UPDATE generated column ", "no parameter named ", "unknown journal mode ",
+            "cannot UPDATE generated column ", "no parameter named ", "unknown journal mode ", "no such tokenizer: ",
         ]
         if prefixes.contains(where: { message.hasPrefix($0) }) { return true }
         let shapes: [Regex<Substring>] = [
@@ -158,14 +158,16 @@ extension SQLiteError {
 
     /// SQLite's message where its shape may be shown (`SQLiteMessage`); otherwise the
     /// code's generic text, the code, and why SQLite's own message is not shown.
+    /// A tokenizer this SQLite lacks is named, with where the table can be checked
+    /// (`MissingTokenizer`).
     public var shownMessage: String {
-        SQLiteMessage.canShow(self) ? message : hiddenMessage
+        SQLiteMessage.canShow(self) ? MissingTokenizer.explained(message) ?? message : hiddenMessage
     }
 
     /// `shownMessage` with the extended result code, as every message that quotes an error
     /// from SQLite ends: `disk I/O error (SQLite error 266)`.
     public var messageAndCode: String {
-        SQLiteMessage.canShow(self) ? "\(message) (SQLite error \(extendedCode))" : hiddenMessage
+        SQLiteMessage.canShow(self) ? "\(MissingTokenizer.explained(message) ?? message) (SQLite error \(extendedCode))" : hiddenMessage
     }
 
     private var hiddenMessage: String {
