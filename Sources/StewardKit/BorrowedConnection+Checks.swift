@@ -91,12 +91,7 @@ extension BorrowedConnection {
     public func checkFullTextSearch() throws -> StewardKitReport {
         var checks: [CheckResult] = []
         var start = DispatchTime.now()
-        let integrity = try borrowed { try FTS5IntegrityCheck(connection: connection).run() }
-        let fts5 = Check(
-            name: .ftsSync, status: integrity.problems.isEmpty ? .ok : .failed,
-            detail: FTS5IntegrityCheck.summary(of: integrity), problems: integrity.problems,
-            fts5Tables: integrity.tables, failedFTS5Tables: integrity.failedTables)
-        checks.append(CheckResult(fts5, durationSeconds: Self.seconds(since: start), versionsFrom: ""))
+        checks += try fullTextIntegrity().checks
         start = DispatchTime.now()
         let triggers = try borrowed { try FTSSyncTriggersCheck.check(try Schema(reading: connection), on: connection) }
         checks.append(CheckResult(triggers, durationSeconds: Self.seconds(since: start), versionsFrom: ""))

@@ -16,8 +16,13 @@ public struct StewardKitReport: Codable, Sendable {
     public let failedChecks: [String]
     public let failedCases: [String]
     public let passed: Bool
+    /// A backup proof's digests of the copy's tables (equal to the live database's when
+    /// `content-digest` passed); nil for other runs.
+    public let tableDigests: [TableDigest]?
 
-    init(sqliteVersion: String, contractVersion: String? = nil, contractCases: [ContractCaseResult] = [], checks: [CheckResult]) {
+    init(sqliteVersion: String, contractVersion: String? = nil, contractCases: [ContractCaseResult] = [], checks: [CheckResult],
+         tableDigests: [TableDigest]? = nil) {
+        self.tableDigests = tableDigests
         self.sqliteVersion = sqliteVersion
         self.contractVersion = contractVersion
         self.contractCases = contractCases
