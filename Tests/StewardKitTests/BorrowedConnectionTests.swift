@@ -93,9 +93,11 @@ import Testing
         let other = AppContract.text.replacingOccurrences(of: #""fts_table": "ticket_fts""#, with: #""fts_table": "note_fts""#)
         let path = directory.file("other.contract.json")
         try other.write(toFile: path, atomically: true, encoding: .utf8)
+        try app.execute("PRAGMA query_only = ON")
         let report = try BorrowedConnection(sqliteConnection: app.handle).check(contractAt: path)
         #expect(report.check(.searchContract)?.status == .fail)
         #expect(report.check(.searchContract)?.summary.contains("note_fts") == true)
         #expect(app.isAutocommit)
+        #expect(try app.integer("PRAGMA query_only") == 1)
     }
 }
