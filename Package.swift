@@ -3,8 +3,13 @@ import PackageDescription
 
 let package = Package(
     name: "Steward",
+    // The Apple platforms StewardKit is meant for (an app's test target). This machine
+    // builds for Linux only: nothing here is compiled for them (README, "In your app's tests").
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "steward", targets: ["steward"]),
+        // For applications' test targets: Steward's checks through the app's own connection.
+        .library(name: "StewardKit", targets: ["StewardKit"]),
     ],
     targets: [
         // System libraries: the only places that name a C library.
@@ -35,22 +40,38 @@ let package = Package(
 
         // What every operation and the bundle format need: StewardError and its remedies,
         // cancellation, system calls, paths, check names, test hooks.
-        .target(name: "StewardBase", dependencies: ["FileNames", "CSystem"]),
+        // CSystem declares glibc's calls: Linux only (LinuxCalls has the other platforms' way).
+        .target(name: "StewardBase", dependencies: ["FileNames", .target(name: "CSystem", condition: .when(platforms: [.linux]))]),
+
+        // The checks the command line and StewardKit share, portable (SQLite and Foundation
+        // only): check values, FTS5 integrity and sync triggers, the search contract and
+        // how its cases run.
+        .target(name: "StewardChecks", dependencies: ["StewardBase", "SQLiteKit"]),
 
         // The bundle format, version 1: manifest and its validation, writer, reader,
         // keys and encryption, naming, content digests.
         .target(name: "BundleFormat", dependencies: ["StewardBase", "SQLiteKit", "ArchiveKit", "FileNames"]),
 
         // The operations as library APIs returning Codable reports.
-        .target(name: "StewardCore", dependencies: ["StewardBase", "BundleFormat", "SQLiteKit", "ArchiveKit", "FileNames", "CSystem"]),
+        .target(name: "StewardCore", dependencies: ["StewardBase", "StewardChecks", "BundleFormat", "SQLiteKit", "ArchiveKit", "FileNames", "CSystem"]),
 
         // Commands, help, rendering and exit codes.
         .target(name: "StewardCLI", dependencies: ["ArgumentKit", "StewardBase", "BundleFormat", "StewardCore", "FileNames", "SQLiteKit"]),
 
         .executableTarget(name: "steward", dependencies: ["StewardCLI"]),
 
+        // The library for applications' test targets: a borrowed connection, the search
+        // contract, the FTS5 checks and a backup's proof. Portable: SQLite and Foundation.
+        .target(name: "StewardKit", dependencies: ["StewardChecks", "StewardBase", "SQLiteKit"]),
+
         // Tests.
         .target(name: "TestSupport", dependencies: ["CSQLite", "SQLiteKit", "ArchiveKit", "FileNames"], path: "Tests/TestSupport"),
+        // An app's own FTS5 tokenizer, registered through fts5_api (StewardKitTests play the app).
+        .target(name: "CAppTokenizer", dependencies: ["CSQLite"], path: "Tests/CAppTokenizer"),
+        .testTarget(
+            name: "StewardKitTests",
+            dependencies: ["StewardKit", "StewardChecks", "StewardBase", "SQLiteKit", "CSQLite", "CAppTokenizer", "TestSupport", "steward"]
+        ),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"]),
         .testTarget(
             name: "ArchiveKitTests",
@@ -60,8 +81,8 @@ let package = Package(
         ),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
         .testTarget(name: "FileNamesTests", dependencies: ["FileNames"]),
-        .testTarget(name: "StewardCoreTests", dependencies: ["StewardBase", "BundleFormat", "StewardCore", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]),
-        .testTarget(name: "StewardCLITests", dependencies: ["StewardCLI", "ArgumentKit", "StewardBase", "BundleFormat", "StewardCore", "TestSupport"]),
+        .testTarget(name: "StewardCoreTests", dependencies: ["StewardBase", "StewardChecks", "BundleFormat", "StewardCore", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]),
+        .testTarget(name: "StewardCLITests", dependencies: ["StewardCLI", "ArgumentKit", "StewardBase", "StewardChecks", "BundleFormat", "StewardCore", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["steward", "SQLiteKit", "ArchiveKit", "FileNames", "TestSupport"]

@@ -39,6 +39,8 @@ public final class Connection {
     /// The observer `setAuthorizer(_:)` installed, held while SQLite may call it (like
     /// `overlay`, released only after `deinit` has removed the callback).
     var authorizerBox: CallbackBox<(AuthorizerEvent) -> Void>?
+    /// Whether this connection opened the handle, and so closes it (false: borrowed).
+    private let ownsHandle: Bool
 
     /// Opens (and with `.create`, creates) a database.
     ///
@@ -64,7 +66,22 @@ public final class Connection {
         }
         self.sqliteConnection = handle
         self.path = path
+        self.ownsHandle = true
         sqlite3_extended_result_codes(handle, 1)
+    }
+
+    /// Another library's connection, borrowed (an application's: GRDB's
+    /// `db.sqliteConnection`, SQLite.swift's `handle`, FMDB's `sqliteHandle`). It is never
+    /// closed here, and nothing of it is set: not its result-code mode, nor its busy,
+    /// progress or authorizer callbacks, not even on `deinit`. Every statement prepared on
+    /// it is finalized when released, as on a connection of our own.
+    ///
+    /// The handle must come from the SQLite this module links (on Apple platforms, the
+    /// system's): a handle of another SQLite build cannot be used through these calls.
+    public init(borrowing handle: OpaquePointer) {
+        self.sqliteConnection = handle
+        self.path = sqlite3_db_filename(handle, "main").map { String(cString: $0) } ?? ""
+        self.ownsHandle = false
     }
 
     /// An in-memory database, private to this connection.
@@ -74,6 +91,8 @@ public final class Connection {
     }
 
     deinit {
+        // A borrowed handle keeps its owner's callbacks, and stays open.
+        guard ownsHandle else { return }
         // The handlers' boxes, stored properties, are released after this.
         sqlite3_progress_handler(sqliteConnection, 0, nil, nil)
         sqlite3_busy_handler(sqliteConnection, nil, nil)
@@ -182,6 +201,12 @@ public final class Connection {
 
     /// The rowid of the most recent successful INSERT on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
+
+    /// Puts back the rowid `lastInsertRowID` gives (a borrowed connection's, after
+    /// Steward's own inserts were rolled back).
+    public func setLastInsertRowID(_ rowID: Int64) {
+        sqlite3_set_last_insert_rowid(sqliteConnection, rowID)
+    }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(sqliteConnection)) }

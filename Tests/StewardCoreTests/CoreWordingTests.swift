@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// StewardCore says what is wrong; the command line says which option fixes it.
-/// No string literal in the library's modules (`Sources/StewardCore`, `Sources/StewardBase`,
+/// No string literal in the library modules (`Sources/StewardCore`, `Sources/StewardBase`, `Sources/StewardChecks`, `Sources/StewardKit`,
 /// `Sources/BundleFormat`) names an option (`--name`), except the
 /// rollback command a fleet run prints, which is a shell command on purpose.
 @Suite struct CoreWordingTests {
@@ -17,7 +17,7 @@ import Testing
     @Test func noStringLiteralInTheCoreNamesAnOption() throws {
         let root = Fixtures.repositoryRoot.appendingPathComponent("Sources")
         var files: [String] = []
-        for module in ["StewardCore", "StewardBase", "BundleFormat"] {
+        for module in ["StewardCore", "StewardBase", "StewardChecks", "StewardKit", "BundleFormat"] {
             let found = try #require(FileManager.default.subpaths(atPath: root.appendingPathComponent(module).path))
             #expect(found.contains { $0.hasSuffix(".swift") }, "no sources found for \(module) under \(root.path)")
             files += found.filter { $0.hasSuffix(".swift") }.map { "\(module)/\($0)" }

@@ -18,6 +18,12 @@ extension Migrator {
             connection.setBusyHandler(nil)
         }
 
+        // An FTS5 table whose tokenizer this SQLite lacks can be neither written (its sync
+        // triggers fail) nor accounted: nothing is migrated, and the tables are named.
+        if let missing = try? MissingTokenizer.tables(on: connection), !missing.isEmpty {
+            throw StewardError(.badInput, "\(MissingTokenizer.refusal(missing)); nothing was migrated")
+        }
+
         // Foreign keys cannot be switched inside a transaction: off before, restored after.
         let enforced = try sqlite { try connection.integer(sql: "PRAGMA foreign_keys") == 1 }
         if enforced { try sqlite { try connection.execute(sql: "PRAGMA foreign_keys = OFF") } }

@@ -9,34 +9,9 @@ import StewardBase
 /// as plain SQL, in its own transaction, the way that runner applies it, without
 /// Steward's automatic rebuilds, so that a set that relies on them is caught.
 struct ContractRunner {
-    /// What a query gave.
-    enum Outcome: Equatable, CustomStringConvertible {
-        case keys([Int64])
-        case rejected(String)
-        case error(String)
-        /// A step of the case failed before its query ran: the fixture is broken, and no
-        /// expectation is met, not even an expected error.
-        case stepFailed(String)
-
-        var description: String {
-            switch self {
-            case .keys(let keys): return "keys [\(keys.map(String.init).joined(separator: ", "))]"
-            case .rejected(let reason): return "rejected: \(reason)"
-            case .error(let reason): return "error: \(reason)"
-            case .stepFailed(let reason): return "step failed: \(reason)"
-            }
-        }
-
-        /// Whether this outcome satisfies an expectation (any query error satisfies an
-        /// expected error).
-        func satisfies(_ expected: Outcome) -> Bool {
-            switch (self, expected) {
-            case (.error, .error): return true
-            case (.stepFailed, _): return false
-            default: return self == expected
-            }
-        }
-    }
+    /// What a query gave (`ContractSearch`, shared with StewardKit).
+    typealias Outcome = ContractSearch.Outcome
+    typealias Expression = ContractSearch.Expression
 
     let contract: SearchContract
     let set: DialectSet
@@ -67,9 +42,12 @@ struct ContractRunner {
     }
 
     static func expectation(of item: SearchContract.Case) -> Outcome {
-        if let keys = item.expect { return .keys(keys) }
-        if let rejection = item.expectRejection { return .rejected(rejection) }
-        return .error("syntax")
+        ContractSearch.expectation(of: item)
+    }
+
+    /// The FTS5 expression for user input in a mode, or why none is run.
+    static func expression(for input: String, mode: SearchContract.Mode, maximumLength: Int) -> Expression {
+        ContractSearch.expression(for: input, mode: mode, maximumLength: maximumLength)
     }
 
     // MARK: - Building
@@ -107,7 +85,7 @@ struct ContractRunner {
         do {
             try connection.transaction(.immediate) {
                 for record in contract.records {
-                    try insert(record, on: connection)
+                    try ContractSearch(contract: contract).insert(record, on: connection)
                 }
             }
         } catch let error as SQLiteError {
@@ -115,14 +93,6 @@ struct ContractRunner {
                 .badInput,
                 "the contract's records cannot be inserted into '\(contract.table)' at \(moment): \(error.shownMessage)")
         }
-    }
-
-    private func insert(_ values: [String: SearchContract.Value], on connection: Connection) throws {
-        let columns = values.keys.sorted()
-        let sql = "INSERT INTO \(Connection.quote(identifier: contract.table)) ("
-            + columns.map(Connection.quote(identifier:)).joined(separator: ", ") + ") VALUES ("
-            + columns.map { _ in "?" }.joined(separator: ", ") + ")"
-        try connection.execute(sql: sql, bindings: columns.map { values[$0]?.sqliteValue ?? .null })
     }
 
     // MARK: - Cases
@@ -134,90 +104,6 @@ struct ContractRunner {
         }
         let connection = try Connection.inMemory()
         try template.backup(to: connection)
-        for (index, step) in (item.steps ?? []).enumerated() {
-            do {
-                try run(step, on: connection)
-            } catch let error as SQLiteError {
-                return .stepFailed("step \(index + 1) (\(step.op)), SQLite error \(error.extendedCode)")
-            }
-        }
-        return search(item, on: connection)
-    }
-
-    private func run(_ step: SearchContract.Step, on connection: Connection) throws {
-        let table = Connection.quote(identifier: contract.table)
-        let key = Connection.quote(identifier: contract.key)
-        switch step.op {
-        case "insert":
-            try insert(step.values ?? [:], on: connection)
-        case "update":
-            let values = step.values ?? [:]
-            let columns = values.keys.sorted()
-            let assignments = columns.map { "\(Connection.quote(identifier: $0)) = ?" }.joined(separator: ", ")
-            try connection.execute(
-                sql: "UPDATE \(table) SET \(assignments) WHERE \(key) = ?",
-                bindings: columns.map { values[$0]?.sqliteValue ?? .null } + [.integer(step.key ?? 0)])
-        case "delete":
-            try connection.execute(sql: "DELETE FROM \(table) WHERE \(key) = ?", bindings: [.integer(step.key ?? 0)])
-        case "begin":
-            try connection.execute(sql: "BEGIN")
-        case "commit":
-            try connection.execute(sql: "COMMIT")
-        default:
-            try connection.execute(sql: "ROLLBACK")
-        }
-    }
-
-    /// The search contract: the text of a query is bound as a parameter, and turned into
-    /// an FTS5 expression by the mode's rules before that.
-    private func search(_ item: SearchContract.Case, on connection: Connection) -> Outcome {
-        let expression: String
-        switch Self.expression(for: item.query, mode: item.mode ?? .literal, maximumLength: contract.maxQueryLength) {
-        case .empty:
-            return .keys([])
-        case .rejected(let reason):
-            return .rejected(reason)
-        case .query(let text):
-            expression = text
-        }
-        let fts = Connection.quote(identifier: contract.ftsTable)
-        let table = Connection.quote(identifier: contract.table)
-        let key = Connection.quote(identifier: contract.key)
-        let sql = """
-            SELECT c.\(key) FROM \(fts) JOIN \(table) AS c ON c.\(key) = \(fts).rowid
-            WHERE \(fts) MATCH ? ORDER BY \(fts).rank, c.\(key) LIMIT ? OFFSET ?
-            """
-        do {
-            let rows = try connection.rows(
-                sql: sql,
-                bindings: [.text(expression), .integer(Int64(item.limit ?? -1)), .integer(Int64(item.offset ?? 0))])
-            return .keys(rows.compactMap { $0.first?.integerValue })
-        } catch let error as SQLiteError {
-            // FTS5 reports a bad query as SQLITE_ERROR: never zero results.
-            return .error(error.code == .error ? "syntax" : "SQLite error \(error.extendedCode)")
-        } catch {
-            return .error(SQLiteMessage.text(of: error))
-        }
-    }
-
-    enum Expression: Equatable {
-        case empty
-        case rejected(String)
-        case query(String)
-    }
-
-    /// The FTS5 expression for user input in a mode, or why none is run.
-    static func expression(for input: String, mode: SearchContract.Mode, maximumLength: Int) -> Expression {
-        if input.count > maximumLength { return .rejected("too-long") }
-        let trimmed = input.trimmingWhitespaceAndNewlines()
-        if trimmed.isEmpty { return .empty }
-        switch mode {
-        case .syntax:
-            return .query(input)
-        case .literal:
-            return .query("\"" + trimmed.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
-        case .prefix:
-            return .query("\"" + trimmed.replacingOccurrences(of: "\"", with: "\"\"") + "\"*")
-        }
+        return try ContractSearch(contract: contract).outcome(of: item, on: connection)
     }
 }

@@ -66,46 +66,7 @@ extension Verifier {
         timed(.ftsTriggers, into: results) {
             let read = try Schema(reading: connection)
             schema = read
-            let external = read.fts5Tables.filter { $0.contentMode == .external }
-            let external4 = read.fts4Tables.filter { $0.contentMode == .external }
-            // FTS5 tables with their own content that triggers fill from another table
-            // depend on those triggers just as much.
-            let filled = try FTS5TriggerFill.find(on: connection)
-            if external.isEmpty, external4.isEmpty, filled.isEmpty {
-                let all = read.fullTextTableNames
-                // Says what it looked at: a pass over no table is named as such.
-                return Check(.ftsTriggers, passed: true, all.isEmpty
-                    ? "no full-text tables (FTS3, FTS4 or FTS5)"
-                    : "no external-content or trigger-filled full-text tables; none of \(all.joined(separator: ", ")) needs sync triggers", [])
-            }
-            var details: [String] = []
-            var deferred: [String] = []
-            var mistimed: [String] = []
-            var gaps = external.map { ($0.name, $0.contentTable ?? "its content table", read.syncTriggers(for: $0).missing) }
-            for table in external4 {
-                let sync = read.syncTriggers(for: table)
-                gaps.append((table.name, table.contentTable ?? "its content table", sync.missing))
-                mistimed += sync.mistimed
-            }
-            gaps += filled.map { ($0.table, $0.source, $0.missing) }
-            for (table, source, missing) in gaps where !missing.isEmpty {
-                let line = "\(table): no \(missing.joined(separator: ", ")) trigger on \(source) that writes to it"
-                if options.ftsDeferred.contains(table.lowercased()) {
-                    deferred.append(line + " (deferred: indexed in the background)")
-                } else {
-                    details.append(line)
-                }
-            }
-            details += mistimed
-            let names = (external.map(\.name) + external4.map(\.name) + filled.map { "\($0.table) (from \($0.source))" })
-                .joined(separator: ", ")
-            if !details.isEmpty {
-                return Check(.ftsTriggers, passed: false, details.count == mistimed.count ? "sync triggers that run at the wrong moment" : "missing sync triggers",
-                        details + deferred)
-            }
-            return deferred.isEmpty
-                ? Check(.ftsTriggers, passed: true, "insert, delete and update sync triggers present for \(names)", [])
-                : Check(.ftsTriggers, passed: true, "sync triggers present or deferred (as asked) for \(names)", deferred)
+            return try FTSSyncTriggersCheck.check(read, on: connection, deferred: options.ftsDeferred)
         }
         if let schema {
             facts.ftsTables = schema.fts5Tables.map {

@@ -21,19 +21,8 @@ public struct VerifyReport: Codable, Sendable {
         public let ftsTables: [FTSTable]
     }
 
-    public struct ContractCase: Codable, Sendable {
-        public let name: String
-        public let passed: Bool
-        /// Whether the fresh and the migrated database gave the same outcome.
-        public let agree: Bool
-        public let freshMatches: Bool
-        public let migratedMatches: Bool
-        /// Outcomes as `keys [1, 2]`, `rejected: too-long`, `error: syntax`: fixture
-        /// keys only, never query text.
-        public let expected: String
-        public let fresh: String
-        public let migrated: String
-    }
+    /// A search-contract case (`ContractCaseResult`, shared with StewardKit).
+    public typealias ContractCase = ContractCaseResult
 
     public var command = "verify"
     public let stewardVersion: String

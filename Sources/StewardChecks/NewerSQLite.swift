@@ -5,31 +5,31 @@ import SQLiteKit
 /// cannot be prepared is described as it is: the file needs a newer SQLite, not an
 /// extension. Each version is from SQLite's release log (cited per entry); a feature is
 /// named only when the linked SQLite is older than its release.
-enum NewerSQLite {
-    struct Feature: Sendable, Equatable {
-        enum Kind: String, Sendable {
+package enum NewerSQLite {
+    package struct Feature: Sendable, Equatable {
+        package enum Kind: String, Sendable {
             case fts5Option = "the FTS5 option"
             case trigramOption = "the trigram tokenizer's option"
             case function = "the SQL function"
         }
 
-        let kind: Kind
-        let name: String
+        package let kind: Kind
+        package let name: String
         /// `3.47.0`.
-        let version: String
+        package let version: String
         /// The release log, or the page that documents the feature when the log does not.
-        let source: String
+        package let source: String
 
-        var versionNumber: Int {
+        package var versionNumber: Int {
             let parts = version.split(separator: ".").compactMap { Int($0) }
             guard parts.count == 3 else { return 0 }
             return parts[0] * 1_000_000 + parts[1] * 1_000 + parts[2]
         }
 
-        var shownName: String { kind == .function ? "\(name)()" : name }
+        package var shownName: String { kind == .function ? "\(name)()" : name }
     }
 
-    static let features: [Feature] = {
+    package static let features: [Feature] = {
         func log(_ version: String) -> String {
             "https://sqlite.org/releaselog/\(version.replacingOccurrences(of: ".", with: "_")).html"
         }
@@ -63,7 +63,7 @@ enum NewerSQLite {
     /// declared with `tokenizer` (its `tokenize` option, to tell a trigram option from
     /// another tokenizer error); nil when it is none of them, or when the linked SQLite is
     /// not older than its release.
-    static func feature(in message: String, tokenizer: String? = nil) -> Feature? {
+    package static func feature(in message: String, tokenizer: String? = nil) -> Feature? {
         let found: Feature?
         if let option = quoted(after: "unrecognized option: ", in: message) {
             found = features.first { $0.kind == .fts5Option && $0.name.caseInsensitiveEquals(option) }
@@ -84,12 +84,12 @@ enum NewerSQLite {
     /// An error's message as it may be shown (`SQLiteError.shownMessage`), or, when a newer
     /// SQLite's feature is behind it, SQLite's own message (it names the option or function,
     /// never a value) and what it means.
-    static func explained(_ error: SQLiteError, tokenizer: String? = nil) -> String {
+    package static func explained(_ error: SQLiteError, tokenizer: String? = nil) -> String {
         feature(in: error.message, tokenizer: tokenizer) == nil ? error.shownMessage : explained(error.message, tokenizer: tokenizer)
     }
 
     /// SQLite's message, and what it means when a newer SQLite's feature is behind it.
-    static func explained(_ message: String, tokenizer: String? = nil) -> String {
+    package static func explained(_ message: String, tokenizer: String? = nil) -> String {
         guard let feature = feature(in: message, tokenizer: tokenizer) else { return message }
         return "\(message): \(feature.kind.rawValue) \(feature.shownName) came with SQLite \(feature.version) (\(feature.source)); "
             + "this file needs SQLite \(feature.version) or later, and the SQLite linked is \(SQLiteLibrary.version)"

@@ -6,28 +6,28 @@ import Foundation
 /// something else than its author meant would otherwise pass, testing nothing.
 extension SearchContract {
     /// Why the file cannot be read, with the JSON path (`cases[1].limt`).
-    struct ReadingError: Error {
-        let message: String
+    package struct ReadingError: Error {
+        package let message: String
     }
 
     /// Any key of a JSON object, for listing the keys an object has.
-    struct AnyKey: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+    package struct AnyKey: CodingKey {
+        package let stringValue: String
+        package var intValue: Int? { nil }
+        package init(stringValue: String) { self.stringValue = stringValue }
+        package init?(intValue: Int) { nil }
     }
 
     /// An element of a JSON array, for its path.
-    struct IndexKey: CodingKey {
-        let intValue: Int?
-        var stringValue: String { "Index \(intValue ?? 0)" }
-        init(intValue: Int) { self.intValue = intValue }
-        init?(stringValue: String) { nil }
+    package struct IndexKey: CodingKey {
+        package let intValue: Int?
+        package var stringValue: String { "Index \(intValue ?? 0)" }
+        package init(intValue: Int) { self.intValue = intValue }
+        package init?(stringValue: String) { nil }
     }
 
     /// `number` as a whole number, or the reason it is none, named by `path`.
-    static func wholeNumber(_ decode: (Int64.Type) throws -> Int64, real: () -> Double?, path: [CodingKey]) throws -> Int64 {
+    package static func wholeNumber(_ decode: (Int64.Type) throws -> Int64, real: () -> Double?, path: [CodingKey]) throws -> Int64 {
         do {
             return try decode(Int64.self)
         } catch {
@@ -39,7 +39,7 @@ extension SearchContract {
     }
 
     /// `cases[0].steps[1].key`, as written in JSON; "the top level" for the object itself.
-    static func jsonPath(_ codingPath: [CodingKey]) -> String {
+    package static func jsonPath(_ codingPath: [CodingKey]) -> String {
         let path = codingPath.reduce(into: "") { path, key in
             if let index = key.intValue {
                 path += "[\(index)]"
@@ -52,12 +52,12 @@ extension SearchContract {
 
     /// Refuses the first key of the object `decoder` reads that is not one of `Keys`.
     /// The object's container, once no key but `Keys` is found in it.
-    static func container<Keys: CodingKey & CaseIterable>(of decoder: Decoder, allowing keys: Keys.Type) throws -> KeyedDecodingContainer<Keys> {
+    package static func container<Keys: CodingKey & CaseIterable>(of decoder: Decoder, allowing keys: Keys.Type) throws -> KeyedDecodingContainer<Keys> {
         try refuseUnknownKeys(in: decoder, allowed: keys)
         return try decoder.container(keyedBy: keys)
     }
 
-    static func refuseUnknownKeys<Keys: CodingKey & CaseIterable>(in decoder: Decoder, allowed _: Keys.Type) throws {
+    package static func refuseUnknownKeys<Keys: CodingKey & CaseIterable>(in decoder: Decoder, allowed _: Keys.Type) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
         let allowed = Keys.allCases.map(\.stringValue)
         // JSON objects have no order once decoded: the first unknown key by name, so
@@ -69,13 +69,13 @@ extension SearchContract {
     }
 
     /// A value that is printed back in a message: short and on one line.
-    static func shown(_ text: String) -> String {
+    package static func shown(_ text: String) -> String {
         let line = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
         return line.count > 40 ? String(line.prefix(40)) + "…" : line
     }
 
     /// What a type is called in a message about a value of the wrong type.
-    static func typeName(_ type: Any.Type) -> String {
+    package static func typeName(_ type: Any.Type) -> String {
         switch type {
         case is Int.Type, is Int64.Type, is Int32.Type: "a whole number"
         case is Double.Type: "a number"
@@ -92,7 +92,7 @@ extension KeyedDecodingContainer {
     /// A whole number at `key`, or nil when the key is absent (or null). A number with a
     /// fraction, or too large for 64 bits, is refused naming the key; so is one below
     /// `minimum`, whose meaning `rule` gives.
-    func wholeNumber(forKey key: Key, minimum: Int64? = nil, rule: String = "") throws -> Int64? {
+    package func wholeNumber(forKey key: Key, minimum: Int64? = nil, rule: String = "") throws -> Int64? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         let number = try SearchContract.wholeNumber(
             { try decode($0, forKey: key) }, real: { try? decode(Double.self, forKey: key) }, path: codingPath + [key])
@@ -105,7 +105,7 @@ extension KeyedDecodingContainer {
 
     /// An array of whole numbers at `key`, each named by its path when it is none; nil
     /// when absent.
-    func wholeNumbers(forKey key: Key) throws -> [Int64]? {
+    package func wholeNumbers(forKey key: Key) throws -> [Int64]? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         var list = try nestedUnkeyedContainer(forKey: key)
         var numbers: [Int64] = []
@@ -120,7 +120,7 @@ extension KeyedDecodingContainer {
 
     /// A string at `key` that must be one of `choices` (an enum's raw values); nil when
     /// absent.
-    func choice<Choice: RawRepresentable & CaseIterable>(_ type: Choice.Type, forKey key: Key) throws -> Choice?
+    package func choice<Choice: RawRepresentable & CaseIterable>(_ type: Choice.Type, forKey key: Key) throws -> Choice?
     where Choice.RawValue == String {
         guard let text = try decodeIfPresent(String.self, forKey: key) else { return nil }
         guard let value = Choice(rawValue: text) else {

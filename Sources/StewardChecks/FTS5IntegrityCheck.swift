@@ -10,26 +10,30 @@ import SQLiteKit
 /// runs inside `BEGIN … ROLLBACK` all the same. `run()` only on a file that is Steward's
 /// own: restore's staged file, or backup's snapshot copy. `check(_:rank:on:)` is the one
 /// statement migrate and verify run too, each in the transaction it already holds.
-struct FTS5IntegrityCheck {
-    struct Outcome {
+package struct FTS5IntegrityCheck {
+    package struct Outcome {
         /// The FTS5 tables checked, in name order.
-        let tables: [String]
+        package let tables: [String]
         /// One line per table whose check failed.
-        let problems: [String]
+        package let problems: [String]
         /// External-content tables whose content table or view does not exist: their index
         /// was checked on its own (rank 0).
-        let unreachable: [String]
+        package let unreachable: [String]
         /// The tables whose check failed, in name order.
-        var failedTables: [String] = []
+        package var failedTables: [String] = []
     }
 
-    let connection: Connection
+    package let connection: Connection
+
+    package init(connection: Connection) {
+        self.connection = connection
+    }
 
     /// FTS5's integrity-check of one table of `main`. With `rank` 1 it also compares an
     /// external-content index with its content table (SQLite 3.40) and fails with
     /// SQLITE_CORRUPT_VTAB when they differ; without, only the index itself is checked.
     /// The statement is an INSERT that writes nothing.
-    static func check(_ table: String, rank: Int?, on connection: Connection) throws {
+    package static func check(_ table: String, rank: Int?, on connection: Connection) throws {
         let name = Connection.quote(identifier: table)
         let sql = rank.map { "INSERT INTO main.\(name)(\(name), rank) VALUES ('integrity-check', \($0))" }
             ?? "INSERT INTO main.\(name)(\(name)) VALUES ('integrity-check')"
@@ -37,7 +41,7 @@ struct FTS5IntegrityCheck {
     }
 
     /// Runs the check. Throws for an interrupt and when the schema cannot be read.
-    func run() throws -> Outcome {
+    package func run() throws -> Outcome {
         let definitions = try Schema(reading: connection).fts5Tables.sorted { $0.name < $1.name }
         guard !definitions.isEmpty else { return Outcome(tables: [], problems: [], unreachable: []) }
         guard SQLiteLibrary.canCreateFTS5(on: connection) else {
@@ -72,14 +76,14 @@ struct FTS5IntegrityCheck {
     }
 
     /// Whether the default check (rank 0: the index's own consistency) passes.
-    static func passesOnItsOwn(_ table: String, on connection: Connection) -> Bool {
+    package static func passesOnItsOwn(_ table: String, on connection: Connection) -> Bool {
         if connection.isAutocommit { try? connection.execute(sql: "BEGIN") }
         return (try? check(table, rank: nil, on: connection)) != nil
     }
 
     /// An external-content index out of step with its content table: worded as what it
     /// is, with the remedy (SQLite's message alone reads like a damaged file).
-    static func driftLine(table: String, content: String, error: SQLiteError) -> String {
+    package static func driftLine(table: String, content: String, error: SQLiteError) -> String {
         let name = Connection.quote(identifier: table)
         return "\(table): the index is out of step with its content table \(content) (drift, not damage to the file; SQLite error \(error.extendedCode)): "
             + "rebuild it with INSERT INTO \(name)(\(name)) VALUES('rebuild'), or with '-- steward: rebuild-fts \(table)' in the migration that changes \(content)"
@@ -87,7 +91,7 @@ struct FTS5IntegrityCheck {
 
     /// A damaged index, or a check that could not run (a table this SQLite cannot open).
     /// FTS5's messages name the table and the damage, never a row.
-    static func failureLine(table: FTS5Definition, error: SQLiteError) -> String {
+    package static func failureLine(table: FTS5Definition, error: SQLiteError) -> String {
         let what = error.isCorrupt ? "the index is damaged" : "the check could not run"
         return "\(table.name): \(what) (\(NewerSQLite.explained(error, tokenizer: table.options["tokenize"])), SQLite error \(error.extendedCode))"
     }
@@ -99,7 +103,7 @@ struct FTS5IntegrityCheck {
     }
 
     /// The outcome in one line.
-    static func summary(of outcome: Outcome) -> String {
+    package static func summary(of outcome: Outcome) -> String {
         guard !outcome.tables.isEmpty else { return "no FTS5 tables" }
         let count = outcome.tables.count
         var text = outcome.problems.isEmpty

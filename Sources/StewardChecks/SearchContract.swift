@@ -28,7 +28,7 @@ public struct SearchContract: Codable, Sendable {
             }
         }
 
-        var sqliteValue: SQLiteValue {
+        package var sqliteValue: SQLiteValue {
             switch self {
             case .null: return .null
             case .integer(let value): return .integer(value)
@@ -55,7 +55,7 @@ public struct SearchContract: Codable, Sendable {
         /// Column values to insert or set.
         public let values: [String: Value]?
 
-        enum CodingKeys: String, CodingKey, CaseIterable {
+        package enum CodingKeys: String, CodingKey, CaseIterable {
             case op, key, values
         }
 
@@ -81,7 +81,7 @@ public struct SearchContract: Codable, Sendable {
         /// Whether an error is expected instead of results (a syntax error).
         public let expectError: Bool?
 
-        enum CodingKeys: String, CodingKey, CaseIterable {
+        package enum CodingKeys: String, CodingKey, CaseIterable {
             case name, steps, query, mode, limit, offset, expect
             case expectRejection = "expect_rejection"
             case expectError = "expect_error"
@@ -115,7 +115,7 @@ public struct SearchContract: Codable, Sendable {
     public let cases: [Case]
 
     // Explicit keys: a key strategy would also rewrite the column names in records.
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case version, description, table, key, records, cases
         case ftsTable = "fts_table"
         case legacyVersion = "legacy_version"
@@ -198,7 +198,7 @@ public struct SearchContract: Codable, Sendable {
     }
 
     /// What is wrong with a decoded contract, or nil.
-    func problem() -> String? {
+    package func problem() -> String? {
         if version.isEmpty { return "version is empty" }
         for (field, value) in [("table", table), ("fts_table", ftsTable), ("key", key)] where value.isEmpty {
             return "\(field) is empty"

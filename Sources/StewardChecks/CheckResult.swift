@@ -39,12 +39,12 @@ public struct CheckResult: Codable, Sendable, Equatable {
         self.missingInput = missingInput
     }
 
-    static func skipped(_ name: CheckName, _ reason: String) -> CheckResult {
+    package static func skipped(_ name: CheckName, _ reason: String) -> CheckResult {
         CheckResult(name: name, status: .skipped, summary: reason, durationSeconds: 0)
     }
 
     /// Skipped because the run was not given `input`; the summary says so in words.
-    static func skipped(_ name: CheckName, missing input: MissingInput) -> CheckResult {
+    package static func skipped(_ name: CheckName, missing input: MissingInput) -> CheckResult {
         CheckResult(name: name, status: .skipped, summary: input.summary, durationSeconds: 0, missingInput: input)
     }
 
@@ -71,7 +71,7 @@ extension CheckResult {
         case assertions
 
         /// The core's own words, without the command line's option names.
-        var summary: String {
+        package var summary: String {
             switch self {
             case .database: "no database given"
             case .migrations: "no migration set given"

@@ -82,14 +82,14 @@ public enum SQLiteMessage {
 
     /// Every message that begins so quotes a value. `bad JSON path:` is the 3.45 wording
     /// of the JSON path error; `parse error in` covers FTS5's rank function and options.
-    static let valuePrefixes = [
+    package static let valuePrefixes = [
         "JSON path error near ", "bad JSON path:",
         "fts5: syntax error near ", "unknown special query: ", "malformed MATCH expression: ",
         "unrecognized matchinfo", "parse error in ", "expected integer, got ",
     ]
 
     /// Messages without a placeholder that Steward's runs meet (SQLite's and SQLiteKit's).
-    static let fixedTexts: Set<String> = [
+    package static let fixedTexts: Set<String> = [
         "malformed JSON", "JSON cannot hold BLOB values", "json_object() labels must be TEXT",
         "FOREIGN KEY constraint failed", "integer overflow", "unterminated string",
         "too many levels of trigger recursion", "incomplete input", "not authorized",
@@ -136,7 +136,7 @@ public enum SQLiteMessage {
             "foreign key mismatch - ", "unsafe use of ", "malformed database schema (", "vtable constructor failed: ",
             "database table is locked: ", "database schema is locked: ", "there is already ", "duplicate column name: ",
             "cannot modify ", "cannot drop column ", "generated column loop on ", "cannot INSERT into generated column ",
-            "cannot UPDATE generated column ", "no parameter named ", "unknown journal mode ",
+            "cannot UPDATE generated column ", "no parameter named ", "unknown journal mode ", "no such tokenizer: ",
         ]
         if prefixes.contains(where: { message.hasPrefix($0) }) { return true }
         let shapes: [Regex<Substring>] = [
@@ -154,18 +154,20 @@ public enum SQLiteMessage {
 
 extension SQLiteError {
     /// SQLITE_NOMEM: reported as a resource failure (74), not as bad input.
-    var isOutOfMemory: Bool { code == .noMemory }
+    package var isOutOfMemory: Bool { code == .noMemory }
 
     /// SQLite's message where its shape may be shown (`SQLiteMessage`); otherwise the
     /// code's generic text, the code, and why SQLite's own message is not shown.
+    /// A tokenizer this SQLite lacks is named, with where the table can be checked
+    /// (`MissingTokenizer`).
     public var shownMessage: String {
-        SQLiteMessage.canShow(self) ? message : hiddenMessage
+        SQLiteMessage.canShow(self) ? MissingTokenizer.explained(message) ?? message : hiddenMessage
     }
 
     /// `shownMessage` with the extended result code, as every message that quotes an error
     /// from SQLite ends: `disk I/O error (SQLite error 266)`.
     public var messageAndCode: String {
-        SQLiteMessage.canShow(self) ? "\(message) (SQLite error \(extendedCode))" : hiddenMessage
+        SQLiteMessage.canShow(self) ? "\(MissingTokenizer.explained(message) ?? message) (SQLite error \(extendedCode))" : hiddenMessage
     }
 
     private var hiddenMessage: String {

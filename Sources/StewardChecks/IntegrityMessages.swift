@@ -11,9 +11,9 @@
 /// "CHECK constraint failed in %s" with the table's name only, "row %d missing from
 /// index %s", "non-unique entry in index %s", "wrong # of entries in index %s"). A line of
 /// any other shape (a later SQLite's) is not shown, in case it quotes one.
-enum IntegrityMessages {
+package enum IntegrityMessages {
     /// The beginnings of the messages SQLite 3.40's integrity_check and quick_check give.
-    static let knownBeginnings = [
+    package static let knownBeginnings = [
         "Page ", "On tree page ", "On page ", "Tree ", "Rowid ", "Child page depth differs", "Multiple uses for byte ",
         "Fragmentation of ", "freelist leaf count too big on page ", "Freelist: ", "Main freelist: ", "Pointer map page ",
         "invalid page number ", "2nd reference to page ", "Failed to read ptrmap key=", "Bad ptr map entry key=",
@@ -24,7 +24,7 @@ enum IntegrityMessages {
     ]
 
     /// One line per finding of `rows`, headings dropped, unknown shapes replaced.
-    static func lines(_ rows: [String]) -> [String] {
+    package static func lines(_ rows: [String]) -> [String] {
         rows.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: true) }
             .map { String($0) }
             .filter { !($0.hasPrefix("*** in database ") && $0.hasSuffix(" ***")) }
@@ -32,7 +32,7 @@ enum IntegrityMessages {
     }
 
     /// `line` when it has a known shape, else a placeholder that names no value.
-    static func shown(_ line: String) -> String {
+    package static func shown(_ line: String) -> String {
         if knownBeginnings.contains(where: line.hasPrefix) || isKnownRowMessage(line) || line.contains(" pages missing from overflow list starting at ") {
             return line
         }

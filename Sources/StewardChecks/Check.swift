@@ -6,65 +6,86 @@ import StewardBase
 ///
 /// Nothing in it is row data: SQLite's integrity messages name tables, indexes, pages and
 /// rowids; foreign-key counts name tables; FTS5's messages name the table and the damage.
-struct Check: Sendable, Equatable {
-    enum Status: Sendable, Equatable {
+package struct Check: Sendable, Equatable {
+    package enum Status: Sendable, Equatable {
         case ok, failed
     }
 
-    let name: CheckName
-    let status: Status
+    package let name: CheckName
+    package let status: Status
     /// One line on what was found.
-    let detail: String
+    package let detail: String
     /// One line per problem found.
-    var problems: [String] = []
+    package var problems: [String] = []
     /// How a passing check looked where it could not look as usual (a contentless FTS4
     /// table read through fts4aux); shown as details.
-    var notes: [String] = []
+    package var notes: [String] = []
     /// What the check counted, by subject: the problems `integrity_check` found,
     /// violations per `child → parent` table pair.
-    var counts: [String: Int] = [:]
+    package var counts: [String: Int] = [:]
     /// The `user_version` read, and the one it was held against (version check).
-    var userVersion: Int32?
-    var expectedUserVersion: Int32?
+    package var userVersion: Int32?
+    package var expectedUserVersion: Int32?
     /// The FTS5 tables checked, and the full-text tables (FTS5, FTS4 or FTS3) whose check
     /// failed, in name order (full-text check).
-    var fts5Tables: [String] = []
-    var failedFTS5Tables: [String] = []
+    package var fts5Tables: [String] = []
+    package var failedFTS5Tables: [String] = []
     /// The FTS3 and FTS4 tables checked, in name order (full-text check).
-    var fts4Tables: [String] = []
+    package var fts4Tables: [String] = []
     /// Whether a failure is a module that is not loaded (schema-objects check): an
     /// extension's, which loading it would give.
-    var missingModule = false
+    package var missingModule = false
 
     /// For integrity: the pragma stopped on damage after the findings in `problems`.
-    var stopped: String?
+    package var stopped: String?
 
-    var passed: Bool { status != .failed }
+    package init(
+        name: CheckName, status: Status, detail: String, problems: [String] = [], notes: [String] = [],
+        counts: [String: Int] = [:], userVersion: Int32? = nil, expectedUserVersion: Int32? = nil,
+        fts5Tables: [String] = [], failedFTS5Tables: [String] = [], fts4Tables: [String] = [], missingModule: Bool = false,
+        stopped: String? = nil
+    ) {
+        self.name = name
+        self.status = status
+        self.detail = detail
+        self.problems = problems
+        self.notes = notes
+        self.counts = counts
+        self.userVersion = userVersion
+        self.expectedUserVersion = expectedUserVersion
+        self.fts5Tables = fts5Tables
+        self.failedFTS5Tables = failedFTS5Tables
+        self.fts4Tables = fts4Tables
+        self.missingModule = missingModule
+        self.stopped = stopped
+    }
+
+    package var passed: Bool { status != .failed }
 
     /// The lines a report shows for the problems: integrity_check's split into one line
     /// per finding (`IntegrityMessages`), with where it stopped; the others as they are.
-    var shownProblems: [String] {
+    package var shownProblems: [String] {
         guard name == .integrity else { return problems }
         return IntegrityMessages.lines(problems) + (stopped.map { [$0] } ?? [])
     }
 
     /// The lines a report gives under the check's one line: the problems as shown, then
     /// the notes.
-    var reportedDetails: [String] { shownProblems + notes }
+    package var reportedDetails: [String] { shownProblems + notes }
 
     /// The counts as `a → b: 3, c → d: 1`, in subject order.
-    var countsSummary: String {
+    package var countsSummary: String {
         counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
     }
 
     /// The sum of the counts (all foreign-key violations).
-    var total: Int { counts.values.reduce(0, +) }
+    package var total: Int { counts.values.reduce(0, +) }
 }
 
 extension Check {
     /// A check a command words itself (verify's own checks): whether it passed, its one
     /// line, and the lines under it.
-    init(_ name: CheckName, passed: Bool, _ detail: String, _ details: [String] = []) {
+    package init(_ name: CheckName, passed: Bool, _ detail: String, _ details: [String] = []) {
         self.init(name: name, status: passed ? .ok : .failed, detail: detail, notes: details)
     }
 }
@@ -75,7 +96,7 @@ extension CheckResult {
     /// `recorded`: a failure that `backup --as-is` records in the bundle instead of
     /// refusing it, and says so. `versionsFrom`: where the expected `user_version` comes
     /// from, as the summary names it ("the source", "the manifest").
-    init(_ check: Check, durationSeconds: Double, recorded: Bool = false, versionsFrom: String) {
+    package init(_ check: Check, durationSeconds: Double, recorded: Bool = false, versionsFrom: String) {
         let wording = check.wording(recorded: recorded ? " (recorded)" : "", versionsFrom: versionsFrom)
         self.init(name: check.name, status: check.passed ? .pass : .fail, summary: wording.summary,
                   durationSeconds: durationSeconds, details: wording.details)
