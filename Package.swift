@@ -62,7 +62,11 @@ let package = Package(
 
         // The library for applications' test targets: a borrowed connection, the search
         // contract, the FTS5 checks and a backup's proof. Portable: SQLite and Foundation.
-        .target(name: "StewardKit", dependencies: ["StewardChecks", "StewardBase", "SQLiteKit"]),
+        // SHA-256 for the backup proof: CryptoKit on Apple's systems, libcrypto (loaded
+        // through ArchiveKit, as the command line loads it) on Linux.
+        .target(name: "StewardKit", dependencies: [
+            "StewardChecks", "StewardBase", "SQLiteKit", .target(name: "ArchiveKit", condition: .when(platforms: [.linux])),
+        ]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["CSQLite", "SQLiteKit", "ArchiveKit", "FileNames"], path: "Tests/TestSupport"),

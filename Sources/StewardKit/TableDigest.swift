@@ -23,15 +23,15 @@ public struct TableDigest: Codable, Sendable, Equatable {
             .compactMap { $0.first?.textValue }
         return try tables.map { name in
             let quoted = Connection.quote(identifier: name)
-            let declared = try connection.scalar(
-                sql: "SELECT sql FROM main.sqlite_schema WHERE name = ?", bindings: [.text(name)])?.textValue ?? ""
-            let withoutRowID = declared.range(of: #"WITHOUT\s+ROWID"#, options: [.regularExpression, .caseInsensitive]) != nil
+            // SQLite says which tables are WITHOUT ROWID (pragma table_list's `wr`).
+            let withoutRowID = try connection.integer(
+                sql: "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", bindings: [.text(name)]) != 0
             let order = withoutRowID
                 ? try connection.rows(sql: "SELECT name FROM main.pragma_table_info(?) WHERE pk > 0 ORDER BY pk", bindings: [.text(name)])
                     .compactMap { $0.first?.textValue }.map(Connection.quote(identifier:)).joined(separator: ", ")
                 : "_rowid_"
             let statement = try connection.prepare(sql: "SELECT * FROM main.\(quoted) ORDER BY \(order)")
-            var hasher = SHA256()
+            var hasher = try TableHasher()
             var rows: Int64 = 0
             let columns = statement.columnCount
             while try statement.step() {
@@ -40,7 +40,7 @@ public struct TableDigest: Codable, Sendable, Equatable {
                     statement.withHashEncoding(at: column) { hasher.update($0) }
                 }
             }
-            return TableDigest(name: name, rows: rows, sha256: hasher.finalize())
+            return TableDigest(name: name, rows: rows, sha256: try hasher.finalize())
         }
     }
 }

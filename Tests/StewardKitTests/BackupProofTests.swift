@@ -62,16 +62,10 @@ import Testing
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
         ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
     ])
-    func sha256MatchesTheStandardsVectors(input: String, digest: String) {
-        var hasher = SHA256()
+    /// The platform's SHA-256 (libcrypto here) is wired as the digests expect.
+    func tableHasherIsTheStandardsSHA256(input: String, digest: String) throws {
+        var hasher = try TableHasher()
         hasher.update(Array(input.utf8))
-        #expect(hasher.finalize() == digest)
-    }
-
-    @Test func sha256OfAMillionAs() {
-        var hasher = SHA256()
-        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
-        for _ in 0..<1000 { hasher.update(chunk) }
-        #expect(hasher.finalize() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(try hasher.finalize() == digest)
     }
 }
