@@ -30,11 +30,6 @@ extension MissingTokenizer {
     package struct Table: Sendable, Equatable {
         package let table: String
         package let tokenizer: String
-
-        package init(table: String, tokenizer: String) {
-            self.table = table
-            self.tokenizer = tokenizer
-        }
     }
 
     /// Every FTS5 table of `main` that this SQLite cannot open for want of its tokenizer,
