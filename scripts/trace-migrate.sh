@@ -35,8 +35,8 @@ import json,sys
 d=json.load(sys.stdin)
 hit=sorted(f['filename'].split('/Sources/',1)[1] for f in d['data'][0]['files'] if f['summary']['lines']['covered']>0 and '/Sources/' in f['filename'])
 print(len(hit),'files in all')
-own=[h for h in hit if h.split('/')[0] in ('StewardCLI','StewardCore','StewardBase','BundleFormat','steward')]
-print(len(own),\"of Steward's own modules (StewardCLI, StewardCore, StewardBase, BundleFormat, steward):\")
+own=[h for h in hit if h.split('/')[0] in ('StewardCLI','StewardCore','StewardBase','StewardChecks','StewardKit','BundleFormat','steward')]
+print(len(own),\"of Steward's own modules (StewardCLI, StewardCore, StewardBase, StewardChecks, BundleFormat, steward):\")
 for h in own: print('  '+h)
 print(len(hit)-len(own),'of the libraries (ArgumentKit, SQLiteKit, ArchiveKit, FileNames):')
 for h in hit:

@@ -20,7 +20,9 @@ extension Migrator {
 
         // An FTS5 table whose tokenizer this SQLite lacks can be neither written (its sync
         // triggers fail) nor accounted: nothing is migrated, and the tables are named.
-        if let missing = try? MissingTokenizer.tables(on: connection), !missing.isEmpty {
+        // Asked only of a database that declares FTS5 tables (most have none).
+        if let declared = try? Self.fts5Tables(on: connection), !declared.isEmpty,
+           let missing = try? MissingTokenizer.tables(on: connection), !missing.isEmpty {
             throw StewardError(.badInput, "\(MissingTokenizer.refusal(missing)); nothing was migrated")
         }
 
