@@ -132,4 +132,9 @@ struct OutputOptions: Sendable {
         json = values[CommonOptions.json]
         quiet = takesQuiet && values[CommonOptions.quiet]
     }
+
+    init(json: Bool, quiet: Bool) {
+        self.json = json
+        self.quiet = quiet
+    }
 }
