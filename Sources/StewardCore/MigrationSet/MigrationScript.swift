@@ -138,11 +138,13 @@ struct MigrationScript {
                 try observer?.willRun(location: "\(migration.fileName):\(line)")
                 // Lint reports a statement that fails and goes on with the next: the
                 // failed statement's changes are undone to a savepoint of its own.
-                if onFailure != nil { try connection.execute(sql: "SAVEPOINT steward_statement") }
+                // Not around the file's own savepoints, whose RELEASE would end ours too.
+                let guarded = onFailure != nil && !Self.isSavepointControl(statement.sql)
+                if guarded { try connection.execute(sql: "SAVEPOINT steward_statement") }
                 do {
                     while try statement.step() {}
                 } catch let error as SQLiteError {
-                    guard let onFailure else { throw failure(error, line: line, cancellation: cancellation) }
+                    guard guarded, let onFailure else { throw failure(error, line: line, cancellation: cancellation) }
                     // reset() answers the step's error again; the statement is finalized next.
                     _ = try? statement.reset()
                     try connection.execute(sql: "ROLLBACK TO steward_statement")
@@ -151,7 +153,7 @@ struct MigrationScript {
                     try observer?.didRun()
                     return
                 }
-                if onFailure != nil { try connection.execute(sql: "RELEASE steward_statement") }
+                if guarded { try connection.execute(sql: "RELEASE steward_statement") }
                 try observer?.didRun()
                 if let onRebuild, let table = Self.rebuiltTable(by: statement.sql) {
                     onRebuild(table)
@@ -231,6 +233,13 @@ struct MigrationScript {
             || rest == ["(", table.lowercased(), ")", "values", "(", "rebuild", ")", ";"]
         else { return nil }
         return table
+    }
+
+    /// SAVEPOINT, RELEASE and ROLLBACK TO: a file's own savepoints.
+    static func isSavepointControl(_ sql: String) -> Bool {
+        var scanner = SQLScanner(sql)
+        guard let first = scanner.nextToken() else { return false }
+        return first.isKeyword("SAVEPOINT") || first.isKeyword("RELEASE") || first.isKeyword("ROLLBACK")
     }
 
     /// Where a file is in its outer `BEGIN … COMMIT` pair, if it has one.

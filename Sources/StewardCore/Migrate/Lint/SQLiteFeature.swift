@@ -241,8 +241,9 @@ public struct SQLiteFeature: Sendable, Identifiable {
         if word(tokens, index, "GENERATED") && word(tokens, index + 1, "ALWAYS") { return true }
         // In a column definition `AS (expr)` is the generated column's short form; CREATE
         // TABLE … AS SELECT has no parenthesis after AS, and CAST's AS is followed by a type.
+        let inColumn = word(tokens, 0, "ALTER") || tokens.prefix(index).contains { $0.kind == .symbol && $0.text == "(" }
         return word(tokens, index, "AS") && symbol(tokens, index + 1, "(") && !word(tokens, index - 1, "GENERATED")
-            && !word(tokens, index - 1, "ALWAYS") && tokens.prefix(index).contains { $0.kind == .symbol && $0.text == "(" }
+            && !word(tokens, index - 1, "ALWAYS") && inColumn
     }
 
     static let isTrigram: @Sendable ([SQLScanner.Token], Int) -> Bool = { tokens, index in
