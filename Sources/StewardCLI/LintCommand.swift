@@ -29,7 +29,7 @@ struct LintCommand: FleetCommand {
     }
 
     enum Opt {
-        static let migrations = Option<String>("migrations", value: "dir", help: "The migration set to check (required).")
+        static let migrations = Option<String>("migrations", value: "dir", help: "The migration set to check.", required: true)
         static let dialect = Option<Dialect>(
             "dialect", value: "name", help: "Read the set in this runner's layout: \(Dialect.names.joined(separator: ", ")) (default: detected, as migrate does).",
             expected: "one of \(Dialect.names.joined(separator: ", "))", convert: { Dialect(rawValue: $0) })
@@ -41,7 +41,7 @@ struct LintCommand: FleetCommand {
             "min-sqlite", value: "X.Y.Z", help: "The oldest SQLite the set must run on: a statement needing a newer one is an error.",
             expected: "a version such as 3.32.0", convert: { SQLiteVersion($0) })
         static let format = Option<Format>(
-            "format", value: "name", help: "Output: text, json (as --json) or sarif (SARIF 2.1.0, a result per finding) (default: text).",
+            "format", value: "format", help: "Output: text, json (as --json) or sarif (SARIF 2.1.0, a result per finding) (default: text).",
             expected: "one of text, json, sarif", convert: { Format(rawValue: $0) })
     }
 
