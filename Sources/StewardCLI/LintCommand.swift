@@ -21,7 +21,7 @@ struct LintCommand: FleetCommand {
             nothing is written. Exit status 0 when no finding is an error, 1 otherwise.
             """,
         options: [
-            Opt.migrations, Opt.dialect, Opt.sample, Opt.from, Opt.minSQLite, Opt.format,
+            Opt.migrations, Opt.dialect, Opt.sample, Opt.from, Opt.minSQLite, Opt.plans, Opt.format,
         ] + CommonOptions.output + Handover.options)
 
     enum Format: String, CaseIterable, Sendable {
@@ -40,6 +40,7 @@ struct LintCommand: FleetCommand {
         static let minSQLite = Option<SQLiteVersion>(
             "min-sqlite", value: "X.Y.Z", help: "The oldest SQLite the set must run on: a statement needing a newer one is an error.",
             expected: "a version such as 3.32.0", convert: { SQLiteVersion($0) })
+        static let plans = Option<String>("plans", value: "file.json", help: "A query-plan contract: its hot queries are planned on the scratch database after each migration.")
         static let format = Option<Format>(
             "format", value: "format", help: "Output: text, json (as --json) or sarif (SARIF 2.1.0, a result per finding) (default: text).",
             expected: "one of text, json, sarif", convert: { Format(rawValue: $0) })
@@ -62,6 +63,7 @@ struct LintCommand: FleetCommand {
         options.samplePath = values[Opt.sample]
         options.from = values[Opt.from]
         options.requiredSQLite = values[Opt.minSQLite]
+        options.planContractPath = values[Opt.plans]
         let output = OutputOptions(values)
         let format = values[Opt.format] ?? (output.json ? .json : .text)
         if output.json && format != .json {
@@ -131,6 +133,7 @@ struct LintCommand: FleetCommand {
     static func inputs(of options: Linter.Options) -> [ReportFile.Input] {
         var inputs: [ReportFile.Input] = [.init("the migration directory \(options.migrationsDirectory)", path: options.migrationsDirectory, kind: .directory)]
         if let sample = options.samplePath { inputs.append(.init("the sample database \(sample)", path: sample, kind: .database)) }
+        if let plans = options.planContractPath { inputs.append(.init("the plan contract \(plans)", path: plans)) }
         return inputs
     }
 
@@ -147,6 +150,9 @@ struct LintCommand: FleetCommand {
             lines.append("  \(ReportOutput.escaped(migration.file))  \(Counted.phrase(migration.statements, "statement")), SQLite \(version)")
             for need in migration.needs {
                 lines.append("      line \(need.line): \(need.features.joined(separator: ", ")) (\(need.minimumSQLite))")
+            }
+            for plan in migration.plans ?? [] {
+                lines.append("      plan \(plan.passed ? "ok  " : "FAIL") \(ReportOutput.escaped(plan.name)): \(ReportOutput.escaped(plan.plan.joined(separator: "; ")))")
             }
             for table in migration.tables where (table.rowsAfter ?? 0) < table.rowsBefore {
                 lines.append("      rows of \(ReportOutput.escaped(table.table)): \(table.rowsBefore) → \(table.rowsAfter.map(String.init) ?? "dropped")")

@@ -24,6 +24,7 @@ public struct LintReport: Encodable, Sendable {
         case ftsSyncTriggersLost = "fts-sync-triggers-lost"
         case unusedAllowance = "unused-allowance"
         case statementFails = "statement-fails"
+        case planRegression = "plan-regression"
 
         /// One line on what the rule looks for.
         public var summary: String {
@@ -43,6 +44,7 @@ public struct LintReport: Encodable, Sendable {
             case .ftsSyncTriggersLost: "an FTS5 table lost a sync trigger"
             case .unusedAllowance: "an allowance that matches nothing the migration did"
             case .statementFails: "a statement fails on the scratch database"
+            case .planRegression: "a hot query of the plan contract no longer uses its index, or scans a whole table"
             }
         }
     }
@@ -80,6 +82,8 @@ public struct LintReport: Encodable, Sendable {
         public let objects: MigrateReport.Accounting.Migration?
         /// Rows of the tables it touched that were there before it ran.
         public let tables: [MigrateReport.Accounting.TableRows]
+        /// The plan contract's queries after it, those that can be planned yet.
+        public let plans: [PlanContract.Outcome]?
         /// Nil when it ran; else why it did not (the later ones were not linted).
         public let failed: String?
     }

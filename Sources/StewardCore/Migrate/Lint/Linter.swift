@@ -18,6 +18,8 @@ public struct Linter: StewardOperation {
         /// Statements needing a newer release than this are errors.
         public var requiredSQLite: SQLiteVersion?
         public var placeholders: [String: String] = [:]
+        /// A query-plan contract, checked after each migration.
+        public var planContractPath: String?
 
         public init(migrationsDirectory: String) {
             self.migrationsDirectory = migrationsDirectory
@@ -38,6 +40,7 @@ public struct Linter: StewardOperation {
 
     public func run() throws -> LintReport {
         let stopwatch = Stopwatch()
+        let plans = try options.planContractPath.map(PlanContract.init(path:))
         let scratch = try Connection.inMemory()
         let cancellation = self.cancellation
         scratch.setProgressHandler(instructions: 10_000) { !cancellation.isCancelled }
@@ -103,7 +106,7 @@ public struct Linter: StewardOperation {
                 if let name = row.text(at: 0) { functions.insert(name) }
             }
         }
-        var state = State(required: options.requiredSQLite, linked: linked, functions: functions)
+        var state = State(required: options.requiredSQLite, linked: linked, functions: functions, plans: plans)
         var migrations: [LintReport.Migration] = []
         var notLinted: [String] = []
         while !pending.isEmpty {
@@ -131,7 +134,10 @@ public struct Linter: StewardOperation {
         let required: SQLiteVersion?
         let linked: SQLiteVersion
         let functions: Set<String>
+        let plans: PlanContract?
         var findings: [LintReport.Finding] = []
+        /// The queries of the plan contract that passed after the last migration.
+        var passingPlans: Set<String> = []
         var usedFeatures: Set<String> = []
     }
 
@@ -253,11 +259,26 @@ public struct Linter: StewardOperation {
                         "the migration changes \(table.contentTable ?? content), the content table of the FTS5 table \(table.name), without rebuilding its index (add '-- steward: rebuild-fts \(table.name)')")
             }
         }
+        var planOutcomes: [PlanContract.Outcome] = []
+        if failure == nil, let contract = state.plans {
+            // A query is checked once the schema it names is there; it regresses where it
+            // passed before (or never passed) and does not now.
+            planOutcomes = contract.check(on: scratch).filter { $0.error == nil || state.passingPlans.contains($0.name) }
+            for outcome in planOutcomes {
+                if outcome.passed {
+                    state.passingPlans.insert(outcome.name)
+                } else {
+                    state.passingPlans.remove(outcome.name)
+                    finding(.planRegression, location: nil, "\(outcome.failure) (\(contract.path))")
+                }
+            }
+        }
         try sqlite { try scratch.execute(sql: failure == nil ? "COMMIT" : "ROLLBACK") }
         state.findings += findings
         return LintReport.Migration(
             file: file, version: script.migration.ledgerVersion, statements: statements,
-            minimumSQLite: needs.map(\.minimumSQLite).max(), needs: needs, objects: objects, tables: tables, failed: failure)
+            minimumSQLite: needs.map(\.minimumSQLite).max(), needs: needs, objects: objects, tables: tables,
+            plans: state.plans == nil ? nil : planOutcomes, failed: failure)
     }
 
     private func created(_ table: String, in objects: MigrateReport.Accounting.Migration?) -> Bool {
