@@ -16,6 +16,8 @@ public enum CheckName: String, CaseIterable, Codable, Sendable {
     case schema
     case assertions
     case searchContract = "search-contract"
+    /// verify's query-plan contract (`--plans`): reported only when asked for.
+    case plans
     /// Restore's checks of the bundle and the staged file, and backup's journal mode.
     case sha256
     case payloadSize = "payload-size"
@@ -31,7 +33,7 @@ public enum CheckName: String, CaseIterable, Codable, Sendable {
     /// Every check verify runs, in the order its report lists them.
     package static let verifyChecks: [CheckName] = [
         .sqlite, .schemaObjects, .integrity, .foreignKeys, .ftsSync, .ftsTriggers, .version, .ledger, .schema, .assertions,
-        .searchContract,
+        .searchContract, .plans,
     ]
 
     /// The name a bundle's manifest records in `checksRun`: the bundle format predates the
