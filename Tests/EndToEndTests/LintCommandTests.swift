@@ -119,4 +119,40 @@ import TestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: sample)) == bytes)
         #expect(try directory.contents().sorted() == ["migrations", "sample.db"])
     }
+
+    /// The demo's plan contract fails once a migration drops the index it names: in lint,
+    /// in verify, and in migrate, which refuses (65) and leaves the database as it was.
+    @Test func aPlanContractFailsAfterAMigrationDropsItsIndex() throws {
+        let plans = Fixtures.exampleMigrations.appendingPathComponent("ticket.plans.json").path
+        try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: true)
+        for file in ["0001_create_ticket.sql", "0002_ticket_search.sql"] {
+            try FileManager.default.copyItem(atPath: Fixtures.exampleMigrations.appendingPathComponent(file).path, toPath: directory.file("migrations/\(file)"))
+        }
+        try directory.write("steward\n", to: "migrations/.steward-dialect")
+        let database = directory.file("tickets.db")
+        let created = try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "--create", "--plans", plans, "-q"])
+        #expect(created.status == 0, "\(created.allOutput)")
+        #expect(try StewardProcess.run(["verify", "--db", database, "--plans", plans, "-q"]).status == 0)
+        #expect(try StewardProcess.run(["lint", "--migrations", migrations, "--plans", plans, "-q"]).status == 0)
+
+        try directory.write("-- the ticket list no longer needs it, someone thought\nDROP INDEX ticket_status;\n", to: "migrations/0003_drop_status_index.sql")
+        let lint = try StewardProcess.run(["lint", "--migrations", migrations, "--plans", plans, "-q"])
+        #expect(lint.status == 1)
+        #expect(lint.stdout.contains("0003_drop_status_index.sql  plan-regression: query 'open tickets, oldest first' no longer uses the index ticket_status; plan: SCAN ticket"), "\(lint.stdout)")
+
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let migrate = try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "--plans", plans, "-q"])
+        #expect(migrate.status == 65)
+        #expect(migrate.stderr.contains("query 'open tickets, oldest first' no longer uses the index ticket_status; plan: SCAN ticket"), "\(migrate.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before, "the database is unchanged")
+        #expect(try StewardProcess.run(["migrate", "--db", database, "--migrations", migrations, "-q"]).status == 0, "without the contract it migrates")
+
+        let verify = try StewardProcess.run(["verify", "--db", database, "--plans", plans, "-q", "--json"])
+        #expect(verify.status == 1)
+        let check = try #require(try verify.check("plans"))
+        #expect(check["status"] as? String == "fail")
+        #expect((check["details"] as? [String])?.first?.contains("no longer uses the index ticket_status") == true)
+        #expect(try JSONValidator.problems([("verify --plans", verify.stdout)], in: directory).isEmpty)
+        #expect(try StewardProcess.run(["verify", "--plans", plans]).status == 64, "--plans needs --db")
+    }
 }

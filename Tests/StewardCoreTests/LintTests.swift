@@ -300,3 +300,73 @@ import Testing
         #expect(report.migrations.count == 2)
     }
 }
+
+/// The query-plan contract: read strictly, and checked with EXPLAIN QUERY PLAN.
+@Suite struct PlanContractTests {
+    static let good = """
+        {"version": "t/1", "description": "d", "queries": [
+          {"name": "by a", "sql": "SELECT id FROM t WHERE a = ?1", "bindings": [7], "uses_index": "t_a"},
+          {"name": "by id", "sql": "SELECT a FROM t WHERE id = ?1", "bindings": ["x"], "no_full_scan_of": "t"}
+        ]}
+        """
+
+    func read(_ text: String) throws -> PlanContract {
+        try PlanContract(path: "plans.json", data: Data(text.utf8))
+    }
+
+    func message(_ text: String) -> String? {
+        do {
+            _ = try read(text)
+            return nil
+        } catch let error as PlanContract.ReadingError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func aContractIsReadStrictly() throws {
+        let contract = try read(Self.good)
+        #expect(contract.queries.map(\.name) == ["by a", "by id"])
+        #expect(contract.queries[0].bindings == [.integer(7)])
+        #expect(contract.queries[1].expectation == .noFullScanOf("t"))
+        #expect(message(Self.good.replacingOccurrences(of: "\"bindings\": [7]", with: "\"bindngs\": [7]"))?.contains("unknown key queries[0].bindngs") == true)
+        #expect(message(Self.good.replacingOccurrences(of: "\"description\"", with: "\"descripton\""))?.contains("unknown key descripton") == true)
+        #expect(message(Self.good.replacingOccurrences(of: ", \"uses_index\": \"t_a\"", with: ""))?.contains("exactly one of") == true)
+        #expect(message(Self.good.replacingOccurrences(of: "[7]", with: "[true]"))?.contains("bindings[0]") == true)
+        #expect(message(Self.good.replacingOccurrences(of: "\"by id\"", with: "\"by a\""))?.contains("used twice") == true)
+        #expect(message("[]") != nil)
+    }
+
+    @Test func plansAreReadFromSQLitesWords() throws {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a INT); CREATE INDEX t_a ON t(a);")
+        let contract = try read(Self.good)
+        #expect(contract.check(on: connection).map(\.passed) == [true, true])
+        try connection.execute(sql: "DROP INDEX t_a")
+        let outcomes = contract.check(on: connection)
+        #expect(outcomes.map(\.passed) == [false, true])
+        #expect(outcomes[0].failure.contains("plan: SCAN t"), "\(outcomes[0].failure)")
+        try connection.execute(sql: "DROP TABLE t")
+        #expect(contract.check(on: connection).allSatisfy { !$0.passed && $0.error != nil })
+        #expect(!PlanContract.satisfies(["SCAN TABLE t"], .noFullScanOf("t")), "the words before SQLite 3.36")
+        #expect(PlanContract.satisfies(["SCAN t USING COVERING INDEX t_a"], .noFullScanOf("t")))
+        #expect(PlanContract.satisfies(["SCAN u"], .noFullScanOf("t")))
+    }
+
+    @Test func lintFindsTheMigrationThatDropsTheIndex() throws {
+        let workspace = try Workspace()
+        try workspace.writeMigration("0001_t.sql", "CREATE TABLE t(id INTEGER PRIMARY KEY, a INT);\nCREATE INDEX t_a ON t(a);\n")
+        try workspace.writeMigration("0002_u.sql", "CREATE TABLE u(x);\n")
+        try workspace.writeMigration("0003_drop.sql", "DROP INDEX t_a;\n")
+        let path = workspace.directory.file("plans.json")
+        try Self.good.write(toFile: path, atomically: true, encoding: .utf8)
+        var options = Linter.Options(migrationsDirectory: workspace.migrations)
+        options.dialect = .steward
+        options.planContractPath = path
+        let report = try Linter(options: options).run()
+        #expect(report.findings.map { "\($0.rule.rawValue) \($0.location)" } == ["plan-regression 0003_drop.sql"])
+        #expect(report.findings.first?.message.contains("query 'by a' no longer uses the index t_a; plan: SCAN t") == true)
+        #expect(report.migrations.map { $0.plans?.map(\.passed) ?? [] } == [[true, true], [true, true], [false, true]])
+    }
+}
