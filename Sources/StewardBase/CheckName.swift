@@ -33,7 +33,7 @@ public enum CheckName: String, CaseIterable, Codable, Sendable {
     /// Every check verify runs, in the order its report lists them.
     package static let verifyChecks: [CheckName] = [
         .sqlite, .schemaObjects, .integrity, .foreignKeys, .ftsSync, .ftsTriggers, .version, .ledger, .schema, .assertions,
-        .searchContract, .plans,
+        .searchContract,
     ]
 
     /// The name a bundle's manifest records in `checksRun`: the bundle format predates the

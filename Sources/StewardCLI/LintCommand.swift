@@ -142,12 +142,13 @@ struct LintCommand: FleetCommand {
         let start = report.sample.map { "from a copy of \(ReportOutput.escaped($0))" }
             ?? report.from.map { "after version \(ReportOutput.escaped($0))" } ?? "from an empty database"
         lines.append("Migrations \(ReportOutput.escaped(report.directory)) (\(report.dialect.rawValue)), \(Counted.phrase(report.migrations.count, "migration")) linted \(start)")
-        let needs = report.minimumSQLite.map { "needs SQLite \($0)" } ?? "needs no feature of the table (any SQLite from 3.24.0 back)"
+        let oldest = SQLiteFeature.all.map(\.version).min().map(\.description) ?? ""
+        let needs = report.minimumSQLite.map { "needs SQLite \($0)" } ?? "uses no feature of the table (its oldest row is \(oldest))"
         lines.append("SQLite     \(needs)" + (report.requiredSQLite.map { "; must run on \($0)" } ?? ""))
         lines.append("")
         for migration in report.migrations {
-            let version = migration.minimumSQLite.map { "needs \($0)" } ?? "any"
-            lines.append("  \(ReportOutput.escaped(migration.file))  \(Counted.phrase(migration.statements, "statement")), SQLite \(version)")
+            let version = migration.minimumSQLite.map { "needs SQLite \($0)" } ?? "no listed feature"
+            lines.append("  \(ReportOutput.escaped(migration.file))  \(Counted.phrase(migration.statements, "statement")), \(version)")
             for need in migration.needs {
                 lines.append("      line \(need.line): \(need.features.joined(separator: ", ")) (\(need.minimumSQLite))")
             }
