@@ -292,6 +292,29 @@ import Testing
         #expect(report.notLinted == ["0002_u.sql"])
     }
 
+    /// The set is read by migrate's reader in every layout: only up parts run, and lines
+    /// are the file's.
+    @Test func otherRunnersLayouts() throws {
+        try write([
+            "00001_t.sql": "-- +goose Up\nCREATE TABLE t(id INTEGER PRIMARY KEY, a INT, b INT);\n\n-- +goose Down\nDROP TABLE t;\n",
+            "00002_drop.sql": "-- +goose Up\n-- +goose StatementBegin\nALTER TABLE t DROP COLUMN b;\n-- +goose StatementEnd\n\n-- +goose Down\nALTER TABLE t ADD COLUMN b INT;\n",
+        ])
+        let goose = try lint {
+            $0.dialect = .goose
+            $0.requiredSQLite = SQLiteVersion("3.34.0")
+        }
+        #expect(goose.dialect == .goose)
+        #expect(goose.findings.map { "\($0.rule.rawValue) \($0.location)" } == ["sqlite-version 00002_drop.sql:3"])
+        #expect(goose.migrations.map(\.statements) == [1, 1], "the down parts do not run")
+
+        let dbmate = try Workspace()
+        try dbmate.writeMigration("20240101000000_t.sql", "-- migrate:up\nCREATE TABLE t(a INT);\nVACUUM;\n-- migrate:down\nDROP TABLE t;\n")
+        var options = Linter.Options(migrationsDirectory: dbmate.migrations)
+        options.dialect = .dbmate
+        let report = try Linter(options: options).run()
+        #expect(report.findings.map { "\($0.rule.rawValue) \($0.location)" } == ["non-transactional 20240101000000_t.sql:3"])
+    }
+
     @Test func theDemoSetIsClean() throws {
         var options = Linter.Options(migrationsDirectory: Fixtures.repositoryRoot.appendingPathComponent("migrations").path)
         options.requiredSQLite = SQLiteVersion("3.34.1")
