@@ -194,12 +194,12 @@ public struct Linter: StewardOperation {
                 },
                 onFailure: { location, error in
                     failure = failure ?? error.message
-                    finding(.statementFails, location: location, error.message)
+                    finding(.statementFails, location: location, Self.withoutLocation(error.message, location))
                 })
         } catch let error as StewardError where error.kind == .badInput || error.kind == .checkFailed {
             failure = error.message
-            let location = error.message.prefix { $0 != " " }.dropLast()
-            finding(.statementFails, location: String(location), error.message)
+            let location = String(error.message.prefix { $0 != " " }.dropLast())
+            finding(.statementFails, location: location, Self.withoutLocation(error.message, location))
         }
         guardian.end()
         for need in needs { state.usedFeatures.formUnion(need.features) }
@@ -279,6 +279,11 @@ public struct Linter: StewardOperation {
             file: file, version: script.migration.ledgerVersion, statements: statements,
             minimumSQLite: needs.map(\.minimumSQLite).max(), needs: needs, objects: objects, tables: tables,
             plans: state.plans == nil ? nil : planOutcomes, failed: failure)
+    }
+
+    /// A message without the `FILE:LINE: ` the finding carries already.
+    static func withoutLocation(_ message: String, _ location: String) -> String {
+        message.hasPrefix(location + ": ") ? String(message.dropFirst(location.count + 2)) : message
     }
 
     private func created(_ table: String, in objects: MigrateReport.Accounting.Migration?) -> Bool {
