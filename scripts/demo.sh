@@ -21,8 +21,12 @@ echo "==> steward migrate --status" >&2
 "$steward" migrate --db "$db" --migrations migrations --status
 
 echo >&2
+echo "==> steward lint: the pending migration on a copy of this database, for SQLite 3.34.1 (Debian 11), with the plan contract" >&2
+"$steward" lint --migrations migrations --sample "$db" --min-sqlite 3.34.1 --plans migrations/ticket.plans.json --quiet
+
+echo >&2
 echo "==> steward migrate: adds search to the table that already has rows, rebuilds and checks it" >&2
-"$steward" migrate --db "$db" --migrations migrations
+"$steward" migrate --db "$db" --migrations migrations --plans migrations/ticket.plans.json
 
 echo >&2
 echo "==> search for 'cafe' finds the existing ticket 'Café …' (ids):" >&2

@@ -87,6 +87,13 @@ if ! python3 -c "import junitparser" >/dev/null 2>&1; then
         || python3 -m pip install --quiet --break-system-packages junitparser
 fi
 
+# sarif-tools, a real reader of the SARIF logs `lint --format sarif` writes (LintCommandTests).
+if ! python3 -c "import sarif.loader" >/dev/null 2>&1; then
+    echo "Installing: sarif-tools (pip)" >&2
+    python3 -m pip install --quiet sarif-tools 2>/dev/null \
+        || python3 -m pip install --quiet --break-system-packages sarif-tools
+fi
+
 # A published JUnit XML schema to validate those files against (xmllint --schema): the
 # Jenkins xunit plugin's junit-10.xsd, which pytest ships in its source distribution for
 # the same purpose. Kept under .build, never committed.

@@ -16,6 +16,8 @@ public enum CheckName: String, CaseIterable, Codable, Sendable {
     case schema
     case assertions
     case searchContract = "search-contract"
+    /// verify's query-plan contract (`--plans`): reported only when asked for.
+    case plans
     /// Restore's checks of the bundle and the staged file, and backup's journal mode.
     case sha256
     case payloadSize = "payload-size"

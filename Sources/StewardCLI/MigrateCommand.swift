@@ -27,7 +27,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             """,
         options: [
             Opt.db, Opt.migrations, Opt.to, Opt.down, Opt.dialect, Opt.baseline, Opt.placeholder, Opt.loadExtension, Opt.allowChanged, Opt.allowOutOfOrder,
-            Opt.dryRun, Opt.status, Opt.create, CommonOptions.timeout, Opt.backupDir, Opt.allowDrift, Opt.allow, Opt.ftsDeferred,
+            Opt.dryRun, Opt.status, Opt.create, CommonOptions.timeout, Opt.backupDir, Opt.allowDrift, Opt.allow, Opt.ftsDeferred, Opt.plans,
         ] + CommonOptions.output + Handover.options + FleetOptions.options)
 
     enum Opt {
@@ -60,6 +60,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             expected: "KIND:NAME with KIND one of \(MigrationAllowance.Kind.allCases.map(\.rawValue).joined(separator: ", "))",
             convert: { try? MigrationAllowance.parse(callerValue: $0).get() })
         static let ftsDeferred = RepeatedOption<String>("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: the guard reports its lost sync triggers and drift instead of refusing them (may be repeated).")
+        static let plans = Option<String>("plans", value: "file.json", help: "A query-plan contract: before COMMIT, each of its hot queries is planned on the migrated schema; one that no longer uses its index, or scans a whole table, refuses the run (65).")
         static let allowDrift = Flag("allow-drift", help: "Migrate a database whose schema differs from what its applied migrations make (checked before every migration, in every layout, except with --baseline), and report the difference.")
 
         /// The version as `--status` shows it: the runner's (a timestamp, Flyway's `1.1`,
@@ -114,6 +115,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options.allowDrift = values[Opt.allowDrift]
         options.allowances = values[Opt.allow]
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
+        options.planContractPath = values[Opt.plans]
         // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
         if backupDirectory != nil { options.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
         self.handover = try Handover(values, inputs: Self.inputs(of: options))
@@ -160,6 +162,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         var inputs: [ReportFile.Input] = [.init("the migration directory \(options.migrationsDirectory)", path: options.migrationsDirectory, kind: .directory)]
         if !options.databasePath.isEmpty { inputs.append(.init("the database \(options.databasePath)", path: options.databasePath, kind: .database)) }
         if let directory = options.backupDirectory { inputs.append(.init("the backup directory \(directory)", path: directory, kind: .directory)) }
+        if let plans = options.planContractPath { inputs.append(.init("the plan contract \(plans)", path: plans)) }
         return inputs
     }
 

@@ -132,6 +132,11 @@ struct OutputOptions: Sendable {
         json = values[CommonOptions.json]
         quiet = takesQuiet && values[CommonOptions.quiet]
     }
+
+    init(json: Bool, quiet: Bool) {
+        self.json = json
+        self.quiet = quiet
+    }
 }
 
 /// The handover record a checking command writes besides stdout, for the release

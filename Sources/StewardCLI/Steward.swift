@@ -15,6 +15,7 @@ public enum Steward {
         InspectCommand.self,
         MigrateCommand.self,
         VerifyCommand.self,
+        LintCommand.self,
         BackupCommand.self,
         RestoreCommand.self,
         ReportCommand.self,
@@ -25,7 +26,7 @@ public enum Steward {
     static let plannedCommands: [CommandConfiguration] = []
 
     static var root: CommandConfiguration {
-        let order = ["migrate", "verify", "backup", "restore", "inspect", "report"]
+        let order = ["migrate", "verify", "lint", "backup", "restore", "inspect", "report"]
         let all = commands.map { $0.configuration } + plannedCommands
         return CommandConfiguration(
             commandName: "steward",

@@ -12,7 +12,7 @@ struct VerifyCommand: FleetCommand {
         discussion: """
             Checks: sqlite (FTS5 can be created on the connection), integrity, foreign-keys, fts-sync \
             (each full-text table's own integrity-check: FTS5's, rank 1 for external content, which detects drift; FTS3's and FTS4's), fts-triggers, \
-            version, ledger, schema, assertions and search-contract. Each is reported as pass, fail or skipped; only \
+            version, ledger, schema, assertions, search-contract and, with --plans, plans (a query-plan contract). Each is reported as pass, fail or skipped; only \
             a check whose input was not given is skipped, one asked for runs or fails saying why. The \
             database file is never modified: checks that write run on a private copy under TMPDIR, made \
             only when one of them has work to do (FTS5's check alone of a rollback-journal database runs \
@@ -21,7 +21,7 @@ struct VerifyCommand: FleetCommand {
             """,
         options: [
             Opt.db, Opt.quick, Opt.expectVersion, Opt.migrations, Opt.dialect, Opt.assert, Opt.ftsDeferred, Opt.loadExtension, Opt.contract,
-            CommonOptions.timeout,
+            Opt.plans, CommonOptions.timeout,
         ] + CommonOptions.output + Handover.options + FleetOptions.options)
 
     enum Opt {
@@ -35,6 +35,7 @@ struct VerifyCommand: FleetCommand {
         static let assert = RepeatedOption<String>("assert", value: "file.sql", help: "SQL assertions to run (may be repeated).")
         static let ftsDeferred = RepeatedOption<String>("fts-deferred", value: "table", help: "An FTS5 table the application indexes in the background: missing sync triggers and unindexed rows are reported, not failures (may be repeated).")
         static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection to the database, for schemas that use it; the schema is then trusted only for innocuous functions (may be repeated).")
+        static let plans = Option<String>("plans", value: "file.json", help: "A query-plan contract: each hot query is planned on the database and must use its index, or not scan its table whole (needs --db).")
         static let contract = Option<String>("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations).")
     }
 
@@ -54,6 +55,7 @@ struct VerifyCommand: FleetCommand {
         options.dialect = values[Opt.dialect]
         options.assertionFiles = values[Opt.assert]
         options.contractPath = values[Opt.contract]
+        options.planContractPath = values[Opt.plans]
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
         options.extensions = values[Opt.loadExtension]
         options.timeout = try values.required(CommonOptions.timeout)
@@ -68,6 +70,9 @@ struct VerifyCommand: FleetCommand {
         }
         if options.databasePath == nil && !(options.assertionFiles.isEmpty && options.expectedVersion == nil && !options.quick) {
             throw values.error("'--assert', '--expect-version' and '--quick' need '--db <path>'")
+        }
+        if options.databasePath == nil && options.planContractPath != nil {
+            throw values.error("'--plans' needs '--db <path>'")
         }
         self.handover = try Handover(values, inputs: Self.inputs(of: options))
         self.options = options
@@ -152,6 +157,7 @@ struct VerifyCommand: FleetCommand {
         var inputs: [ReportFile.Input] = []
         if let path = options.databasePath { inputs.append(.init("the database \(path)", path: path, kind: .database)) }
         if let path = options.contractPath { inputs.append(.init("the contract \(path)", path: path)) }
+        if let path = options.planContractPath { inputs.append(.init("the plan contract \(path)", path: path)) }
         inputs += options.assertionFiles.map { .init("the assertion file \($0)", path: $0) }
         if let path = options.migrationsDirectory { inputs.append(.init("the migration directory \(path)", path: path, kind: .directory)) }
         return inputs

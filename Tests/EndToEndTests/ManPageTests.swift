@@ -11,7 +11,7 @@ import TestSupport
     }
 
     @Test func everyCommandHasAPage() {
-        for page in ["steward.1", "steward-inspect.1", "steward-migrate.1", "steward-verify.1", "steward-backup.1", "steward-restore.1"] {
+        for page in ["steward.1", "steward-inspect.1", "steward-migrate.1", "steward-verify.1", "steward-lint.1", "steward-backup.1", "steward-restore.1"] {
             #expect(Self.pages.contains(page), "man/\(page) exists")
         }
     }

@@ -9,7 +9,7 @@ import StewardBase
 extension Migrator {
     func migrate(
         connection: Connection, source: Source, build: SetBuild, created: Bool, stopwatch: Stopwatch,
-        holding held: HeldDescriptors
+        holding held: HeldDescriptors, plans: PlanContract? = nil
     ) throws -> Report {
         let mode: MigrateReport.Mode = options.dryRun ? .dryRun : .apply
         installHandlers(on: connection)
@@ -184,6 +184,17 @@ extension Migrator {
                         + "\(foreignKeys.newViolationCount == 1 ? "" : "s") (\(summary)\(counted)); rolled back, nothing changed")
             }
             try quickCheck(connection)
+
+            // The hot queries of the plan contract, planned on the migrated schema.
+            if let plans, !pending.isEmpty {
+                let failed = plans.check(on: connection).filter { !$0.passed }
+                if !failed.isEmpty {
+                    throw StewardError(
+                        .badInput,
+                        "the migrations would slow down \(Counted.phrase(failed.count, "hot query", plural: "hot queries")) of \(plans.path): "
+                            + failed.map(\.failure).joined(separator: "; ") + "; rolled back, nothing changed")
+                }
+            }
 
             if cancellation.isCancelled {
                 throw StewardError.interrupted(by: cancellation, "; nothing changed")

@@ -58,6 +58,8 @@ public struct Migrator: StewardOperation {
         /// FTS5 tables the application indexes in the background: the guard reports their
         /// drift and missing sync triggers instead of refusing them.
         public var ftsDeferred: Set<String> = []
+        /// A query-plan contract: a hot query whose plan regresses refuses the run (65).
+        public var planContractPath: String?
 
         public init(databasePath: String, migrationsDirectory: String) {
             self.databasePath = databasePath
@@ -135,6 +137,8 @@ public struct Migrator: StewardOperation {
 
     private func run(holding held: HeldDescriptors) throws -> Report {
         let stopwatch = Stopwatch()
+        // Read before the database is touched: a contract that cannot be read is 65 or 66.
+        let plans = try options.planContractPath.map(PlanContract.init(path:))
         // One connection serves the layout's detection (the ledgers the database has) and
         // the run; a file that is not there or empty is left to the paths below.
         let early: Connection?
@@ -179,14 +183,14 @@ public struct Migrator: StewardOperation {
                 throw readFailure(error)
             }
             return try migrate(connection: copy, source: source, build: build, created: false, stopwatch: stopwatch,
-                               holding: held)
+                               holding: held, plans: plans)
         }
 
         let (connection, created) = try early.map { ($0, false) } ?? (DatabaseFile.exists(options.databasePath)
             ? (openExisting(readOnly: false), false) : createOrOpen())
         do {
             return try migrate(connection: connection, source: source, build: build, created: created, stopwatch: stopwatch,
-                               holding: held)
+                               holding: held, plans: plans)
         } catch {
             if created { removeIfStillEmpty() }
             throw error

@@ -83,7 +83,10 @@ struct MigrationScript {
     func apply(
         on connection: Connection, cancellation: Cancellation, schemaOnly: Bool = false,
         observer: StatementObserver? = nil,
-        onNote: ((String) -> Void)? = nil, onRebuild: ((String) -> Void)? = nil
+        onNote: ((String) -> Void)? = nil, onRebuild: ((String) -> Void)? = nil,
+        onStatement: ((_ sql: String, _ byteOffset: Int, _ location: String) throws -> Void)? = nil,
+        onRefusal: ((_ location: String, _ reason: String) -> Void)? = nil,
+        onFailure: ((_ location: String, _ error: StewardError) -> Void)? = nil
     ) throws -> Int {
         var count = 0
         var wrapper = Wrapper.none
@@ -117,6 +120,11 @@ struct MigrationScript {
                 }
                 ranStatement = true
                 if let reason = Self.refusal(for: statement.sql) {
+                    // Lint reports every refused statement and goes on without it.
+                    if let onRefusal {
+                        onRefusal("\(migration.fileName):\(line)", reason)
+                        return
+                    }
                     throw StewardError(.badInput, "\(migration.fileName):\(line): \(reason)")
                 }
                 if cancellation.isCancelled {
@@ -126,12 +134,26 @@ struct MigrationScript {
                     count += 1
                     return
                 }
+                try onStatement?(statement.sql, offset, "\(migration.fileName):\(line)")
                 try observer?.willRun(location: "\(migration.fileName):\(line)")
+                // Lint reports a statement that fails and goes on with the next: the
+                // failed statement's changes are undone to a savepoint of its own.
+                // Not around the file's own savepoints, whose RELEASE would end ours too.
+                let guarded = onFailure != nil && !Self.isSavepointControl(statement.sql)
+                if guarded { try connection.execute(sql: "SAVEPOINT steward_statement") }
                 do {
                     while try statement.step() {}
                 } catch let error as SQLiteError {
-                    throw failure(error, line: line, cancellation: cancellation)
+                    guard guarded, let onFailure else { throw failure(error, line: line, cancellation: cancellation) }
+                    // reset() answers the step's error again; the statement is finalized next.
+                    _ = try? statement.reset()
+                    try connection.execute(sql: "ROLLBACK TO steward_statement")
+                    try connection.execute(sql: "RELEASE steward_statement")
+                    onFailure("\(migration.fileName):\(line)", failure(error, line: line, cancellation: cancellation))
+                    try observer?.didRun()
+                    return
                 }
+                if guarded { try connection.execute(sql: "RELEASE steward_statement") }
                 try observer?.didRun()
                 if let onRebuild, let table = Self.rebuiltTable(by: statement.sql) {
                     onRebuild(table)
@@ -211,6 +233,13 @@ struct MigrationScript {
             || rest == ["(", table.lowercased(), ")", "values", "(", "rebuild", ")", ";"]
         else { return nil }
         return table
+    }
+
+    /// SAVEPOINT, RELEASE and ROLLBACK TO: a file's own savepoints.
+    static func isSavepointControl(_ sql: String) -> Bool {
+        var scanner = SQLScanner(sql)
+        guard let first = scanner.nextToken() else { return false }
+        return first.isKeyword("SAVEPOINT") || first.isKeyword("RELEASE") || first.isKeyword("ROLLBACK")
     }
 
     /// Where a file is in its outer `BEGIN … COMMIT` pair, if it has one.

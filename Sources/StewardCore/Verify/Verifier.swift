@@ -27,6 +27,8 @@ public struct Verifier: Sendable {
         public var dialect: Dialect?
         public var assertionFiles: [String] = []
         public var contractPath: String?
+        /// A query-plan contract, planned on the database (`plans`, only when given).
+        public var planContractPath: String?
         /// FTS5 tables (lower-cased) that the application indexes in the background: their
         /// missing sync triggers and unindexed rows are reported, not failures.
         public var ftsDeferred: Set<String> = []
@@ -76,6 +78,7 @@ public struct Verifier: Sendable {
         }
         let contract = try options.contractPath.map { try SearchContract.load(path: $0) }
         let assertions = try options.assertionFiles.map { try AssertionRunner(path: $0) }
+        let plans = try options.planContractPath.map(PlanContract.init(path:))
         // An extension that cannot load is a bad input, not a failed check.
         try ExtensionLoading.requireLoadable(options.extensions)
         var header: DatabaseHeader?
@@ -116,6 +119,10 @@ public struct Verifier: Sendable {
                 results.skip(name, missing: .database)
             }
         }
+        if let plans, let path = options.databasePath {
+            let headerCopy = header
+            dispatch(group, results) { try self.checkPlans(plans, path: path, header: headerCopy, results: results) }
+        }
         if let contract, let set = expectation?.set {
             dispatch(group, results) { try self.checkContract(contract, set: set, results: results) }
         } else {
@@ -128,7 +135,8 @@ public struct Verifier: Sendable {
             throw StewardError.interrupted(by: cancellation)
         }
 
-        let checks = CheckName.verifyChecks.compactMap { results.check(named: $0) }
+        // `plans` only when asked for: a report without --plans is as it always was.
+        let checks = (CheckName.verifyChecks + [.plans]).compactMap { results.check(named: $0) }
         let failedChecks = checks.filter { $0.status == .fail }.map(\.name.rawValue)
         let cases = results.contractCases
         let database = options.databasePath.map { path in

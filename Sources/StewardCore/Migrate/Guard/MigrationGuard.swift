@@ -226,13 +226,31 @@ final class MigrationGuard: StatementObserver {
 
     // MARK: - After the run
 
-    /// Compares the database after the run with before. Throws `checkFailed` listing every
-    /// loss the migrations did not name, and `badInput` for an allowance that matches
-    /// nothing the run did. `checkedFTS` are the FTS5 tables already rebuilt and checked.
-    func finish(checkedFTS: Set<String>) throws -> MigrateReport.Accounting {
+    /// A loss the run's migrations do not name: what `finish` refuses, and what lint reports.
+    struct Problem {
+        enum Kind: String {
+            case objectLost, triggerLost, rowLoss, optionLost, counterReset, brokenReference, brokenObject
+            case searchTriggersLost, searchDrift
+        }
+        let kind: Kind
+        /// `FILE:LINE` of the statement that caused it, when known.
+        let location: String?
+        let message: String
+
+        init(_ kind: Kind, location: String?, _ message: String) {
+            self.kind = kind
+            self.location = location
+            self.message = message
+        }
+    }
+
+    /// Compares the database after the run with before: the accounting, every loss the
+    /// migrations did not name, and the allowances that match nothing the run did.
+    /// `checkedFTS` are the FTS5 tables already rebuilt and checked.
+    func account(checkedFTS: Set<String>) throws -> (MigrateReport.Accounting, problems: [Problem], unmatched: [String]) {
         recording = false
         connection.setAuthorizer(nil)
-        var problems: [String] = []
+        var problems: [Problem] = []
         var used: [MigrationAllowance: Bool] = [:]
         let allowances = callerAllowances + files.flatMap { fileAllowances[$0] ?? [] }
         for allowance in allowances { used[allowance] = false }
@@ -283,7 +301,7 @@ final class MigrationGuard: StatementObserver {
                 object: .init(type: before.type, name: before.name, table: before.table),
                 droppedWith: with?.object.table ?? before.table, location: with?.location, allowedBy: allowed.map(Self.shown)))
             if allowed == nil {
-                problems.append("\(before.type.rawValue) \(before.name) on \(before.table) lost with its table\(location); no statement dropped or created it by name (allow: '-- steward: allow \(kind.rawValue) \(before.name)')")
+                problems.append(Problem(before.type == .trigger ? .triggerLost : .objectLost, location: with?.location, "\(before.type.rawValue) \(before.name) on \(before.table) lost with its table\(location); no statement dropped or created it by name (allow: '-- steward: allow \(kind.rawValue) \(before.name)')"))
             }
         }
 
@@ -302,7 +320,7 @@ final class MigrationGuard: StatementObserver {
                     row.allowedBy = Self.shown(allowed)
                 } else {
                     let how = entry.dropped ? "dropped and made again without all its rows" : "no DELETE on it"
-                    problems.append("table \(entry.name)\(renamedTo.map { " (now \($0))" } ?? "") lost \(rowsBefore - rowsAfter) of its \(Counted.phrase(rowsBefore, "row")) (\(entry.files.joined(separator: ", ")): \(how); allow: '-- steward: allow row-loss \(entry.name)')")
+                    problems.append(Problem(.rowLoss, location: nil, "table \(entry.name)\(renamedTo.map { " (now \($0))" } ?? "") lost \(rowsBefore - rowsAfter) of its \(Counted.phrase(rowsBefore, "row")) (\(entry.files.joined(separator: ", ")): \(how); allow: '-- steward: allow row-loss \(entry.name)')"))
                 }
             }
             tables.append(row)
@@ -318,12 +336,12 @@ final class MigrationGuard: StatementObserver {
             if before.isWithoutRowID && !after.isWithoutRowID { lost.append("WITHOUT ROWID") }
             if before.hasAutoincrement && !after.hasAutoincrement { lost.append("AUTOINCREMENT") }
             if !lost.isEmpty, allowance(.optionChange, before.name, files: files) == nil {
-                problems.append("table \(before.name) was rebuilt without \(lost.joined(separator: ", ")) (allow: '-- steward: allow option-change \(before.name)')")
+                problems.append(Problem(.optionLost, location: nil, "table \(before.name) was rebuilt without \(lost.joined(separator: ", ")) (allow: '-- steward: allow option-change \(before.name)')"))
             }
             if let sequence = sequenceBefore[key], after.hasAutoincrement {
                 let now = sequenceAfter[afterKey] ?? 0
                 if now < sequence, allowance(.sequenceReset, before.name, files: files) == nil {
-                    problems.append("the AUTOINCREMENT counter of \(before.name) went down from \(sequence) to \(now): ids of deleted rows would be handed out again (allow: '-- steward: allow sequence-reset \(before.name)')")
+                    problems.append(Problem(.counterReset, location: nil, "the AUTOINCREMENT counter of \(before.name) went down from \(sequence) to \(now): ids of deleted rows would be handed out again (allow: '-- steward: allow sequence-reset \(before.name)')"))
                 }
             }
         }
@@ -337,7 +355,7 @@ final class MigrationGuard: StatementObserver {
         where tablesBefore[reference.target.lowercased()] != nil || touched[reference.target.lowercased()] != nil
             || renames.values.contains(where: { $0.caseInsensitiveEquals(reference.target) })
         {
-            problems.append("foreign key \(reference.shown) names a table that no longer exists")
+            problems.append(Problem(.brokenReference, location: nil, "foreign key \(reference.shown) names a table that no longer exists"))
         }
         // The rename-first trap: SQLite rewrote the foreign key of a child the run never
         // touched, so the same columns now reference another table while theirs still exists.
@@ -346,7 +364,7 @@ final class MigrationGuard: StatementObserver {
             for key in keys {
                 guard let old = before.first(where: { $0.columns == key.columns })?.target,
                       !old.caseInsensitiveEquals(key.target), tablesAfter[old.lowercased()] != nil else { continue }
-                problems.append("the foreign key of \(child) (\(key.columns)) that referenced \(old) now references \(key.target): a rename of \(old) rewrote it")
+                problems.append(Problem(.brokenReference, location: nil, "the foreign key of \(child) (\(key.columns)) that referenced \(old) now references \(key.target): a rename of \(old) rewrote it"))
             }
         }
         // A view or trigger that no longer compiles is lost to the application: allowed
@@ -359,8 +377,8 @@ final class MigrationGuard: StatementObserver {
             default: nil
             }
             if let kind, allowance(kind, object.name, files: files) != nil { continue }
-            problems.append("\(object.kind) \(object.name) no longer compiles against the new schema (\(object.why))"
-                + (kind.map { " (allow: '-- steward: allow \($0.rawValue) \(object.name)')" } ?? ""))
+            problems.append(Problem(.brokenObject, location: nil, "\(object.kind) \(object.name) no longer compiles against the new schema (\(object.why))"
+                + (kind.map { " (allow: '-- steward: allow \($0.rawValue) \(object.name)')" } ?? "")))
         }
 
         // Search: FTS5 tables whose content table the run changed.
@@ -380,7 +398,7 @@ final class MigrationGuard: StatementObserver {
                     .compactMap { event, old, new in old != nil && new == nil ? (event, old ?? "") : nil }
                 let unallowed = lost.filter { allowance(.dropTrigger, $0.1, files: files) == nil }
                 if !unallowed.isEmpty, !deferred {
-                    problems.append("the FTS5 table \(table.name) lost its sync trigger\(unallowed.count == 1 ? "" : "s") for \(unallowed.map { "\($0.0) (\($0.1))" }.joined(separator: ", ")) on \(table.contentTable ?? content): its index would drift from its content")
+                    problems.append(Problem(.searchTriggersLost, location: nil, "the FTS5 table \(table.name) lost its sync trigger\(unallowed.count == 1 ? "" : "s") for \(unallowed.map { "\($0.0) (\($0.1))" }.joined(separator: ", ")) on \(table.contentTable ?? content): its index would drift from its content"))
                 }
             }
             guard changed, !checkedFTS.contains(key) else { continue }
@@ -389,7 +407,7 @@ final class MigrationGuard: StatementObserver {
                 try FTS5IntegrityCheck.check(table.name, rank: 1, on: connection)
             } catch let error as SQLiteError where error.isCorrupt {
                 if !deferred {
-                    problems.append("the FTS5 index of \(table.name) no longer matches its content table \(table.contentTable ?? content): the migrations changed \(table.contentTable ?? content) without its index (rebuild it in the migration with '-- steward: rebuild-fts \(table.name)')")
+                    problems.append(Problem(.searchDrift, location: nil, "the FTS5 index of \(table.name) no longer matches its content table \(table.contentTable ?? content): the migrations changed \(table.contentTable ?? content) without its index (rebuild it in the migration with '-- steward: rebuild-fts \(table.name)')"))
                 }
             }
         }
@@ -399,6 +417,17 @@ final class MigrationGuard: StatementObserver {
         for allowance in allowances where used[allowance] == false && !matchesSomething(allowance) {
             unmatched.append("\(allowance.location ?? "the caller's allowance") '\(allowance.kind.rawValue) \(allowance.name)' matches nothing this run did")
         }
+        let accounting = MigrateReport.Accounting(
+            migrations: files.compactMap { perFile[$0] }, tables: tables, searchChecked: searchChecked,
+            allowances: allowances.map { .init(kind: $0.kind, name: $0.name, givenAt: $0.location, used: used[$0] == true) })
+        return (accounting, problems, unmatched)
+    }
+
+    /// Compares the database after the run with before. Throws `checkFailed` listing every
+    /// loss the migrations did not name, and `badInput` for an allowance that matches
+    /// nothing the run did. `checkedFTS` are the FTS5 tables already rebuilt and checked.
+    func finish(checkedFTS: Set<String>) throws -> MigrateReport.Accounting {
+        let (accounting, problems, unmatched) = try account(checkedFTS: checkedFTS)
         if !unmatched.isEmpty {
             throw StewardError(.badInput, unmatched.joined(separator: "; ") + "; rolled back, nothing changed")
         }
@@ -406,11 +435,20 @@ final class MigrationGuard: StatementObserver {
             throw StewardError(
                 .checkFailed,
                 "the migrations would lose what they do not name (\(problems.count)): "
-                    + problems.joined(separator: "; ") + "; rolled back, nothing changed")
+                    + problems.map(\.message).joined(separator: "; ") + "; rolled back, nothing changed")
         }
-        return MigrateReport.Accounting(
-            migrations: files.compactMap { perFile[$0] }, tables: tables, searchChecked: searchChecked,
-            allowances: allowances.map { .init(kind: $0.kind, name: $0.name, givenAt: $0.location, used: used[$0] == true) })
+        return accounting
+    }
+
+    /// The tables a DROP TABLE of the run dropped (some made again), lower-cased.
+    var droppedTables: Set<String> {
+        Set(touched.filter { $0.value.dropped }.keys)
+    }
+
+    /// The tables the run wrote, dropped, altered or renamed, lower-cased, by their names
+    /// when first touched.
+    var changedTables: Set<String> {
+        Set(touched.filter { $0.value.written || $0.value.dropped || $0.value.altered }.keys).union(renames.keys)
     }
 
     /// Whether an allowance names something the run touched in the way it allows.

@@ -1,0 +1,27 @@
+import SQLiteKit
+import StewardBase
+
+extension Verifier {
+    /// The query-plan contract's hot queries, planned with EXPLAIN QUERY PLAN on a
+    /// read-only connection to the database: each must use its index, or not scan its
+    /// table whole.
+    func checkPlans(_ plans: PlanContract, path: String, header: DatabaseHeader?, results: CheckResults) throws {
+        let connection: Connection
+        do {
+            connection = try DatabaseFile.openReadOnly(path: path, header: header, waits: lockWaits)
+            try connection.harden(loadingExtensions: options.extensions)
+        } catch let error as SQLiteError {
+            results.fail(SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation,
+                                            lockTimeout: options.timeout).error(for: error))
+            return
+        }
+        timed(.plans, into: results) {
+            let outcomes = plans.check(on: connection)
+            let failed = outcomes.filter { !$0.passed }
+            let summary = failed.isEmpty
+                ? "\(Counted.phrase(outcomes.count, "query", plural: "queries")) of \(plans.version) planned as the contract says"
+                : "\(failed.count) of \(Counted.phrase(outcomes.count, "query", plural: "queries")) of \(plans.version) regressed"
+            return Check(.plans, passed: failed.isEmpty, summary, failed.map(\.failure))
+        }
+    }
+}
