@@ -46,12 +46,7 @@ struct BackupCommand: FleetCommand, LiveProgressCommand {
         static let checkFTS = Flag("check-fts", help: "Accepted for scripts written for earlier versions, and changes nothing: the full-text integrity-check (FTS5's rank 1, FTS3's and FTS4's own) always runs, as restore runs it.")
     }
 
-    typealias Work = BackupMaker
-
-    let options: BackupMaker.Options
-    let fleet: FleetOptions?
-    let output: OutputOptions
-    let handover: Handover
+    let invocation: Invocation<BackupMaker>
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
@@ -88,14 +83,9 @@ struct BackupCommand: FleetCommand, LiveProgressCommand {
                 throw values.error("The value '\(name)' is invalid for '--name <file>': a bundle made with --as-is carries '\(BackupMaker.asIsMarker)' in its name")
             }
         }
-        self.handover = try Handover(values, inputs: Self.inputs(of: options))
-        self.options = options
-        self.fleet = fleet
-        self.output = OutputOptions(values)
+        invocation = Invocation(options: options, fleet: fleet, output: OutputOptions(values),
+                                handover: try Handover(values, inputs: Self.inputs(of: options)))
     }
-
-    /// SQLite's memory statistics off (`StewardCommand`): its checks, digests and compression run side by side on threads.
-    static var honoursSQLiteHeapLimits: Bool { false }
 
     func run(on terminal: Terminal) throws -> Int32 {
         if fleet == nil && options.toStandardOutput { SignalTrap.ignoreBrokenPipes() }

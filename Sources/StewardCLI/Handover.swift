@@ -360,6 +360,11 @@ extension BackupReport: CheckedReport {}
 extension RestoreReport: CheckedReport {}
 
 extension FleetCommand where Work.Report: CheckedReport {
+    /// SQLite's memory statistics off (`StewardCommand`): a command whose report is made
+    /// of checks (verify, backup, restore) runs them side by side on threads (integrity,
+    /// FTS5's check, digests, compression), and takes no SQL that relies on heap limits.
+    static var honoursSQLiteHeapLimits: Bool { false }
+
     static func seconds(of report: Work.Report) -> Double { report.totalSeconds }
 
     static func handoverCases(_ report: Work.Report) -> [JUnit.Case] {

@@ -33,10 +33,7 @@ struct InspectCommand: OperationCommand {
         static let digest = Flag("digest", help: "Print the content digests instead: per table a SHA-256 of its rows, and one of the schema; computed for a database, as recorded in the manifest for a bundle.")
     }
 
-    typealias Work = Inspection
-
-    let options: Inspection.Options
-    let output: OutputOptions
+    let invocation: Invocation<Inspection>
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         guard let path = values[Arg.path] else {
@@ -46,8 +43,7 @@ struct InspectCommand: OperationCommand {
         options.keys = try KeyOptions.parse(values, encrypting: false)
         options.digest = values[Opt.digest]
         options.extensions = values[Opt.loadExtension]
-        self.options = options
-        self.output = OutputOptions(values, quiet: false)
+        invocation = Invocation(options: options, output: OutputOptions(values, quiet: false))
     }
 
     var trapsSignals: Bool { Inspection.isCancellable(options) }

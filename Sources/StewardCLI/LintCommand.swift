@@ -46,12 +46,7 @@ struct LintCommand: FleetCommand {
             expected: "one of text, json, sarif", convert: { Format(rawValue: $0) })
     }
 
-    typealias Work = Linter
-
-    let options: Linter.Options
-    let fleet: FleetOptions? = nil
-    let handover: Handover
-    let output: OutputOptions
+    let invocation: Invocation<Linter>
     let format: Format
 
     init(_ values: ParsedValues) throws(CommandLineError) {
@@ -69,10 +64,9 @@ struct LintCommand: FleetCommand {
         if output.json && format != .json {
             throw values.error("'--json' and '--format \(format.rawValue)' ask for two outputs; give one")
         }
-        self.handover = try Handover(values, inputs: Self.inputs(of: options))
-        self.options = options
         self.format = format
-        self.output = format == .json ? OutputOptions(json: true, quiet: output.quiet) : output
+        invocation = Invocation(options: options, output: format == .json ? OutputOptions(json: true, quiet: output.quiet) : output,
+                                handover: try Handover(values, inputs: Self.inputs(of: options)))
     }
 
     func progress(on terminal: Terminal, live: Bool) -> @Sendable (Linter.Event) -> Void {

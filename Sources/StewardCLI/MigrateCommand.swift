@@ -71,12 +71,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         }
     }
 
-    typealias Work = Migrator
-
-    let options: Migrator.Options
-    let output: OutputOptions
-    let fleet: FleetOptions?
-    let handover: Handover
+    let invocation: Invocation<Migrator>
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
@@ -118,10 +113,8 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options.planContractPath = values[Opt.plans]
         // Asked only when there is a backup to compress: it reads /sys and the cgroup files.
         if backupDirectory != nil { options.backupThreads = max(1, ProcessInfo.processInfo.activeProcessorCount) }
-        self.handover = try Handover(values, inputs: Self.inputs(of: options))
-        self.options = options
-        self.output = OutputOptions(values)
-        self.fleet = fleet
+        invocation = Invocation(options: options, fleet: fleet, output: OutputOptions(values),
+                                handover: try Handover(values, inputs: Self.inputs(of: options)))
     }
 
     static var drawsLiveProgress: Bool { true }

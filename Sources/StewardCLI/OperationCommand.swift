@@ -16,9 +16,8 @@ import Glibc
 protocol OperationCommand: StewardCommand {
     associatedtype Work: StewardOperation
 
-    var output: OutputOptions { get }
-    /// The options of the operation, validated.
-    var options: Work.Options { get }
+    /// The operation's options, validated, and how the command runs it.
+    var invocation: Invocation<Work> { get }
 
     /// Whether progress may be a live line on stderr (redrawn with `\r`), which is then
     /// cleared at the end; only when stderr is a terminal. Default: false.
@@ -54,8 +53,6 @@ protocol OperationCommand: StewardCommand {
 /// instead of the whole report. The items run on the job pool's threads, which call
 /// the command's and its operation's static members.
 protocol FleetCommand: OperationCommand, SendableMetatype where Work: SendableMetatype {
-    /// Nil for a run over one database.
-    var fleet: FleetOptions? { get }
     /// What the list names. Default: databases.
     static var itemKind: FleetItemKind { get }
     /// The options every item starts from, prepared once for the whole run. Default:
@@ -69,8 +66,6 @@ protocol FleetCommand: OperationCommand, SendableMetatype where Work: SendableMe
     /// The text after the item's path on its line, and a failed item's reason in the summary.
     static func fleetDetail(_ report: Work.Report) -> String
 
-    /// The handover files asked for (`--report`, `--junit`, `--summary`).
-    var handover: Handover { get }
     /// What the run reads, which no handover file may replace.
     static func inputs(of options: Work.Options) -> [ReportFile.Input]
     /// The database's or bundle's path the options name.
@@ -101,6 +96,9 @@ extension LiveProgressCommand {
 }
 
 extension OperationCommand {
+    /// The options of the operation, validated.
+    var options: Work.Options { invocation.options }
+    var output: OutputOptions { invocation.output }
     var json: Bool { output.json }
 
     static var drawsLiveProgress: Bool { false }
@@ -168,6 +166,11 @@ extension OperationCommand {
 }
 
 extension FleetCommand {
+    /// Nil for a run over one database.
+    var fleet: FleetOptions? { invocation.fleet }
+    /// The handover files asked for (`--report`, `--junit`, `--summary`).
+    var handover: Handover { invocation.handover }
+
     static var itemKind: FleetItemKind { .database }
 
     func fleetOptions() throws -> Work.Options {

@@ -60,13 +60,7 @@ struct RestoreCommand: FleetCommand, LiveProgressCommand {
         static let skipFTSCheck = Flag("skip-fts-check", help: "Do not run the full-text integrity-check (FTS5's, FTS3's and FTS4's); the report records that it was skipped.")
     }
 
-    typealias Work = Restorer
-
-    let options: Restorer.Options
-    /// A drill over several bundles.
-    let fleet: FleetOptions?
-    let output: OutputOptions
-    let handover: Handover
+    let invocation: Invocation<Restorer>
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let bundles = values[Arg.bundles]
@@ -101,14 +95,10 @@ struct RestoreCommand: FleetCommand, LiveProgressCommand {
         options.checksFTS = !values[Opt.skipFTSCheck]
         options.extensions = values[Opt.loadExtension]
         options.keys = try KeyOptions.parse(values, encrypting: false)
-        self.handover = try Handover(values, inputs: Self.inputs(of: options))
-        self.options = options
-        self.fleet = fleet
-        self.output = OutputOptions(values)
+        // `fleet`: a drill over several bundles.
+        invocation = Invocation(options: options, fleet: fleet, output: OutputOptions(values),
+                                handover: try Handover(values, inputs: Self.inputs(of: options)))
     }
-
-    /// SQLite's memory statistics off (`StewardCommand`): its checks run side by side on threads.
-    static var honoursSQLiteHeapLimits: Bool { false }
 
     /// A drill passes when every check passed; a restore, when it published.
     static func exitStatus(of report: RestoreReport) -> Int32 {

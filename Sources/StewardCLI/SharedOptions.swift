@@ -205,3 +205,13 @@ struct Handover: Sendable {
 
     var isEmpty: Bool { files.isEmpty }
 }
+
+/// What a command runs and how: its operation's options, many databases or one
+/// (`fleet`), what goes to stdout and stderr (`output`), and the handover files. The
+/// command's `Work` is read from it, so a command names its operation once.
+struct Invocation<Work: StewardOperation>: Sendable {
+    let options: Work.Options
+    var fleet: FleetOptions? = nil
+    let output: OutputOptions
+    var handover: Handover = .none
+}

@@ -39,12 +39,7 @@ struct VerifyCommand: FleetCommand {
         static let contract = Option<String>("contract", value: "file.json", help: "A search-contract fixture to run (needs --migrations).")
     }
 
-    typealias Work = Verifier
-
-    let options: Verifier.Options
-    let fleet: FleetOptions?
-    let handover: Handover
-    let output: OutputOptions
+    let invocation: Invocation<Verifier>
 
     init(_ values: ParsedValues) throws(CommandLineError) {
         let fleet = try FleetOptions.parse(values, databases: Opt.db)
@@ -74,14 +69,9 @@ struct VerifyCommand: FleetCommand {
         if options.databasePath == nil && options.planContractPath != nil {
             throw values.error("'--plans' needs '--db <path>'")
         }
-        self.handover = try Handover(values, inputs: Self.inputs(of: options))
-        self.options = options
-        self.fleet = fleet
-        self.output = OutputOptions(values)
+        invocation = Invocation(options: options, fleet: fleet, output: OutputOptions(values),
+                                handover: try Handover(values, inputs: Self.inputs(of: options)))
     }
-
-    /// SQLite's memory statistics off (`StewardCommand`): integrity_check and FTS5's check run side by side on threads.
-    static var honoursSQLiteHeapLimits: Bool { false }
 
     /// A line per finished check; never a live line, since the lines are the record.
     func progress(on terminal: Terminal, live: Bool) -> @Sendable (Verifier.Event) -> Void {

@@ -29,15 +29,10 @@ import Testing
         static let fails = Flag("fails", help: "Fail.")
         static let configuration = CommandConfiguration(
             commandName: "probe", abstract: "Probe.", options: [fails] + CommonOptions.output)
-        typealias Work = Probe
-
-        let output: OutputOptions
-        let options: Probe.Options
-        let fleet: FleetOptions? = nil
+        let invocation: Invocation<Probe>
 
         init(_ values: ParsedValues) throws(CommandLineError) {
-            output = OutputOptions(values)
-            options = Probe.Options(fails: values[Self.fails])
+            invocation = Invocation(options: Probe.Options(fails: values[Self.fails]), output: OutputOptions(values))
         }
 
         func progress(on terminal: Terminal, live: Bool) -> @Sendable (Probe.Event) -> Void {
@@ -62,7 +57,6 @@ import Testing
             report.passed ? "all good" : "it failed"
         }
 
-        let handover = Handover.none
         static func inputs(of options: Probe.Options) -> [ReportFile.Input] { [] }
         static func subject(of options: Probe.Options) -> String { "probe.db" }
         static func seconds(of report: Probe.Report) -> Double { 0 }

@@ -2,20 +2,26 @@ import Foundation
 import SQLiteKit
 
 extension Verifier {
-    func checkOriginal(
-        path: String, header: DatabaseHeader?, quick: Bool, expectedVersion: Int32?, integrityInPlace: Bool,
-        expectation: MigrationExpectation?, results: CheckResults, facts: DatabaseFactsBox
-    ) throws {
-        let connection: Connection
+    /// A hardened read-only connection to the database for checks; nil, with the run's
+    /// error recorded, when SQLite cannot open it.
+    func openReadOnly(path: String, header: DatabaseHeader?, results: CheckResults) throws -> Connection? {
         do {
-            connection = try DatabaseFile.openReadOnly(path: path, header: header, waits: lockWaits)
+            let connection = try DatabaseFile.openReadOnly(path: path, header: header, waits: lockWaits)
             try connection.harden(loadingExtensions: options.extensions)
+            return connection
         } catch let error as SQLiteError {
             // The connection waited up to the timeout: busy here means it gave up.
             results.fail(SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation,
                                             lockTimeout: options.timeout).error(for: error))
-            return
         }
+        return nil
+    }
+
+    func checkOriginal(
+        path: String, header: DatabaseHeader?, quick: Bool, expectedVersion: Int32?, integrityInPlace: Bool,
+        expectation: MigrationExpectation?, results: CheckResults, facts: DatabaseFactsBox
+    ) throws {
+        guard let connection = try openReadOnly(path: path, header: header, results: results) else { return }
         let cancellation = self.cancellation
         connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
 

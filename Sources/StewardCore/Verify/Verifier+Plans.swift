@@ -6,15 +6,7 @@ extension Verifier {
     /// read-only connection to the database: each must use its index, or not scan its
     /// table whole.
     func checkPlans(_ plans: PlanContract, path: String, header: DatabaseHeader?, results: CheckResults) throws {
-        let connection: Connection
-        do {
-            connection = try DatabaseFile.openReadOnly(path: path, header: header, waits: lockWaits)
-            try connection.harden(loadingExtensions: options.extensions)
-        } catch let error as SQLiteError {
-            results.fail(SQLiteErrorMapping(path: path, role: .database, cancellation: cancellation,
-                                            lockTimeout: options.timeout).error(for: error))
-            return
-        }
+        guard let connection = try openReadOnly(path: path, header: header, results: results) else { return }
         timed(.plans, into: results) {
             let outcomes = plans.check(on: connection)
             let failed = outcomes.filter { !$0.passed }

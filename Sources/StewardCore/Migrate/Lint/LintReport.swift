@@ -114,29 +114,8 @@ public struct LintReport: Encodable, Sendable {
     /// Migrations not linted because an earlier one failed.
     public let notLinted: [String]
     public let totalSeconds: Double
+    /// No finding at error level.
+    public let passed: Bool
 
     public var errors: Int { findings.filter { $0.level == .error }.count }
-    public var passed: Bool { errors == 0 }
-
-    private enum Keys: String, CodingKey {
-        case directory, dialect, sample, from, requiredSQLite, minimumSQLite, features, baseMigrations, migrations, findings,
-             notLinted, passed, totalSeconds
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(directory, forKey: .directory)
-        try container.encode(dialect, forKey: .dialect)
-        try container.encodeIfPresent(sample, forKey: .sample)
-        try container.encodeIfPresent(from, forKey: .from)
-        try container.encodeIfPresent(requiredSQLite, forKey: .requiredSQLite)
-        try container.encodeIfPresent(minimumSQLite, forKey: .minimumSQLite)
-        try container.encode(features, forKey: .features)
-        try container.encode(baseMigrations, forKey: .baseMigrations)
-        try container.encode(migrations, forKey: .migrations)
-        try container.encode(findings, forKey: .findings)
-        try container.encode(notLinted, forKey: .notLinted)
-        try container.encode(passed, forKey: .passed)
-        try container.encode(totalSeconds, forKey: .totalSeconds)
-    }
 }

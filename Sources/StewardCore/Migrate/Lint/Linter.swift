@@ -126,7 +126,8 @@ public struct Linter: StewardOperation {
             requiredSQLite: options.requiredSQLite, minimumSQLite: migrations.compactMap(\.minimumSQLite).max(),
             features: used.map { .init(id: $0.id, name: $0.name, version: $0.version, citation: $0.citation, releaseNotes: $0.releaseNotes) },
             baseMigrations: base.map(\.migration.fileName), migrations: migrations, findings: state.findings,
-            notLinted: notLinted, totalSeconds: stopwatch.roundedSeconds)
+            notLinted: notLinted, totalSeconds: stopwatch.roundedSeconds,
+            passed: !state.findings.contains { $0.level == .error })
     }
 
     /// What the run carries from one migration to the next.
