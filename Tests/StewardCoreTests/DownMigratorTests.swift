@@ -193,11 +193,8 @@ import Testing
 
     @Test func missingAndEmptyDownPartsRefuseTheWholeRunNamingEachFile() throws {
         try write(".steward-dialect", "steward\n")
-        try write("0001_a.sql", "CREATE TABLE a(x);\n")
-        try write("0001_a.down.sql", "DROP TABLE a;\n")
-        try write("0002_b.sql", "CREATE TABLE b(x);\n")
-        try write("0003_c.sql", "CREATE TABLE c(x);\n")
-        try write("0004_d.sql", "CREATE TABLE d(x);\n")
+        try writeTable("0001", "a")
+        for (number, name) in [("0002", "b"), ("0003", "c"), ("0004", "d")] { try writeTable(number, name, down: false) }
         try write("0004_d.down.sql", "-- nothing\n;\n")
         _ = try run(.steward) { $0.create = true }
         let before = try fileBytes()

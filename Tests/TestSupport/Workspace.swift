@@ -56,6 +56,13 @@ extension WorkspaceSuite {
     public func write(_ name: String, _ text: String = "CREATE TABLE x(y);\n") throws {
         try workspace.writeMigration(name, text)
     }
+
+    /// Steward's own layout: `NUMBER_NAME.sql` creating the table `NAME`, and its
+    /// `NUMBER_NAME.down.sql` dropping it unless `down` is false.
+    public func writeTable(_ number: String, _ name: String, down: Bool = true) throws {
+        try write("\(number)_\(name).sql", "CREATE TABLE \(name)(x);\n")
+        if down { try write("\(number)_\(name).down.sql", "DROP TABLE \(name);\n") }
+    }
 }
 
 extension Workspace {
