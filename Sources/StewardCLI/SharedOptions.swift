@@ -156,8 +156,8 @@ struct OutputOptions: Sendable {
 /// summaries, case names, table names, counts, times and hashes only.
 struct Handover: Sendable {
     static let report = Option<String>("report", value: "file", help: "Write the JSON report to this file as well (for many databases, one JSON object per line); never an input of the run.")
-    static let junit = Option<String>("junit", value: "file", help: "Write a JUnit XML file: a test suite per database or bundle, a test case per check and per search-contract case.")
-    static let summary = Option<String>("summary", value: "file", help: "Write a Markdown handover summary: SQLite version and options, the checks, the failures, times and file hashes.")
+    static let junit = Option<String>("junit", value: "file", help: "Write a JUnit XML file: a test suite per database, bundle or migration set, a test case per check, migration, finding or search-contract case.")
+    static let summary = Option<String>("summary", value: "file", help: "Write a Markdown handover summary: SQLite version and options, the results, the failures, times and the SHA-256 of every file read.")
     static let sourceCommit = Option<String>("source-commit", value: "rev", help: "The source commit the run checks, recorded in the JUnit file and the summary.")
     static let options: [any OptionKey] = [report] + forReadingReports
     /// `steward report`'s: it reads reports, and writes no report file of its own.
