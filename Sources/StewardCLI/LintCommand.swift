@@ -21,7 +21,7 @@ struct LintCommand: FleetCommand {
             nothing is written. Exit status 0 when no finding is an error, 1 otherwise.
             """,
         options: [
-            Opt.migrations, Opt.dialect, Opt.sample, Opt.from, Opt.minSQLite, Opt.plans, Opt.format,
+            Opt.migrations, Opt.dialect, CommonOptions.placeholder, Opt.sample, Opt.from, Opt.minSQLite, Opt.plans, Opt.format,
         ] + CommonOptions.output + Handover.options)
 
     enum Format: String, CaseIterable, Sendable {
@@ -59,6 +59,7 @@ struct LintCommand: FleetCommand {
         options.from = values[Opt.from]
         options.requiredSQLite = values[Opt.minSQLite]
         options.planContractPath = values[Opt.plans]
+        for placeholder in values[CommonOptions.placeholder] { options.placeholders[placeholder.name] = placeholder.value }
         let output = OutputOptions(values)
         let format = values[Opt.format] ?? (output.json ? .json : .text)
         if output.json && format != .json {

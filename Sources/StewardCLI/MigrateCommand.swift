@@ -39,14 +39,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
             "dialect", value: "name", help: "Read the set in this runner's layout and keep its ledger: \(Dialect.names.joined(separator: ", ")) (default: detected).",
             expected: "one of \(Dialect.names.joined(separator: ", "))", convert: { Dialect(rawValue: $0) })
         static let baseline = version("baseline", help: "Adopt a database that has this version's schema but no record of it: compared, then recorded as applied.")
-        static let placeholder = RepeatedOption<(name: String, value: String)>(
-            "placeholder", value: "name=value",
-            help: "Give a Flyway placeholder its value: every ${name} in the set's files is replaced, as Flyway replaces it (may be repeated).",
-            expected: "NAME=VALUE, a placeholder's name, '=' and its value",
-            convert: { text in
-                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { return nil }
-                return (String(text[..<equals]), String(text[text.index(after: equals)...]))
-            })
+        static let placeholder = CommonOptions.placeholder
         static let loadExtension = CommonOptions.loadExtension(help: "Load this SQLite extension into every connection of the run, for sets whose schema uses it (may be repeated).")
         static let allowChanged = Flag("allow-changed", help: "Accept applied migrations whose file changed since (recorded in the report).")
         static let allowOutOfOrder = Flag("allow-out-of-order", help: "Apply migrations older than the newest applied one (not with golang-migrate or drizzle).")

@@ -120,6 +120,16 @@ enum CommonOptions {
     }
 
     /// `--quiet` and `--json`, in that order, last in a command's list.
+    /// A Flyway placeholder's value (migrate and lint read the set alike).
+    static let placeholder = RepeatedOption<(name: String, value: String)>(
+        "placeholder", value: "name=value",
+        help: "Give a Flyway placeholder its value: every ${name} in the set's files is replaced, as Flyway replaces it (may be repeated).",
+        expected: "NAME=VALUE, a placeholder's name, '=' and its value",
+        convert: { text in
+            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { return nil }
+            return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+        })
+
     static let output: [any OptionKey] = [quiet, json]
 }
 
