@@ -12,47 +12,33 @@ extension Handover {
         /// A result `steward report` read, from the fields every command's report shares:
         /// `checks`, verify's `contractCases`, migrate's `applied` and `undone`, and `error`.
         init(reading result: FleetReport.Result) {
-            let object = (try? JSONSerialization.jsonObject(with: result.json)) as? [String: Any] ?? [:]
-            func number(_ value: Any?) -> Double { (value as? NSNumber)?.doubleValue ?? 0 }
-            var cases: [JUnit.Case] = []
-            var rows: [[String]] = []
-            for check in object["checks"] as? [[String: Any]] ?? [] {
-                let name = check["name"] as? String ?? "check"
-                let summary = check["summary"] as? String ?? ""
-                let status = check["status"] as? String ?? ""
-                let details = check["details"] as? [String] ?? []
-                let outcome: JUnit.Case.Result = switch status {
-                case "fail": .failed(summary, details: details)
-                case "skipped": .skipped(summary)
-                default: .passed
-                }
-                cases.append(JUnit.Case(name: name, seconds: number(check["durationSeconds"]), result: outcome))
-                rows.append([name, status, ReportOutput.seconds(number(check["durationSeconds"])), summary])
-            }
-            for item in object["contractCases"] as? [[String: Any]] ?? [] {
-                let passed = item["passed"] as? Bool ?? false
-                cases.append(JUnit.Case(name: "search-contract: \(item["name"] as? String ?? "")", seconds: 0,
-                                        result: passed ? .passed : .failed("the case's results differ from what it expects", details: [])))
-            }
-            for (key, verb) in [("applied", "migration"), ("undone", "undo")] {
-                for migration in object[key] as? [[String: Any]] ?? [] {
-                    cases.append(JUnit.Case(name: "\(verb) \(migration["file"] as? String ?? "")", seconds: number(migration["durationSeconds"]), result: .passed))
-                }
-            }
-            if let message = (object["error"] as? [String: Any])?["message"] as? String {
-                cases.append(JUnit.Case(name: "run", seconds: 0, result: .error(message)))
+            let read = (try? JSONDecoder().decode(ReadReport.self, from: result.json)) ?? ReadReport()
+            var cases = (read.checks ?? []).map(JUnit.Case.init) + (read.contractCases ?? []).map(JUnit.Case.init(contract:))
+            cases += (read.applied ?? []).map { JUnit.Case(name: "migration \($0.file)", seconds: $0.durationSeconds, result: .passed) }
+            cases += (read.undone ?? []).map { JUnit.Case(name: "undo \($0.file)", seconds: $0.durationSeconds, result: .passed) }
+            if let error = read.error {
+                cases.append(JUnit.Case(name: "run", seconds: 0, result: .error(error.message)))
             } else if cases.isEmpty {
-                cases.append(JUnit.Case(name: result.command, seconds: number(object["totalSeconds"]),
+                cases.append(JUnit.Case(name: result.command, seconds: read.totalSeconds ?? 0,
                                         result: result.exitCode == 0 ? .passed : .failed(result.message ?? result.outcome, details: [])))
             }
             var summary = ["- Command: \(result.command)"]
             if let message = result.message { summary.append("- Why: \(Markdown.text(message))") }
-            if !rows.isEmpty {
-                summary += ["", "| Check | Result | Time | Summary |", "|---|---|---|---|"]
-                summary += rows.map { "| \($0[0]) | \($0[1]) | \($0[2]) | \(Markdown.cell($0[3])) |" }
-            }
-            self.init(subject: "\(result.command) \(result.path)", exitCode: result.exitCode, outcome: result.outcome, seconds: number(object["totalSeconds"]),
-                      cases: cases, summary: summary)
+            if let checks = read.checks, !checks.isEmpty { summary += [""] + Markdown.checks(checks) }
+            self.init(subject: "\(result.command) \(result.path)", exitCode: result.exitCode, outcome: result.outcome,
+                      seconds: read.totalSeconds ?? 0, cases: cases, summary: summary)
+        }
+
+        /// The fields of a report that the handover files read, whichever command wrote it;
+        /// a field a report does not have is nil. The report's own types read them.
+        private struct ReadReport: Decodable {
+            struct Error: Decodable { let message: String }
+            var checks: [CheckResult]?
+            var contractCases: [VerifyReport.ContractCase]?
+            var applied: [MigrateReport.AppliedMigration]?
+            var undone: [MigrateReport.AppliedMigration]?
+            var error: Error?
+            var totalSeconds: Double?
         }
 
         init(subject: String, exitCode: Int32, outcome: String, seconds: Double, cases: [JUnit.Case], summary: [String]) {
@@ -167,6 +153,17 @@ enum JUnit {
             case .skipped: result = .skipped(check.summary)
             case .fail: result = .failed(check.summary, details: check.details)
             }
+        }
+
+        /// A search-contract case, by its name (never its query) and how its outcomes
+        /// differ from what it expects.
+        init(contract item: VerifyReport.ContractCase) {
+            var differences: [String] = []
+            if !item.freshMatches { differences.append("a fresh database does not return the expected rows") }
+            if !item.migratedMatches { differences.append("the migrated legacy database does not return the expected rows") }
+            if !item.agree { differences.append("the two databases disagree") }
+            self.init(name: "search-contract: \(item.name)", seconds: 0,
+                      result: item.passed ? .passed : .failed(differences.isEmpty ? "failed" : differences.joined(separator: "; "), details: []))
         }
 
         init(name: String, seconds: Double, result: Result) {

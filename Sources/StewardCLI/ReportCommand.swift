@@ -43,7 +43,7 @@ struct ReportCommand: StewardCommand {
     }
 
     func run(on terminal: Terminal) throws -> Int32 {
-        let report = try FleetReport.read(files)
+        let report = try FleetReport.read(files, keepingReports: !handover.isEmpty)
         if !handover.isEmpty { try handover.write(report: report, inputs: Self.inputs(files)) }
         // The summary itself was read: a database that failed makes it `failed`, not an error of this run.
         let status = ReportOutput.Envelope.Status.summing(exitCode: report.exitCode)

@@ -109,18 +109,7 @@ struct VerifyCommand: FleetCommand {
 
     /// A case per check, then one per search-contract case, by its name (never its query).
     static func handoverCases(_ report: VerifyReport) -> [JUnit.Case] {
-        report.checks.map(JUnit.Case.init) + report.contractCases.map { item in
-            JUnit.Case(name: "search-contract: \(item.name)", seconds: 0,
-                       result: item.passed ? .passed : .failed(contractFailure(item), details: []))
-        }
-    }
-
-    private static func contractFailure(_ item: VerifyReport.ContractCase) -> String {
-        var parts: [String] = []
-        if !item.freshMatches { parts.append("a fresh database does not return the expected rows") }
-        if !item.migratedMatches { parts.append("the migrated legacy database does not return the expected rows") }
-        if !item.agree { parts.append("the two databases disagree") }
-        return parts.isEmpty ? "failed" : parts.joined(separator: "; ")
+        report.checks.map(JUnit.Case.init) + report.contractCases.map(JUnit.Case.init(contract:))
     }
 
     /// The database, its full-text tables' tokenizers and options, the contract, and the checks.

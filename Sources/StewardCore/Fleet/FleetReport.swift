@@ -60,7 +60,7 @@ public struct FleetReport: Codable, Sendable {
         public let outcome: String
         /// Why it failed; nil when it succeeded.
         public let message: String?
-        /// The JSON object as read.
+        /// The JSON object as read; empty unless the reader asked to keep the reports.
         public let json: Data
     }
 
@@ -76,8 +76,10 @@ public struct FleetReport: Codable, Sendable {
         public let message: String
     }
 
-    /// Reads the reports in `files` (`-` is standard input).
-    public static func read(_ files: [String]) throws -> FleetReport {
+    /// Reads the reports in `files` (`-` is standard input). `keepingReports`: each
+    /// result keeps its JSON object (for the handover files); without it only what the
+    /// summary counts is kept, so a fleet of any size is summed in little memory.
+    public static func read(_ files: [String], keepingReports: Bool = false) throws -> FleetReport {
         var latest: [String: Result] = [:]
         var order: [String] = []
         var lines = 0, repeated = Set<String>(), summaries = 0, notStarted = 0
@@ -116,7 +118,7 @@ public struct FleetReport: Codable, Sendable {
                         ?? (exitCode == 0 ? nil : (object["failedChecks"] as? [String]).map { "failed: " + $0.joined(separator: ", ") })
                     let key = "\(command)\u{0}\(path)"
                     if latest[key] == nil { order.append(key) } else { repeated.insert(key) }
-                    latest[key] = Result(command: command, path: path, exitCode: exitCode, outcome: outcome, message: message, json: value)
+                    latest[key] = Result(command: command, path: path, exitCode: exitCode, outcome: outcome, message: message, json: keepingReports ? value : Data())
                 default:
                     throw StewardError(.badInput, "\(file):\(line): not a report of Steward's (kind is neither database, bundle, run nor summary)")
                 }
