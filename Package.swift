@@ -46,7 +46,7 @@ let package = Package(
         // The checks the command line and StewardKit share, portable (SQLite and Foundation
         // only): check values, FTS5 integrity and sync triggers, the search contract and
         // how its cases run.
-        .target(name: "StewardChecks", dependencies: ["StewardBase", "SQLiteKit"]),
+        .target(name: "StewardChecks", dependencies: ["StewardBase", "SQLiteKit", "CSQLite"]),
 
         // The bundle format, version 1: manifest and its validation, writer, reader,
         // keys and encryption, naming, content digests.

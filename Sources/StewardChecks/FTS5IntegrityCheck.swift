@@ -21,12 +21,52 @@ package struct FTS5IntegrityCheck {
         package let unreachable: [String]
         /// The tables whose check failed, in name order.
         package var failedTables: [String] = []
+        /// The tables Steward's digest was asked to check and FTS5's statement checked
+        /// instead, each with why.
+        package var notes: [String] = []
     }
 
     package let connection: Connection
+    package let method: FTS5CheckMethod
 
-    package init(connection: Connection) {
+    package init(connection: Connection, method: FTS5CheckMethod = .parallel(workers: 1, open: nil)) {
         self.connection = connection
+        self.method = method
+    }
+
+    /// How one table was checked, and what a reader of the report should know of it.
+    package enum Path: Sendable, Equatable {
+        /// By Steward's digest (`FTS5SyncDigest`), on this many workers.
+        case digest(workers: Int)
+        /// By FTS5's own statement; with a reason when the digest was asked for and cannot
+        /// prove the table.
+        case statement(reason: String?)
+    }
+
+    /// Checks `table` as `check(_:rank:on:)` does, by `method`: rank 1 of an
+    /// external-content table, and the default check of a table with its own content
+    /// (which compares its content too), go to the digest when asked and when it can prove
+    /// the table; anything else, and any table it cannot, to FTS5's statement. A difference
+    /// the digest finds is handed to FTS5's statement, whose error (or pass) stands: the
+    /// digest never fails a table FTS5 passes. Throws as the statement throws.
+    @discardableResult
+    package static func check(_ table: FTS5Definition, rank: Int?, on connection: Connection, method: FTS5CheckMethod) throws -> Path {
+        let comparesContent = rank == 1 || (rank == nil && table.contentMode == .internal)
+        guard method.kind == .parallel, comparesContent else {
+            try check(table.name, rank: rank, on: connection)
+            return .statement(reason: nil)
+        }
+        let digest = FTS5SyncDigest(table, on: connection, workers: method.workers, open: method.open)
+        switch try digest.run() {
+        case .passed:
+            return .digest(workers: method.open == nil ? 1 : max(1, method.workers))
+        case .unsupported(let reason):
+            try check(table.name, rank: rank, on: connection)
+            return .statement(reason: reason)
+        case .differs(let what):
+            try check(table.name, rank: rank, on: connection)
+            return .statement(reason: "the parallel check found that \(what); FTS5's own check passes the table, and its verdict stands")
+        }
     }
 
     /// FTS5's integrity-check of one table of `main`. With `rank` 1 it also compares an
@@ -50,6 +90,7 @@ package struct FTS5IntegrityCheck {
         var problems: [String] = []
         var unreachable: [String] = []
         var failed: [String] = []
+        var notes: [String] = []
         defer { connection.rollbackIfNeeded() }
         for table in definitions {
             var rank = 1
@@ -60,7 +101,9 @@ package struct FTS5IntegrityCheck {
             do {
                 // A failed statement may have ended the transaction: each check runs in one.
                 if connection.isAutocommit { try connection.execute(sql: "BEGIN") }
-                try Self.check(table.name, rank: rank, on: connection)
+                if case .statement(let reason?) = try Self.check(table, rank: rank, on: connection, method: method) {
+                    notes.append(Self.statementNote(table: table.name, reason: reason))
+                }
             } catch let error as SQLiteError where !error.isInterrupt {
                 // Rank 1 failed: if the index is sound on its own (rank 0), it is drift from
                 // the content table, not damage to the file.
@@ -72,7 +115,13 @@ package struct FTS5IntegrityCheck {
                 failed.append(table.name)
             }
         }
-        return Outcome(tables: definitions.map(\.name), problems: problems, unreachable: unreachable, failedTables: failed)
+        return Outcome(tables: definitions.map(\.name), problems: problems, unreachable: unreachable, failedTables: failed, notes: notes)
+    }
+
+    /// A table the digest cannot prove, checked by FTS5's statement instead: which, and why
+    /// (a fact of its declaration, never of its rows).
+    package static func statementNote(table: String, reason: String) -> String {
+        "\(table): checked by FTS5's own integrity-check, not Steward's parallel check: \(reason)"
     }
 
     /// Whether the default check (rank 0: the index's own consistency) passes.
@@ -114,4 +163,28 @@ package struct FTS5IntegrityCheck {
         }
         return text
     }
+}
+
+/// How FTS5 tables are checked: by Steward's parallel digest (`FTS5SyncDigest`, the
+/// default) or by FTS5's own statement (`--fts-check sqlite`).
+package struct FTS5CheckMethod: Sendable {
+    package enum Kind: String, Sendable, CaseIterable {
+        case parallel, sqlite
+    }
+
+    package let kind: Kind
+    /// How many workers the digest may use (each with its own connection from `open`).
+    package let workers: Int
+    /// Opens another read connection to the database being checked, as the caller sees it;
+    /// nil when only the caller's connection may be used (a transaction's changes).
+    package let open: (@Sendable () throws -> Connection)?
+
+    package static let sqlite = FTS5CheckMethod(kind: .sqlite, workers: 1, open: nil)
+
+    package static func parallel(workers: Int, open: (@Sendable () throws -> Connection)?) -> FTS5CheckMethod {
+        FTS5CheckMethod(kind: .parallel, workers: workers, open: open)
+    }
+
+    /// The number of cores: the default number of workers.
+    package static var cores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 }

@@ -1,0 +1,259 @@
+import Dispatch
+import Foundation
+import SQLiteKit
+
+/// Proves what FTS5's rank-1 `integrity-check` proves of one table — the index holds
+/// exactly the entries (rowid, column, offset, term) its tokenizer makes of the content,
+/// the row sizes and totals agree, and the index's structure is sound — with the work
+/// divided across threads (issue 33; design notes, "A parallel FTS5 check"):
+///
+/// - content: the text tokenized by the table's own tokenizer (`fts5_api`), over ranges
+///   of rowids, digested (`FTS5ContentDigester`), with `%_docsize` row by row;
+/// - index: every entry read through `fts5vocab` over ranges of terms, digested
+///   (`FTS5IndexDigester`);
+/// - structure: each segment's b-tree, page indexes and doclist indexes
+///   (`FTS5IndexStructure`);
+/// - then the two digests, the totals record and the row counts compared.
+///
+/// Each worker has its own read connection (`open`), all of which must see the same
+/// database as `connection`: a private file, or one held by a read transaction. Without
+/// `open` (a transaction's own connection, whose changes no other connection sees) the
+/// same work runs on `connection`, one task after another.
+///
+/// A difference is never the last word: `FTS5IntegrityCheck.check(_:rank:on:method:)`
+/// runs FTS5's own statement on it, whose verdict and words stand, so this check can never
+/// fail a table FTS5 passes. The differential suite holds it to the other direction.
+package struct FTS5SyncDigest {
+    package enum Verdict: Sendable, Equatable {
+        /// Index and content agree, and the structure is sound.
+        case passed
+        /// What differs (a sentence with no row data).
+        case differs(String)
+        /// The digest cannot prove this table; FTS5's statement must (why).
+        case unsupported(String)
+    }
+
+    package let layout: FTS5TableLayout
+    private let connection: Connection
+    private let workers: Int
+    private let open: (@Sendable () throws -> Connection)?
+
+    package init(_ definition: FTS5Definition, on connection: Connection, workers: Int, open: (@Sendable () throws -> Connection)?) {
+        layout = FTS5TableLayout(definition)
+        self.connection = connection
+        self.workers = max(1, open == nil ? 1 : workers)
+        self.open = open
+    }
+
+    /// Runs the check. Throws only an interrupt (cancellation); every other failure to
+    /// run is `unsupported`, every damage `differs`.
+    package func run() throws -> Verdict {
+        if let reason = layout.unsupported { return .unsupported(reason) }
+        do {
+            return try compare()
+        } catch let error as SQLiteError where error.isInterrupt {
+            throw error
+        } catch let error as SQLiteError where error.isCorrupt {
+            return .differs("the index could not be read: SQLite error \(error.extendedCode)")
+        } catch let damaged as FTS5IndexStructure.Damaged {
+            return .differs(damaged.problem)
+        } catch let unavailable as FTS5Tokenizer.Unavailable {
+            return .unsupported(unavailable.reason)
+        } catch let error as SQLiteError {
+            return .unsupported("the digest could not run: SQLite error \(error.extendedCode)")
+        }
+    }
+
+    // MARK: - The work
+
+    private enum Task {
+        case content(ClosedRange<Int64>?)
+        case index(lower: [UInt8]?, upper: [UInt8]?)
+        case segment(FTS5IndexStructure.Segment)
+    }
+
+    fileprivate struct Totals {
+        var content = FTS5EntryDigest()
+        var index = FTS5EntryDigest()
+        var columnTotals: [Int64]
+        var rows: Int64 = 0
+        var problems: [String] = []
+        var failure: Error?
+    }
+
+    private func compare() throws -> Verdict {
+        let structure = try FTS5IndexStructure(connection: connection, table: layout.table)
+        let segments = try structure.segments()
+        let parts = workers == 1 ? 1 : workers * 4
+        var tasks: [Task] = segments.map { .segment($0) }
+        let keys = try FTS5IndexDigester.splitTerms(of: layout.table, parts: parts, on: connection)
+        let bounds: [[UInt8]?] = [nil] + keys.map { Optional($0) } + [nil]
+        let ranges = try rowidRanges(parts)
+        for index in 0..<max(ranges.count, bounds.count - 1) {
+            if index < ranges.count { tasks.append(.content(ranges[index])) }
+            if index < bounds.count - 1 { tasks.append(.index(lower: bounds[index], upper: bounds[index + 1])) }
+        }
+
+        let state = Shared(Totals(columnTotals: Array(repeating: 0, count: layout.columns.count)))
+        let next = Counter()
+        let work = { (worker: Int) in
+            do {
+                let own = try open?() ?? connection
+                var content: FTS5ContentDigester?
+                var index: FTS5IndexDigester?
+                var structure: FTS5IndexStructure?
+                defer { index?.drop() }
+                while let number = next.take(below: tasks.count), !state.failed {
+                    switch tasks[number] {
+                    case .content(let range):
+                        if content == nil { content = try FTS5ContentDigester(connection: own, layout: layout) }
+                        guard let part = try content?.digest(rowids: range) else { continue }
+                        state.update { totals in
+                            totals.content = totals.content + part.digest
+                            totals.rows += part.rows
+                            for column in part.totals.indices { totals.columnTotals[column] += part.totals[column] }
+                            if let problem = part.docsizeProblem { totals.problems.append(problem) }
+                        }
+                    case .index(let lower, let upper):
+                        if index == nil { index = try FTS5IndexDigester(connection: own, layout: layout) }
+                        guard let digest = try index?.digest(from: lower, to: upper) else { continue }
+                        state.update { $0.index = $0.index + digest }
+                    case .segment(let segment):
+                        if structure == nil { structure = try FTS5IndexStructure(connection: own, table: layout.table) }
+                        try structure?.check(segment)
+                    }
+                }
+            } catch {
+                state.update { if $0.failure == nil { $0.failure = error } }
+            }
+        }
+        Self.onThreads(workers, work)
+        let totals = state.totals
+        if let failure = totals.failure { throw failure }
+        if let problem = totals.problems.first { return .differs(problem) }
+        return try compareRecords(totals)
+    }
+
+    /// Runs `body(0)` on this thread and `body(1)` … `body(count - 1)` on threads of their
+    /// own, and returns when all have. Each body uses only connections it opened itself.
+    private static func onThreads(_ count: Int, _ body: @escaping (Int) -> Void) {
+        let work = UncheckedWork(body)
+        let group = DispatchGroup()
+        for worker in 1..<max(count, 1) {
+            group.enter()
+            let thread = Thread {
+                work.body(worker)
+                group.leave()
+            }
+            // SQLite's parser and FTS5's tokenizers recurse; Foundation's default is small.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        work.body(0)
+        group.wait()
+    }
+
+    /// The totals record (`%_data` id 1), the row counts and the two digests
+    /// (`sqlite3Fts5StorageIntegrity`).
+    private func compareRecords(_ totals: Totals) throws -> Verdict {
+        let data = Connection.quote(identifier: layout.table + "_data")
+        let averages = try connection.prepare(sql: "SELECT block FROM main.\(data) WHERE id = 1")
+        guard try averages.step() else { return .differs("the totals record is missing") }
+        let record = averages.blob(at: 0)
+        var offset = 0
+        var rowCount: Int64 = 0
+        var stored = [Int64](repeating: 0, count: layout.columns.count)
+        if !record.isEmpty {
+            rowCount = Int64(bitPattern: FTS5Record.varint(record, &offset))
+            for column in stored.indices where offset < record.count {
+                stored[column] = Int64(bitPattern: FTS5Record.varint(record, &offset))
+            }
+        }
+        if stored != totals.columnTotals {
+            return .differs("the totals record does not hold the columns' token counts")
+        }
+        if layout.contentTable == layout.table + "_content",
+           try connection.integer(sql: "SELECT count(*) FROM main.\(Connection.quote(identifier: layout.contentTable))") != rowCount {
+            return .differs("the content table's rows differ from the totals record's count")
+        }
+        if layout.columnSize,
+           try connection.integer(sql: "SELECT count(*) FROM main.\(Connection.quote(identifier: layout.table + "_docsize"))") != rowCount {
+            return .differs("the %_docsize rows differ from the totals record's count")
+        }
+        if totals.content != totals.index {
+            return .differs("the index holds \(totals.index.count) entries, the content makes \(totals.content.count)"
+                            + (totals.content.count == totals.index.count ? " that differ" : ""))
+        }
+        return .passed
+    }
+
+    /// Ranges of the content's rowids, about `parts` of them, when the rowid column is the
+    /// table's rowid (a range is then a seek); one range of everything otherwise.
+    private func rowidRanges(_ parts: Int) throws -> [ClosedRange<Int64>?] {
+        guard parts > 1, try rowidIsKey() else { return [nil] }
+        let rowid = Connection.quote(identifier: layout.contentRowID)
+        let bounds = try connection.prepare(sql: "SELECT min(\(rowid)), max(\(rowid)) FROM main.\(Connection.quote(identifier: layout.contentTable))")
+        guard try bounds.step(), !bounds.isNull(at: 0) else { return [nil] }
+        let low = bounds.int64(at: 0)
+        let high = bounds.int64(at: 1)
+        let span = high.subtractingReportingOverflow(low)
+        guard !span.overflow, span.partialValue >= Int64(parts) else { return [low...high] }
+        let step = span.partialValue / Int64(parts) + 1
+        return stride(from: low, through: high, by: Int(step)).map { start in
+            start...(start > high - step ? high : start + step - 1)
+        }
+    }
+
+    /// Whether the content's rowid column is its rowid (or an alias of it).
+    private func rowidIsKey() throws -> Bool {
+        if layout.contentTable == layout.table + "_content" { return true }
+        let name = layout.contentRowID.lowercased()
+        let table = layout.contentTable
+        let listed = try connection.prepare(sql: "SELECT type, wr FROM pragma_table_list WHERE schema = 'main' AND name = ?1")
+        try listed.bind(.text(table), at: 1)
+        guard try listed.step(), listed.text(at: 0) == "table", listed.int64(at: 1) == 0 else { return false }
+        if ["rowid", "oid", "_rowid_"].contains(name) { return true }
+        let keys = try connection.prepare(sql: "SELECT name, upper(type) FROM pragma_table_info(?1) WHERE pk > 0")
+        try keys.bind(.text(table), at: 1)
+        var columns: [(String, String)] = []
+        while try keys.step() { columns.append((keys.text(at: 0) ?? "", keys.text(at: 1) ?? "")) }
+        return columns.count == 1 && columns[0].0.lowercased() == name && columns[0].1 == "INTEGER"
+    }
+}
+
+/// The workers' shared totals, behind a lock.
+private final class Shared: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: FTS5SyncDigest.Totals
+
+    init(_ totals: FTS5SyncDigest.Totals) { value = totals }
+
+    var totals: FTS5SyncDigest.Totals { lock.withLock { value } }
+    /// Whether a worker failed: the others stop taking tasks.
+    var failed: Bool { lock.withLock { value.failure != nil } }
+
+    func update(_ change: (inout FTS5SyncDigest.Totals) -> Void) {
+        lock.withLock { change(&value) }
+    }
+}
+
+/// A worker's body handed to another thread: what it shares is behind `Shared`'s lock,
+/// and every connection it uses is its own.
+private final class UncheckedWork: @unchecked Sendable {
+    let body: (Int) -> Void
+    init(_ body: @escaping (Int) -> Void) { self.body = body }
+}
+
+/// The next task's number, taken once by one worker.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+
+    func take(below limit: Int) -> Int? {
+        lock.withLock {
+            guard next < limit else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
+}
