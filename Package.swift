@@ -59,6 +59,8 @@ let package = Package(
         .target(name: "StewardCLI", dependencies: ["ArgumentKit", "StewardBase", "BundleFormat", "StewardCore", "FileNames", "SQLiteKit"]),
 
         .executableTarget(name: "steward", dependencies: ["StewardCLI"]),
+        // The FTS5 check alone, for bench/fts5-check.sh (issue 33): not a product.
+        .executableTarget(name: "steward-fts5-bench", dependencies: ["StewardChecks", "SQLiteKit"]),
 
         // The library for applications' test targets: a borrowed connection, the search
         // contract, the FTS5 checks and a backup's proof. Portable: SQLite and Foundation.

@@ -118,6 +118,18 @@ package struct FTS5IntegrityCheck {
         return Outcome(tables: definitions.map(\.name), problems: problems, unreachable: unreachable, failedTables: failed, notes: notes)
     }
 
+    /// How the tables that passed were proved, for a check's summary: " (Steward's
+    /// parallel check, N workers)" when the digest proved any, else nothing.
+    package static func howChecked(_ ways: [Path]) -> String {
+        let workers = ways.compactMap { way -> Int? in
+            if case .digest(let workers) = way { return workers }
+            return nil
+        }
+        guard let most = workers.max() else { return "" }
+        let all = workers.count == ways.count ? "" : " for \(workers.count) of \(ways.count) tables"
+        return " (Steward's parallel check\(all), \(most) worker\(most == 1 ? "" : "s"))"
+    }
+
     /// A table the digest cannot prove, checked by FTS5's statement instead: which, and why
     /// (a fact of its declaration, never of its rows).
     package static func statementNote(table: String, reason: String) -> String {
@@ -168,9 +180,7 @@ package struct FTS5IntegrityCheck {
 /// How FTS5 tables are checked: by Steward's parallel digest (`FTS5SyncDigest`, the
 /// default) or by FTS5's own statement (`--fts-check sqlite`).
 package struct FTS5CheckMethod: Sendable {
-    package enum Kind: String, Sendable, CaseIterable {
-        case parallel, sqlite
-    }
+    package typealias Kind = FTS5CheckKind
 
     package let kind: Kind
     /// How many workers the digest may use (each with its own connection from `open`).
@@ -187,4 +197,10 @@ package struct FTS5CheckMethod: Sendable {
 
     /// The number of cores: the default number of workers.
     package static var cores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+}
+
+/// Which check proves FTS5 tables: Steward's parallel digest, or FTS5's own statement
+/// (`--fts-check`).
+public enum FTS5CheckKind: String, Sendable, CaseIterable, Codable {
+    case parallel, sqlite
 }

@@ -214,9 +214,11 @@ private func tokenCallback(
     _ context: UnsafeMutableRawPointer?, _ flags: Int32, _ token: UnsafePointer<CChar>?, _ count: Int32, _ start: Int32, _ end: Int32
 ) -> Int32 {
     guard let context else { return SQLITE_ERROR }
-    let sink = Unmanaged<TokenSink>.fromOpaque(context).takeUnretainedValue()
     let length = min(Int(max(count, 0)), TokenSink.maximumTokenSize)
-    sink.token(UnsafeRawBufferPointer(start: token.map(UnsafeRawPointer.init), count: token == nil ? 0 : length),
-               colocated: flags & FTS5_TOKEN_COLOCATED != 0)
+    // Not retained: the sink outlives every call of the tokenizer it is handed to.
+    Unmanaged<TokenSink>.fromOpaque(context)._withUnsafeGuaranteedRef {
+        $0.token(UnsafeRawBufferPointer(start: token.map(UnsafeRawPointer.init), count: token == nil ? 0 : length),
+                 colocated: flags & FTS5_TOKEN_COLOCATED != 0)
+    }
     return SQLITE_OK
 }

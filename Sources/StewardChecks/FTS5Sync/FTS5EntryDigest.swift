@@ -14,11 +14,26 @@ package struct FTS5EntryDigest: Sendable, Equatable {
 
     @inline(__always)
     package mutating func add(rowid: Int64, column: UInt64, offset: Int64, term: UInt64) {
-        let place = Self.mix(UInt64(bitPattern: rowid) &+ Self.mix(column ^ (UInt64(bitPattern: offset) &* 0x9E37_79B9_7F4A_7C15)))
-        let hash = Self.mix(term ^ place)
+        let hash = Self.entry(rowid: rowid, column: column, offset: offset, term: term)
         first &+= hash
-        second &+= Self.mix(hash ^ 0x5851_F42D_4C95_7F2D)
+        second &+= (hash | 1) &* (hash >> 17 | hash << 47)
         count &+= 1
+    }
+
+    /// One entry's word: its parts spread by odd constants, then mixed once.
+    @inline(__always)
+    static func entry(rowid: Int64, column: UInt64, offset: Int64, term: UInt64) -> UInt64 {
+        mix(term &+ UInt64(bitPattern: rowid) &* 0x9E37_79B9_7F4A_7C15 &+ column &* 0xC2B2_AE3D_27D4_EB4F
+            &+ UInt64(bitPattern: offset) &* 0x1656_67B1_9E37_79F9)
+    }
+
+    /// Takes out an entry added before (a shadowed entry of an older segment).
+    @inline(__always)
+    package mutating func remove(rowid: Int64, column: UInt64, offset: Int64, term: UInt64) {
+        let hash = Self.entry(rowid: rowid, column: column, offset: offset, term: term)
+        first &-= hash
+        second &-= (hash | 1) &* (hash >> 17 | hash << 47)
+        count &-= 1
     }
 
     package static func + (lhs: FTS5EntryDigest, rhs: FTS5EntryDigest) -> FTS5EntryDigest {
@@ -38,14 +53,26 @@ package struct FTS5EntryDigest: Sendable, Equatable {
         return z ^ (z >> 31)
     }
 
-    /// FNV-1a over a term's (or a column name's) bytes.
+    /// A term's (or a column name's) bytes to one word: eight bytes at a time, each
+    /// word mixed in, then the length.
     @inline(__always)
     package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        guard let base = bytes.baseAddress else { return mix(0) }
+        var hash: UInt64 = 0x243F_6A88_85A3_08D3
+        var index = 0
+        let count = bytes.count
+        while index + 8 <= count {
+            hash = mix(hash ^ base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            index += 8
         }
-        return hash
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < count {
+            tail |= UInt64(base.load(fromByteOffset: index, as: UInt8.self)) << shift
+            shift += 8
+            index += 1
+        }
+        return mix(hash ^ tail ^ (UInt64(count) << 56))
     }
 
     package static func hash(_ text: String) -> UInt64 {

@@ -16,6 +16,9 @@ struct FTS5IndexStructure {
         let id: Int64
         let firstPage: Int64
         let lastPage: Int64
+        /// Its age as FTS5 merges segments: 0 the newest (the last of level 0), each
+        /// level's segments newest first, then the next level's (`fts5MultiIterNew`).
+        let rank: Int
     }
 
     /// Thrown for an index this reading cannot follow; the caller lets FTS5 judge it.
@@ -47,6 +50,8 @@ struct FTS5IndexStructure {
         _ = FTS5Record.varint(record, &offset)
         var segments: [Segment] = []
         for _ in 0..<levels {
+            var level: [Segment] = []
+            defer { segments += level.reversed().enumerated().map { Segment(id: $1.id, firstPage: $1.firstPage, lastPage: $1.lastPage, rank: segments.count + $0) } }
             guard offset < record.count else { throw Damaged(problem: "the structure record is cut short") }
             let merge = FTS5Record.varint32(record, &offset)
             let total = FTS5Record.varint32(record, &offset)
@@ -59,7 +64,7 @@ struct FTS5IndexStructure {
                 let last = Int64(FTS5Record.varint32(record, &offset))
                 if version2 { for _ in 0..<5 { _ = FTS5Record.varint(record, &offset) } }
                 guard last >= first else { throw Damaged(problem: "segment \(id) ends before it begins") }
-                segments.append(Segment(id: id, firstPage: first, lastPage: last))
+                level.append(Segment(id: id, firstPage: first, lastPage: last, rank: 0))
             }
         }
         guard remaining == 0 else { throw Damaged(problem: "the structure record counts other segments than it lists") }

@@ -69,7 +69,17 @@ package struct FTS5SyncDigest {
     private enum Task {
         case content(ClosedRange<Int64>?)
         case index(lower: [UInt8]?, upper: [UInt8]?)
+        case leaves(FTS5IndexStructure.Segment, ClosedRange<Int64>)
         case segment(FTS5IndexStructure.Segment)
+        /// Takes out of the index's digest the entries of a range of leaves that newer
+        /// segments' delete markers shadow.
+        case shadowed(FTS5IndexStructure.Segment, ClosedRange<Int64>)
+    }
+
+    /// A term (its hash) and a rowid: the key a delete marker shadows older entries by.
+    fileprivate struct Key: Hashable {
+        let term: UInt64
+        let rowid: Int64
     }
 
     fileprivate struct Totals {
@@ -78,6 +88,10 @@ package struct FTS5SyncDigest {
         var columnTotals: [Int64]
         var rows: Int64 = 0
         var problems: [String] = []
+        /// Delete markers read from the leaves: the newest segment (lowest rank) of each key.
+        var deletes: [Key: Int] = [:]
+        /// Entries of other indexes than the main one (a table without prefix indexes has none).
+        var foreignEntries: Int64 = 0
         var failure: Error?
     }
 
@@ -86,21 +100,46 @@ package struct FTS5SyncDigest {
         let segments = try structure.segments()
         let parts = workers == 1 ? 1 : workers * 4
         var tasks: [Task] = segments.map { .segment($0) }
-        let keys = try FTS5IndexDigester.splitTerms(of: layout.table, parts: parts, on: connection)
-        let bounds: [[UInt8]?] = [nil] + keys.map { Optional($0) } + [nil]
         let ranges = try rowidRanges(parts)
-        for index in 0..<max(ranges.count, bounds.count - 1) {
-            if index < ranges.count { tasks.append(.content(ranges[index])) }
-            if index < bounds.count - 1 { tasks.append(.index(lower: bounds[index], upper: bounds[index + 1])) }
+        var indexTasks: [Task] = []
+        var leafRanges: [(FTS5IndexStructure.Segment, ClosedRange<Int64>)] = []
+        if layout.detail == .full {
+            leafRanges = Self.leafRanges(of: segments, parts: parts)
+            indexTasks = leafRanges.map { .leaves($0.0, $0.1) }
+        } else {
+            let keys = try FTS5IndexDigester.splitTerms(of: layout.table, parts: parts, on: connection)
+            let bounds: [[UInt8]?] = [nil] + keys.map { Optional($0) } + [nil]
+            indexTasks = (0..<(bounds.count - 1)).map { .index(lower: bounds[$0], upper: bounds[$0 + 1]) }
         }
+        for index in 0..<max(ranges.count, indexTasks.count) {
+            if index < indexTasks.count { tasks.append(indexTasks[index]) }
+            if index < ranges.count { tasks.append(.content(ranges[index])) }
+        }
+        var totals = try run(tasks, totals: Totals(columnTotals: Array(repeating: 0, count: layout.columns.count)))
+        if !totals.deletes.isEmpty, let newest = totals.deletes.values.min() {
+            // Entries that newer delete markers shadow were counted: take them out, reading
+            // again the leaves of every segment older than the newest marker.
+            let shadowing = leafRanges.filter { $0.0.rank > newest }.map { Task.shadowed($0.0, $0.1) }
+            totals = try run(shadowing, totals: totals)
+        }
+        if let problem = totals.problems.first { return .differs(problem) }
+        if totals.foreignEntries > 0 { return .differs("the index holds \(totals.foreignEntries) entries of an index the table does not declare") }
+        return try compareRecords(totals)
+    }
 
-        let state = Shared(Totals(columnTotals: Array(repeating: 0, count: layout.columns.count)))
+    /// Runs `tasks` on the workers, adding what each finds to `totals`.
+    private func run(_ tasks: [Task], totals start: Totals) throws -> Totals {
+        guard !tasks.isEmpty else { return start }
+        let state = Shared(start)
         let next = Counter()
+        let columnHashes = layout.columns.map { FTS5EntryDigest.hash($0) }
+        let deletes = start.deletes
         let work = { (worker: Int) in
             do {
                 let own = try open?() ?? connection
                 var content: FTS5ContentDigester?
                 var index: FTS5IndexDigester?
+                var leaves: FTS5SegmentReader?
                 var structure: FTS5IndexStructure?
                 defer { index?.drop() }
                 while let number = next.take(below: tasks.count), !state.failed {
@@ -118,6 +157,43 @@ package struct FTS5SyncDigest {
                         if index == nil { index = try FTS5IndexDigester(connection: own, layout: layout) }
                         guard let digest = try index?.digest(from: lower, to: upper) else { continue }
                         state.update { $0.index = $0.index + digest }
+                    case .leaves(let segment, let pages):
+                        if leaves == nil { leaves = try FTS5SegmentReader(connection: own, table: layout.table) }
+                        var digest = FTS5EntryDigest()
+                        var found: [Key: Int] = [:]
+                        var foreign: Int64 = 0
+                        var term: UInt64 = 0
+                        var rowid: Int64 = 0
+                        try leaves?.read(segment, pages: pages, visit: { entry in
+                            term = entry.term
+                            rowid = entry.rowid
+                            if entry.deletes { found[Key(term: entry.term, rowid: entry.rowid)] = segment.rank }
+                            if !entry.mainIndex { foreign += 1 }
+                        }, position: { column, offset in
+                            let name = column >= 0 && column < Int64(columnHashes.count) ? columnHashes[Int(column)] : FTS5EntryDigest.mix(UInt64(bitPattern: column))
+                            digest.add(rowid: rowid, column: name, offset: offset, term: term)
+                        })
+                        state.update { totals in
+                            totals.index = totals.index + digest
+                            totals.foreignEntries += foreign
+                            for (key, rank) in found { totals.deletes[key] = min(totals.deletes[key] ?? rank, rank) }
+                        }
+                    case .shadowed(let segment, let pages):
+                        if leaves == nil { leaves = try FTS5SegmentReader(connection: own, table: layout.table) }
+                        var digest = FTS5EntryDigest()
+                        var term: UInt64 = 0
+                        var rowid: Int64 = 0
+                        var shadowed = false
+                        try leaves?.read(segment, pages: pages, visit: { entry in
+                            term = entry.term
+                            rowid = entry.rowid
+                            shadowed = (deletes[Key(term: entry.term, rowid: entry.rowid)] ?? Int.max) < segment.rank
+                        }, position: { column, offset in
+                            guard shadowed else { return }
+                            let name = column >= 0 && column < Int64(columnHashes.count) ? columnHashes[Int(column)] : FTS5EntryDigest.mix(UInt64(bitPattern: column))
+                            digest.remove(rowid: rowid, column: name, offset: offset, term: term)
+                        })
+                        state.update { $0.index = $0.index + digest }
                     case .segment(let segment):
                         if structure == nil { structure = try FTS5IndexStructure(connection: own, table: layout.table) }
                         try structure?.check(segment)
@@ -130,8 +206,23 @@ package struct FTS5SyncDigest {
         Self.onThreads(workers, work)
         let totals = state.totals
         if let failure = totals.failure { throw failure }
-        if let problem = totals.problems.first { return .differs(problem) }
-        return try compareRecords(totals)
+        return totals
+    }
+
+    /// Each segment's leaves in ranges of about an equal share of all leaves.
+    private static func leafRanges(of segments: [FTS5IndexStructure.Segment], parts: Int) -> [(FTS5IndexStructure.Segment, ClosedRange<Int64>)] {
+        let pages = segments.reduce(Int64(0)) { $0 + max(0, $1.lastPage - $1.firstPage + 1) }
+        let share = max(1, pages / Int64(max(parts, 1)))
+        var ranges: [(FTS5IndexStructure.Segment, ClosedRange<Int64>)] = []
+        for segment in segments where segment.firstPage > 0 && segment.lastPage >= segment.firstPage {
+            var start = segment.firstPage
+            while start <= segment.lastPage {
+                let end = min(segment.lastPage, start + share - 1)
+                ranges.append((segment, start...end))
+                start = end + 1
+            }
+        }
+        return ranges.sorted { $0.1.count > $1.1.count }
     }
 
     /// Runs `body(0)` on this thread and `body(1)` … `body(count - 1)` on threads of their

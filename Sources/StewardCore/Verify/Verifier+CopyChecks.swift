@@ -57,7 +57,7 @@ extension Verifier {
 
         timed(.ftsSync, into: results) {
             guard let copy else { return Check(.ftsSync, passed: false, copyFailure?.summary ?? "cannot run: no copy", copyFailure?.details ?? []) }
-            return try ftsSync(on: copy)
+            return try ftsSync(on: copy, file: workspace?.file("copy.sqlite"))
         }
 
         if assertions.isEmpty {
@@ -86,7 +86,10 @@ extension Verifier {
     /// and FTS3's and FTS4's), then the rows of trigger-filled tables against their
     /// source. With `throwingFull`, SQLITE_FULL (a check that would grow a fixed-size
     /// image) is thrown, not reported.
-    func ftsSync(on copy: Connection, throwingFull: Bool = false) throws -> Check {
+    ///
+    /// `file` is the database file `copy` reads, which nothing changes while it is checked:
+    /// the parallel FTS5 check's workers open it (FTS5's statement alone without it).
+    func ftsSync(on copy: Connection, file: String?, throwingFull: Bool = false) throws -> Check {
         let schema = try Schema(reading: copy)
         let tables = schema.fts5Tables
         if tables.isEmpty, schema.fts4Tables.isEmpty {
@@ -97,13 +100,20 @@ extension Verifier {
         }
         var details: [String] = []
         var deferred: [String] = []
+        var notes: [String] = []
+        let method = file.map {
+            FTS5CheckMethod.file($0, kind: options.ftsCheck, workers: options.ftsWorkers, extensions: options.extensions, cancellation: cancellation)
+        } ?? FTS5CheckMethod.transaction(kind: options.ftsCheck)
+        var ways: [FTS5IntegrityCheck.Path] = []
         /// Each failed table, with what is wrong with it, for the summary.
         var failed: [(table: String, what: String)] = []
         for table in tables {
             // Rank 1 compares the index with the content table (SQLite 3.40) and fails
             // with SQLITE_CORRUPT_VTAB on drift; the default form does not look at it.
             do {
-                try FTS5IntegrityCheck.check(table.name, rank: table.contentMode == .external ? 1 : nil, on: copy)
+                let way = try FTS5IntegrityCheck.check(table, rank: table.contentMode == .external ? 1 : nil, on: copy, method: method)
+                ways.append(way)
+                if case .statement(let reason?) = way { notes.append(FTS5IntegrityCheck.statementNote(table: table.name, reason: reason)) }
             } catch let error as SQLiteError where !error.isInterrupt && !(throwingFull && error.code == .full) {
                 // Rows not indexed as they are now differ from a damaged index: the default
                 // form of the check, which does not read the content table, still passes.
@@ -121,7 +131,6 @@ extension Verifier {
                 }
             }
         }
-        var notes: [String] = []
         let fts4 = try checkFTS4(schema.fts4Tables, on: copy)
         details += fts4.details
         deferred += fts4.deferred
@@ -149,7 +158,10 @@ extension Verifier {
         }
         // What was looked at, by module.
         var checked: [String] = []
-        if !tables.isEmpty { checked.append("FTS5 integrity-check \(deferred.isEmpty ? "passed" : "passed or deferred (as asked)") for \(tables.map(\.name).joined(separator: ", "))") }
+        if !tables.isEmpty {
+            checked.append("FTS5 integrity-check \(deferred.isEmpty ? "passed" : "passed or deferred (as asked)") for \(tables.map(\.name).joined(separator: ", "))"
+                           + FTS5IntegrityCheck.howChecked(ways))
+        }
         if !schema.fts4Tables.isEmpty {
             checked.append("FTS3/FTS4 integrity-check passed for \(schema.fts4Tables.map(\.name).sorted().joined(separator: ", "))")
         }

@@ -44,7 +44,7 @@ extension Verifier {
             guard let connection else { return Check(.ftsSync, passed: false, "cannot run: no connection to the file", []) }
             do {
                 if TestHooks.verifyMappingIsFull { throw SQLiteError(extendedCode: .full) }
-                return try ftsSync(on: connection, throwingFull: true)
+                return try ftsSync(on: connection, file: path, throwingFull: true)
             } catch let error as SQLiteError where error.code == .full {
                 let made = try makeCopy(of: source, path: path, header: header, in: base, held: held)
                 defer { made.workspace?.remove() }
@@ -52,7 +52,7 @@ extension Verifier {
                     return Check(.ftsSync, passed: false, made.failure?.summary ?? "cannot run: no copy", made.failure?.details ?? [])
                 }
                 copy.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-                return try ftsSync(on: copy)
+                return try ftsSync(on: copy, file: made.workspace?.file("copy.sqlite"))
             }
         }
         if let changed = Self.changeWhileRead(overlay, path: path) { results.failChanged(changed) }

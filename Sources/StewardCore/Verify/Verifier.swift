@@ -36,6 +36,10 @@ public struct Verifier: Sendable {
         /// that use them; those connections then trust only innocuous functions in the
         /// schema (`harden(loadingExtensions:)`).
         public var extensions: [String] = []
+        /// Which check proves FTS5 tables (`--fts-check`), and on how many workers
+        /// (`--fts-workers`; nil: the number of cores).
+        public var ftsCheck: FTS5CheckKind = .parallel
+        public var ftsWorkers: Int?
         /// How long to wait for another connection's lock, in seconds.
         public var timeout = LockWait.defaultSeconds
 
