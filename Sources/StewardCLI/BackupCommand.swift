@@ -31,7 +31,7 @@ struct BackupCommand: FleetCommand, LiveProgressCommand {
             """,
         options: [
             Opt.db, Opt.out, Opt.name, Opt.level, CommonOptions.timeout, Opt.pagesPerStep, Opt.asIs, Opt.loadExtension, Opt.checkFTS,
-        ] + KeyOptions.forEncryption + CommonOptions.output + Handover.options + FleetOptions.options)
+        ] + FullTextCheckOptions.options + KeyOptions.forEncryption + CommonOptions.output + Handover.options + FleetOptions.options)
 
     enum Opt {
         static let db = FleetOptions.database(help: "The database to back up; repeat it for several (see --dbs-from).")
@@ -76,6 +76,7 @@ struct BackupCommand: FleetCommand, LiveProgressCommand {
         options.timeout = try values.required(CommonOptions.timeout)
         options.pagesPerStep = Int32(try values.required(Opt.pagesPerStep))
         options.extensions = values[Opt.loadExtension]
+        (options.ftsCheck, options.ftsWorkers) = try FullTextCheckOptions.parse(values, jobs: fleet?.jobs)
         if let fleet, fleet.jobs > 1 { options.threads = 1 }
         if values[Opt.asIs] {
             options.asIs = .integrityAndForeignKeys

@@ -28,9 +28,16 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options: [
             Opt.db, Opt.migrations, Opt.to, Opt.down, Opt.dialect, Opt.baseline, Opt.placeholder, Opt.loadExtension, Opt.allowChanged, Opt.allowOutOfOrder,
             Opt.dryRun, Opt.status, Opt.create, CommonOptions.timeout, Opt.backupDir, Opt.allowDrift, Opt.allow, Opt.ftsDeferred, Opt.plans,
+            Opt.ftsCheck,
         ] + CommonOptions.output + Handover.options + FleetOptions.options)
 
     enum Opt {
+        /// migrate's FTS5 check runs on the upgrade's own connection (no other sees its
+        /// changes before COMMIT): the parallel check there has one worker.
+        static let ftsCheck = Option<FTS5CheckKind>(
+            "fts-check", value: "how",
+            help: "How an FTS5 index the run rebuilt, or whose content it changed, is proved before COMMIT: parallel (default), Steward's check of the index against its content, on the upgrade's own connection (one thread: no other connection sees the run's changes); or sqlite, FTS5's own integrity-check. Tables the parallel check cannot prove get FTS5's own check.",
+            expected: "parallel or sqlite", convert: { FTS5CheckKind(rawValue: $0) })
         static let db = FleetOptions.database(help: "The database to migrate; repeat it for several (see --dbs-from).")
         static let migrations = Option<String>("migrations", value: "dir", help: "The migration directory.", default: "migrations")
         static let to = version("to", help: "Stop at this version instead of the newest; with --down, the version to go back to (0: before the first).")
@@ -82,6 +89,7 @@ struct MigrateCommand: OperationCommand, FleetCommand {
         options.dialect = values[Opt.dialect]
         options.baseline = values[Opt.baseline]
         options.extensions = values[Opt.loadExtension]
+        options.ftsCheck = values[Opt.ftsCheck] ?? .parallel
         for placeholder in values[Opt.placeholder] { options.placeholders[placeholder.name] = placeholder.value }
         options.allowChanged = values[Opt.allowChanged]
         options.allowOutOfOrder = values[Opt.allowOutOfOrder]

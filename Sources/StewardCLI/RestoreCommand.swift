@@ -41,7 +41,7 @@ struct RestoreCommand: FleetCommand, LiveProgressCommand {
         options: [
             Opt.into, Opt.replace, Opt.keepReplaced, Opt.discardReplaced, CommonOptions.timeout, Opt.acceptRecordedFailures,
             Opt.checkOnly, Opt.loadExtension, Opt.skipFTSCheck,
-        ] + KeyOptions.forDecryption + CommonOptions.output + Handover.options + drillKeys.options)
+        ] + FullTextCheckOptions.options + KeyOptions.forDecryption + CommonOptions.output + Handover.options + drillKeys.options)
 
     enum Arg {
         static let bundles = RepeatedArgument(
@@ -94,6 +94,10 @@ struct RestoreCommand: FleetCommand, LiveProgressCommand {
         options.acceptsRecordedFailures = values[Opt.acceptRecordedFailures]
         options.checksFTS = !values[Opt.skipFTSCheck]
         options.extensions = values[Opt.loadExtension]
+        if !options.checksFTS && (values.isPresent(FullTextCheckOptions.check) || values.isPresent(FullTextCheckOptions.workers)) {
+            throw values.error("'--skip-fts-check' runs no FTS5 check; '--fts-check' and '--fts-workers' cannot be used with it")
+        }
+        (options.ftsCheck, options.ftsWorkers) = try FullTextCheckOptions.parse(values, jobs: fleet?.jobs)
         options.keys = try KeyOptions.parse(values, encrypting: false)
         // `fleet`: a drill over several bundles.
         invocation = Invocation(options: options, fleet: fleet, output: OutputOptions(values),

@@ -133,6 +133,31 @@ enum CommonOptions {
     static let output: [any OptionKey] = [quiet, json]
 }
 
+/// `--fts-check` and `--fts-workers` (verify, restore, backup; migrate takes `--fts-check`
+/// only): which check proves FTS5 tables, and on how many threads (issue 33).
+enum FullTextCheckOptions {
+    static let check = Option<FTS5CheckKind>(
+        "fts-check", value: "how",
+        help: "How FTS5 indexes are proved: parallel (default), Steward's check of the index against its content on --fts-workers threads, which proves what FTS5's rank-1 integrity-check proves; or sqlite, FTS5's own integrity-check on one thread. Tables the parallel check cannot prove (prefix indexes, contentless, a tokenizer the check's connections lack) get FTS5's own check, and the report names them.",
+        expected: "parallel or sqlite", convert: { FTS5CheckKind(rawValue: $0) })
+    static let workers = Option<Int>(
+        "fts-workers", value: "n",
+        help: "Threads of the parallel FTS5 check (default: the number of cores; over many databases, the cores divided by --jobs).",
+        in: 1...1024)
+
+    static let options: [any OptionKey] = [check, workers]
+
+    /// The check asked for and its workers; nil workers: the default. Over many databases
+    /// at a time each database's check gets its share of the cores.
+    static func parse(_ values: ParsedValues, jobs: Int?) throws(CommandLineError) -> (kind: FTS5CheckKind, workers: Int?) {
+        let kind = values[check] ?? .parallel
+        if kind == .sqlite && values.isPresent(workers) {
+            throw values.error("'--fts-workers' goes with the parallel check; '--fts-check sqlite' runs FTS5's own check on one thread")
+        }
+        return (kind, values[workers] ?? jobs.map { max(1, FTS5CheckMethod.cores / max($0, 1)) })
+    }
+}
+
 /// What `--json` and `--quiet` asked for, read once for the shared run.
 struct OutputOptions: Sendable {
     let json: Bool

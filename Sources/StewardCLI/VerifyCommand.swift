@@ -22,7 +22,7 @@ struct VerifyCommand: FleetCommand {
         options: [
             Opt.db, Opt.quick, Opt.expectVersion, Opt.migrations, Opt.dialect, Opt.assert, Opt.ftsDeferred, Opt.loadExtension, Opt.contract,
             Opt.plans, CommonOptions.timeout,
-        ] + CommonOptions.output + Handover.options + FleetOptions.options)
+        ] + FullTextCheckOptions.options + CommonOptions.output + Handover.options + FleetOptions.options)
 
     enum Opt {
         static let db = FleetOptions.database(help: "The database to verify (required unless only a contract is run); repeat it for several (see --dbs-from).")
@@ -53,6 +53,7 @@ struct VerifyCommand: FleetCommand {
         options.planContractPath = values[Opt.plans]
         options.ftsDeferred = Set(values[Opt.ftsDeferred].map { $0.lowercased() })
         options.extensions = values[Opt.loadExtension]
+        (options.ftsCheck, options.ftsWorkers) = try FullTextCheckOptions.parse(values, jobs: fleet?.jobs)
         options.timeout = try values.required(CommonOptions.timeout)
         if options.databasePath == nil && options.contractPath == nil {
             throw values.error("Missing expected argument '--db <path>' (or a '--contract <file.json>' to run alone)")

@@ -57,7 +57,7 @@ import Testing
     static func words(_ option: OptionDefinition) -> [String] {
         guard let valueName = option.valueName else { return ["--\(option.name)"] }
         // Typed options are converted while parsing: each gets a value of its type.
-        let samples = ["n": "1", "seconds": "1", "version": "1", "K/N": "1/1", "name": "steward", "name=value": "owner=ann", "kind:name": "row-loss:x", "X.Y.Z": "3.35.0", "format": "sarif"]
+        let samples = ["n": "1", "seconds": "1", "version": "1", "K/N": "1/1", "name": "steward", "name=value": "owner=ann", "kind:name": "row-loss:x", "X.Y.Z": "3.35.0", "format": "sarif", "how": "parallel"]
         let value = option.defaultValue ?? samples[valueName] ?? "x"
         return ["--\(option.name)", value]
     }

@@ -112,10 +112,13 @@ import Testing
         #expect(other.detail == "user_version is 3, expected 4")
     }
 
-    @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"))
-    func fts5IntegrityPassesOnAnIndexInStepWithItsContent() throws {
+    /// FTS5's statement and Steward's digest (on the connection alone) say the same.
+    static let methods: [FTS5CheckMethod] = [.sqlite, .parallel(workers: 1, open: nil)]
+
+    @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"), arguments: methods)
+    func fts5IntegrityPassesOnAnIndexInStepWithItsContent(method: FTS5CheckMethod) throws {
         let connection = try Self.externalContentIndex(inStep: true)
-        let check = try DatabaseChecks.fullTextIntegrity(on: connection)
+        let check = try DatabaseChecks.fullTextIntegrity(on: connection, method: method)
         #expect(check.name == .ftsSync)
         #expect(check.status == .ok)
         #expect(check.fts5Tables == ["doc_fts"])
@@ -123,10 +126,10 @@ import Testing
         #expect(connection.isAutocommit, "the check's transaction is rolled back")
     }
 
-    @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"))
-    func fts5IntegrityFailsOnAnIndexThatDriftedFromItsContent() throws {
+    @Test(.enabled(if: SQLiteLibrary.canCreateFTS5(), "needs FTS5"), arguments: methods)
+    func fts5IntegrityFailsOnAnIndexThatDriftedFromItsContent(method: FTS5CheckMethod) throws {
         let connection = try Self.externalContentIndex(inStep: false)
-        let check = try DatabaseChecks.fullTextIntegrity(on: connection)
+        let check = try DatabaseChecks.fullTextIntegrity(on: connection, method: method)
         #expect(check.status == .failed)
         #expect(check.fts5Tables == ["doc_fts"])
         #expect(check.failedFTS5Tables == ["doc_fts"])

@@ -203,7 +203,21 @@ import TestSupport
         // Triggers would keep the index in step: drifts change the content behind them.
         if shape.external { try connection.execute(sql: "DROP TRIGGER doc_ai; DROP TRIGGER doc_ad; DROP TRIGGER doc_au") }
         let row = try pick(from: content, on: connection, random: &random)
-        switch random.next() % 13 {
+        switch random.next() % 15 {
+        case 13:
+            // A leaf's header: its first-rowid offset (bytes 0-1) changed (found on real
+            // databases: FTS5 follows it, a scan of the entries need not).
+            let count = try connection.integer(sql: "SELECT count(*) FROM ft_data WHERE id >= 137438953472 AND (id >> 31) & 63 = 0 AND (id >> 36) & 1 = 0")
+            guard count > 0 else { return "nothing" }
+            let id = try connection.integer(sql: "SELECT id FROM ft_data WHERE id >= 137438953472 AND (id >> 31) & 63 = 0 AND (id >> 36) & 1 = 0 ORDER BY id LIMIT 1 OFFSET \(random.next() % UInt64(count))")
+            let value = [0, 2, 4, 5, 7, 12][Int(random.next() % 6)]
+            try connection.execute(sql: "UPDATE ft_data SET block = ? || substr(block, 3) WHERE id = \(id)", bindings: [.blob([UInt8(value >> 8), UInt8(value & 0xFF)])])
+            return "leaf header's first-rowid offset"
+        case 14:
+            // The configuration: a file format version this SQLite's FTS5 does not read
+            // (secure-delete's 5 under 3.40), or another.
+            try connection.execute(sql: "UPDATE ft_config SET v = \([5, 3, 99][Int(random.next() % 3)]) WHERE k = 'version'")
+            return "file format version"
         case 0:
             try connection.execute(sql: "UPDATE \(content) SET \(second) = ? WHERE rowid = \(row)", bindings: [.text(text(&random, words: 5))])
             return "content row changed"

@@ -61,3 +61,12 @@ extension Fixtures {
             """)
     }
 }
+
+extension Fixtures {
+    /// What a passing fts-sync summary adds when Steward's parallel check proved every FTS5
+    /// table, on this machine's cores (issue 33).
+    public static var parallelCheckSuffix: String {
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        return " (Steward's parallel check, \(cores) worker\(cores == 1 ? "" : "s"))"
+    }
+}

@@ -46,10 +46,25 @@ final class FTS5SegmentReader {
         FTS5IndexStructure.Damaged(problem: "segment \(segment.id) leaf \(pageNumber): \(what)")
     }
 
-    /// Loads the next leaf of the segment; false past its last.
+    /// Whether the current page was entered at its start (a doclist or position list ran
+    /// on into it), not at its first term (the page a range starts on).
+    private var enteredAtStart = false
+    /// Where the first rowid this reader read on the current page begins.
+    private var rowidSeen: Int?
+    /// Whether pages are being read (not skipped on the way to a range's first term).
+    private var tracking = false
+
+    /// Loads the next leaf of the segment; false past its last. The page left is held to
+    /// its header first.
     private func nextPage() throws -> Bool {
-        guard pageNumber < segment.lastPage else { return false }
+        if tracking { try finishPage(reachedEnd: true) }
+        guard pageNumber < segment.lastPage else {
+            tracking = false
+            return false
+        }
         pageNumber += 1
+        enteredAtStart = true
+        rowidSeen = nil
         guard try statement.step() else { throw damaged("missing") }
         guard statement.int64(at: 0) == (segment.id << 37) + pageNumber else { throw damaged("missing") }
         page = statement.blob(at: 1)
@@ -69,6 +84,35 @@ final class FTS5SegmentReader {
 
     private var firstRowidOffset: Int { Int(FTS5Record.u16(page, 0)) }
 
+    /// The page header's first-rowid offset against the rowids read. FTS5 sets it when a
+    /// doclist runs on into a page (`bFirstRowidInPage`, cleared by a term): it points at
+    /// the first rowid before the page's first term, or is 0 when none comes before it, and
+    /// FTS5 follows it (its check finds it wrong). A page this reader entered at a range's
+    /// first term is the previous range's to hold before that term.
+    private func finishPage(reachedEnd: Bool) throws {
+        let header = firstRowidOffset
+        let firstTerm = termOffsets.first ?? size
+        if header != 0 && (header < 4 || header >= firstTerm) {
+            throw damaged("its first-rowid offset points outside the rowids before its first term")
+        }
+        guard enteredAtStart else { return }
+        let before = rowidSeen.flatMap { $0 < firstTerm ? $0 : nil }
+        guard header == (before ?? 0) else { throw damaged("its first-rowid offset is not where its first rowid is") }
+    }
+
+    /// Reads a rowid at `offset` of the current page.
+    @inline(__always)
+    private func readRowid(_ offset: inout Int) -> Int64 {
+        if rowidSeen == nil { rowidSeen = offset }
+        return Int64(bitPattern: FTS5Record.varint(page, &offset))
+    }
+
+    /// Whether a doclist runs on into the current page: its first rowid is at offset 4,
+    /// before any term (`fts5WriteAppendRowid` writes it first on a new page).
+    private var continuesDoclist: Bool {
+        firstRowidOffset == 4 && (termOffsets.first ?? size) > 4
+    }
+
     // MARK: - Reading
 
     /// Reads the entries of `segment` that the range of leaves `pages` owns, calling
@@ -83,10 +127,13 @@ final class FTS5SegmentReader {
         try statement.bind(.integer((segment.id << 37) + pages.lowerBound), at: 1)
         try statement.bind(.integer((segment.id << 37) + segment.lastPage), at: 2)
         pageNumber = pages.lowerBound - 1
+        tracking = false
         // The first page of the range with a term on it.
         repeat {
             guard pageNumber < pages.upperBound, try nextPage() else { return }
         } while termOffsets.isEmpty
+        tracking = true
+        enteredAtStart = false
         var offset = termOffsets[0]
         var term: [UInt8] = []
         var poslist: [UInt8] = []
@@ -111,10 +158,10 @@ final class FTS5SegmentReader {
             // The doclist: its first rowid is absolute, on the next page when the term
             // filled this one (`fts5WriteAppendTerm` flushes a full page).
             if offset >= size {
-                guard try nextPage(), firstRowidOffset != 0 else { throw damaged("a term without a doclist") }
-                offset = firstRowidOffset
+                guard try nextPage(), continuesDoclist else { throw damaged("a term without a doclist") }
+                offset = 4
             }
-            var rowid = Int64(bitPattern: FTS5Record.varint(page, &offset))
+            var rowid = readRowid(&offset)
             doclist: while true {
                 guard offset < size else { throw damaged("a doclist entry runs past the page") }
                 let header = FTS5Record.varint32(page, &offset)
@@ -146,31 +193,33 @@ final class FTS5SegmentReader {
                 if nextTerm < termOffsets.count, offset == termOffsets[nextTerm] { break doclist }
                 if offset < size {
                     guard nextTerm >= termOffsets.count || offset < termOffsets[nextTerm] else { throw damaged("a doclist runs into a term") }
-                    let absolute = firstRowidOffset != 0 && offset == firstRowidOffset
-                    let value = Int64(bitPattern: FTS5Record.varint(page, &offset))
+                    let absolute = rowidSeen == nil && enteredAtStart
+                    let value = readRowid(&offset)
                     // The first rowid of a page is absolute (a position list may have
                     // carried the doclist onto this page); the others are deltas.
                     rowid = absolute ? value : rowid &+ value
                     continue
                 }
-                // The page ends: the doclist goes on where the next page has a rowid.
+                // The page ends: the doclist goes on when the next page begins with a rowid
+                // (absolute, the first of its page); otherwise a term begins it.
                 guard try nextPage() else { return }
-                if firstRowidOffset != 0 {
-                    offset = firstRowidOffset
-                    guard termOffsets.isEmpty || offset < termOffsets[0] else { throw damaged("its first rowid is out of place") }
-                    rowid = Int64(bitPattern: FTS5Record.varint(page, &offset))
+                if continuesDoclist {
+                    offset = 4
+                    rowid = readRowid(&offset)
                     continue
                 }
-                // No rowid: a term begins the page (or the page holds nothing of it).
                 while termOffsets.isEmpty {
-                    guard try nextPage() else { return }
                     if firstRowidOffset != 0 { throw damaged("a rowid outside any doclist") }
+                    guard try nextPage() else { return }
                 }
                 offset = termOffsets[0]
                 break doclist
             }
             // The next term: it belongs to the next range when its page is past this one's.
-            if pageNumber > pages.upperBound { return }
+            if pageNumber > pages.upperBound {
+                try finishPage(reachedEnd: false)
+                return
+            }
         }
     }
 

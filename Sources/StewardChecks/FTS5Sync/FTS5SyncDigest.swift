@@ -96,6 +96,12 @@ package struct FTS5SyncDigest {
     }
 
     private func compare() throws -> Verdict {
+        // FTS5 itself opens the index first (its %_config and structure record): a table
+        // this SQLite's FTS5 refuses, such as a newer file format (secure-delete's version 5
+        // under SQLite 3.40) or a damaged configuration, is its statement's to judge.
+        let name = Connection.quote(identifier: layout.table)
+        let probe = try connection.prepare(sql: "SELECT rowid FROM main.\(name) WHERE \(name) MATCH 'zqx' LIMIT 1")
+        _ = try probe.step()
         let structure = try FTS5IndexStructure(connection: connection, table: layout.table)
         let segments = try structure.segments()
         let parts = workers == 1 ? 1 : workers * 4

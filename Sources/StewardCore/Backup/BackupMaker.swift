@@ -46,6 +46,10 @@ public struct BackupMaker {
         /// connections trust only innocuous functions then. A bundle is restored with the
         /// same extensions.
         public var extensions: [String] = []
+        /// Which check proves FTS5 tables in the snapshot (`--fts-check`), and on how many
+        /// workers (`--fts-workers`; nil: the number of cores).
+        public var ftsCheck: FTS5CheckKind = .parallel
+        public var ftsWorkers: Int?
         /// zstd worker threads; the bundle's bytes do not depend on it.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         /// Whether this backup first removes the temporaries of killed runs from the
@@ -288,7 +292,8 @@ public struct BackupMaker {
             do {
                 let verified = try SnapshotVerification(
                     copyPath: copyPath, source: snapshot.source, cancellation: cancellation, asIs: options.asIs,
-                    extensions: options.extensions, digested: Self.rowCounts(of: digesting)
+                    extensions: options.extensions, ftsCheck: options.ftsCheck, ftsWorkers: options.ftsWorkers,
+                    digested: Self.rowCounts(of: digesting)
                 ).run()
                 _ = try compression.wait()
                 return (compression, verified, try digesting.wait())

@@ -30,6 +30,9 @@ struct SnapshotVerification {
     var asIs: BackupMaker.AsIs = .off
     /// Loaded into the checking connection (`harden(loadingExtensions:)`).
     var extensions: [String] = []
+    /// Which check proves FTS5 tables, and on how many workers (nil: the cores).
+    var ftsCheck: FTS5CheckKind = .parallel
+    var ftsWorkers: Int?
     /// The row counts of the tables the content digests read in full (waited for), which
     /// the `tables` check does not read again; empty when they could not be computed.
     var digested: () -> [String: Int64] = { [:] }
@@ -157,7 +160,8 @@ struct SnapshotVerification {
             let writer = try DatabaseFile.open(path: copyPath, .readWrite, parameters: "&nolock=1", oneThread: true)
             try writer.harden(loadingExtensions: extensions)
             writer.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }
-            return try DatabaseChecks.fullTextIntegrity(on: writer)
+            let method = FTS5CheckMethod.file(copyPath, kind: ftsCheck, workers: ftsWorkers, extensions: extensions, cancellation: cancellation)
+            return try DatabaseChecks.fullTextIntegrity(on: writer, method: method)
         }
         var recorded: RecordedFailures?
         if asIs != .off {

@@ -118,8 +118,9 @@ enum DatabaseChecks {
     /// `BEGIN … ROLLBACK` on a connection that may write: FTS5's integrity-check (rank 1,
     /// `FTS5IntegrityCheck`) and FTS3's and FTS4's (`FTS4IntegrityCheck`). The summary
     /// names what was checked; "no full-text tables" only when there is none of any kind.
-    static func fullTextIntegrity(on connection: Connection) throws -> Check {
-        let outcome = try FTS5IntegrityCheck(connection: connection).run()
+    /// `method`: Steward's parallel check or FTS5's statement, for each FTS5 table.
+    static func fullTextIntegrity(on connection: Connection, method: FTS5CheckMethod) throws -> Check {
+        let outcome = try FTS5IntegrityCheck(connection: connection, method: method).run()
         let fts4 = try fts4Integrity(on: connection)
         let fts4Problems = fts4.compactMap(\.problem)
         let fts4Failed = fts4.filter { $0.problem != nil }.map(\.table)
@@ -129,7 +130,7 @@ enum DatabaseChecks {
         return Check(
             name: .ftsSync, status: problems.isEmpty ? .ok : .failed,
             detail: summaries.isEmpty ? "no full-text tables (FTS3, FTS4 or FTS5)" : summaries.joined(separator: "; "),
-            problems: problems, notes: fts4.compactMap(\.note),
+            problems: problems, notes: outcome.notes + fts4.compactMap(\.note),
             fts5Tables: Set(outcome.tables).sorted(), failedFTS5Tables: Set(outcome.failedTables + fts4Failed).sorted(),
             fts4Tables: fts4.map(\.table))
     }

@@ -12,7 +12,12 @@ extension FTS5CheckMethod {
     ) -> FTS5CheckMethod {
         guard kind == .parallel else { return .sqlite }
         return .parallel(workers: workers ?? cores) {
-            let connection = try DatabaseFile.open(path: path, immutable: false, oneThread: true)
+            // No lock: the file is Steward's own, or held by a read transaction of the run,
+            // and a lock of a worker must not stand in the way of a check's own (restore's
+            // read-write probe). A WAL file (verify's copy of a WAL database) is read
+            // through its -shm, as the caller's connection reads it: with locks.
+            let isWAL = (try? DatabaseFile(path: path).header().isWAL) ?? false
+            let connection = try DatabaseFile.open(path: path, .readOnly, parameters: isWAL ? "" : "&nolock=1", followLinks: true, oneThread: true)
             try connection.harden(loadingExtensions: extensions, trustingSchema: true)
             if let cancellation {
                 connection.setProgressHandler(instructions: 100_000) { !cancellation.isCancelled }

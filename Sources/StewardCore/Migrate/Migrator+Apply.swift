@@ -90,6 +90,7 @@ extension Migrator {
             let guardian = pending.isEmpty ? nil : try sqlite {
                 try MigrationGuard(connection: connection, allowances: options.allowances, deferredFTS: options.ftsDeferred)
             }
+            guardian?.ftsMethod = .transaction(kind: options.ftsCheck)
 
             var applied: [MigrateReport.AppliedMigration] = []
             var rebuiltByMigrations = Set<String>()
@@ -378,7 +379,8 @@ extension Migrator {
             // with SQLITE_CORRUPT_VTAB on drift.
             do {
                 try FTS5IntegrityCheck.check(
-                    table.definition.name, rank: table.definition.contentMode == .external ? 1 : nil, on: connection)
+                    table.definition, rank: table.definition.contentMode == .external ? 1 : nil, on: connection,
+                    method: .transaction(kind: options.ftsCheck))
             } catch let error as SQLiteError where error.isCorrupt {
                 throw StewardError(
                     .checkFailed,

@@ -32,6 +32,9 @@ public struct Migrator: StewardOperation {
         /// SQLite extensions loaded into every connection the run opens, for sets whose
         /// schema calls their functions or modules.
         public var extensions: [String] = []
+        /// Which check proves an FTS5 index after the run rebuilt it or changed its content
+        /// (`--fts-check`): on the run's own connection, whose changes no other sees.
+        public var ftsCheck: FTS5CheckKind = .parallel
         public var dryRun = false
         public var statusOnly = false
         public var create = false

@@ -32,6 +32,9 @@ struct RestoredDatabaseChecks {
     var checksFTS = true
     /// Loaded into every connection (`harden(loadingExtensions:)`).
     var extensions: [String] = []
+    /// Which check proves FTS5 tables, and on how many workers (nil: the cores).
+    var ftsCheck: FTS5CheckKind = .parallel
+    var ftsWorkers: Int?
     /// The SHA-256 of the staged file, which the read-write probe must leave unchanged.
     var databaseSHA256: String
     /// The content digests' check and what it found, computed on this thread while the
@@ -124,7 +127,8 @@ struct RestoredDatabaseChecks {
                 let connection = try Self.openForFTS5Check(databasePath, extensions: extensions)
                 let cancellation = self.cancellation
                 connection.setProgressHandler(instructions: 100_000) { !(cancellation.isCancelled || stop.isCancelled) }
-                check = .init(try DatabaseChecks.fullTextIntegrity(on: connection), durationSeconds: watch.roundedSeconds,
+                let method = FTS5CheckMethod.file(databasePath, kind: ftsCheck, workers: ftsWorkers, extensions: extensions, cancellation: cancellation)
+                check = .init(try DatabaseChecks.fullTextIntegrity(on: connection, method: method), durationSeconds: watch.roundedSeconds,
                               versionsFrom: Self.versionsFrom)
             } catch let error as SQLiteError {
                 check = .init(name: .ftsSync, status: .fail, summary: try Self.failure(error, cancellation),

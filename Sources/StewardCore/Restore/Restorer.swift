@@ -37,6 +37,10 @@ public struct Restorer: Sendable {
         /// SQLite extensions loaded into every connection to the restored database, for
         /// schemas that use them; those connections trust only innocuous functions then.
         public var extensions: [String] = []
+        /// Which check proves FTS5 tables (`--fts-check`), and on how many workers
+        /// (`--fts-workers`; nil: the number of cores).
+        public var ftsCheck: FTS5CheckKind = .parallel
+        public var ftsWorkers: Int?
         /// Publish a bundle made with `backup --as-is` when the only failed checks are
         /// integrity, foreign-key and FTS5 checks, and every failure they find is one the
         /// manifest recorded.
@@ -244,7 +248,8 @@ public struct Restorer: Sendable {
         let recordedDigests = outcome.manifest.contentDigests
         let results = try RestoredDatabaseChecks(
             databasePath: databasePath, manifest: outcome.manifest, staging: staging, cancellation: cancellation,
-            checksFTS: options.checksFTS, extensions: options.extensions, databaseSHA256: databaseSHA256,
+            checksFTS: options.checksFTS, extensions: options.extensions, ftsCheck: options.ftsCheck, ftsWorkers: options.ftsWorkers,
+            databaseSHA256: databaseSHA256,
             digest: { contentDigestCheck(databasePath, recorded: recordedDigests) },
             recordsFailures: options.acceptsRecordedFailures && outcome.manifest.recordedFailures != nil
         ) { progress(.checked($0)) }.run()

@@ -80,6 +80,10 @@ final class MigrationGuard: StatementObserver {
     /// Views and triggers that compiled before the run and do not after it.
     private var brokenByRun: Set<String> = []
 
+    /// How the FTS5 tables whose content the run changed are checked: on this
+    /// connection (no other sees the run's changes), by Steward's digest unless asked.
+    var ftsMethod = FTS5CheckMethod.transaction(kind: .parallel)
+
     init(connection: Connection, allowances: [MigrationAllowance], deferredFTS: Set<String>) throws {
         self.connection = connection
         self.callerAllowances = allowances
@@ -404,7 +408,7 @@ final class MigrationGuard: StatementObserver {
             guard changed, !checkedFTS.contains(key) else { continue }
             searchChecked.append(table.name)
             do {
-                try FTS5IntegrityCheck.check(table.name, rank: 1, on: connection)
+                try FTS5IntegrityCheck.check(table, rank: 1, on: connection, method: ftsMethod)
             } catch let error as SQLiteError where error.isCorrupt {
                 if !deferred {
                     problems.append(Problem(.searchDrift, location: nil, "the FTS5 index of \(table.name) no longer matches its content table \(table.contentTable ?? content): the migrations changed \(table.contentTable ?? content) without its index (rebuild it in the migration with '-- steward: rebuild-fts \(table.name)')"))
