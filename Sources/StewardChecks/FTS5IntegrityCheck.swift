@@ -24,6 +24,8 @@ package struct FTS5IntegrityCheck {
         /// The tables Steward's digest was asked to check and FTS5's statement checked
         /// instead, each with why.
         package var notes: [String] = []
+        /// How each table that passed was checked.
+        package var ways: [Path] = []
     }
 
     package let connection: Connection
@@ -94,6 +96,7 @@ package struct FTS5IntegrityCheck {
         var unreachable: [String] = []
         var failed: [String] = []
         var notes: [String] = []
+        var ways: [Path] = []
         defer { connection.rollbackIfNeeded() }
         for table in definitions {
             var rank = 1
@@ -104,7 +107,9 @@ package struct FTS5IntegrityCheck {
             do {
                 // A failed statement may have ended the transaction: each check runs in one.
                 if connection.isAutocommit { try connection.execute(sql: "BEGIN") }
-                if case .statement(let reason?) = try Self.check(table, rank: rank, on: connection, method: method) {
+                let way = try Self.check(table, rank: rank, on: connection, method: method)
+                ways.append(way)
+                if case .statement(let reason?) = way {
                     notes.append(Self.statementNote(table: table.name, reason: reason))
                 }
             } catch let error as SQLiteError where !error.isInterrupt {
@@ -118,7 +123,7 @@ package struct FTS5IntegrityCheck {
                 failed.append(table.name)
             }
         }
-        return Outcome(tables: definitions.map(\.name), problems: problems, unreachable: unreachable, failedTables: failed, notes: notes)
+        return Outcome(tables: definitions.map(\.name), problems: problems, unreachable: unreachable, failedTables: failed, notes: notes, ways: ways)
     }
 
     /// How the tables that passed were proved, for a check's summary: " (Steward's
@@ -171,7 +176,7 @@ package struct FTS5IntegrityCheck {
         guard !outcome.tables.isEmpty else { return "no FTS5 tables" }
         let count = outcome.tables.count
         var text = outcome.problems.isEmpty
-            ? "FTS5 integrity-check (rank 1) passed for \(count) table\(count == 1 ? "" : "s"): \(outcome.tables.joined(separator: ", "))"
+            ? "FTS5 integrity-check (rank 1) passed for \(count) table\(count == 1 ? "" : "s"): \(outcome.tables.joined(separator: ", "))" + howChecked(outcome.ways)
             : "\(outcome.problems.count) of \(count) FTS5 table\(count == 1 ? "" : "s") failed the FTS5 integrity-check"
         if !outcome.unreachable.isEmpty {
             text += "; content table missing, index checked on its own: \(outcome.unreachable.joined(separator: ", "))"
