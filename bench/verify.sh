@@ -3,6 +3,8 @@
 # same run: a generated database of about 1 GiB with an FTS5 table of ROWS rows (default
 # 1,500,000); Steward's verify vs `PRAGMA integrity_check`, `PRAGMA foreign_key_check`
 # and FTS5's rank-1 integrity-check run by sqlite3 one after another.
+# RUNS (default 7) pairs, alternating which side goes first, each pair printed; the paired
+# median is the figure (issue 33; COMPONENTS=0 leaves out the components timed alone).
 # Prints wall times (best of RUNS, warm cache), the peer's three parts (the longest one
 # alone is the floor of any run on one core per check), the ratio, Steward / peer in each
 # iteration, the FTS5 check's share of each peer run (the lowest ratio two cores allow)
@@ -13,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROWS=${ROWS:-1500000}
+RUNS=${RUNS:-7}
 . bench/common.sh
 work=bench/work/verify
 mkdir -p "$work"
@@ -43,7 +46,8 @@ cat "$db" > /dev/null  # warm the page cache for both sides
 
 components="$work/components.txt"; : > "$components"
 peer_times=(); steward_times=(); parts=(); fts_shares=()
-for run in $(seq 1 "$RUNS"); do
+peer_run() {
+    local t0 ta tb t1
     t0=$(now)
     sqlite3 -bail "$db" "PRAGMA integrity_check;" > /dev/null
     ta=$(now)
@@ -54,10 +58,19 @@ for run in $(seq 1 "$RUNS"); do
     peer_times+=("$(elapsed "$t0" "$t1")")
     parts+=("integrity_check $(elapsed "$t0" "$ta")s, foreign_key_check $(elapsed "$ta" "$tb")s, FTS5 check $(elapsed "$tb" "$t1")s")
     fts_shares+=("$(python3 -c "print(f'{($t1 - $tb) / ($t1 - $t0):.3f}')")")
+}
+steward_run() {
+    local t0 t1
     t0=$(now)
     "$steward" verify --quiet --json --db "$db" --migrations migrations > "$work/report.json"
     t1=$(now)
     steward_times+=("$(elapsed "$t0" "$t1")")
+}
+# Paired (issue 33): the two back to back, alternating which goes first; each pair printed.
+for run in $(seq 1 "$RUNS"); do
+    if [ $((run % 2)) -eq 1 ]; then first=sqlite3; peer_run; steward_run; else first=steward; steward_run; peer_run; fi
+    echo "  pair $run ($first first): steward ${steward_times[-1]}s, sqlite3 ${peer_times[-1]}s, ratio $(ratio "${steward_times[-1]}" "${peer_times[-1]}")" >&2
+    [ "${COMPONENTS:-1}" = 1 ] || continue
 
     # The mandatory components alone (the limit below): each check on its own.
     component integrity "sqlite3 -bail '$db' 'PRAGMA integrity_check;'"
@@ -83,4 +96,6 @@ paired_ratio "${steward_times[*]}" "${peer_times[*]}"
 # two cores allow (a host that drifts between the two runs can show less).
 per_iteration "FTS5 check / the peer's whole run, per iteration (the lowest ratio two cores allow)" "${fts_shares[*]}"
 # The checks are independent: each may run on its own connection at the same time.
-PAIRED="${steward_times[*]}" limit "max(integrity, foreign_keys, fts5)" "$mine" "max(together_checks, fts5, integrity + foreign_keys)"
+if [ "${COMPONENTS:-1}" = 1 ]; then
+    PAIRED="${steward_times[*]}" limit "max(integrity, foreign_keys, fts5)" "$mine" "max(together_checks, fts5, integrity + foreign_keys)"
+fi

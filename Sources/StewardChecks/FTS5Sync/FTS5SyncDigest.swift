@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SQLiteKit
+import Synchronization
 
 /// Proves what FTS5's rank-1 `integrity-check` proves of one table — the index holds
 /// exactly the entries (rowid, column, offset, term) its tokenizer makes of the content,
@@ -318,36 +319,35 @@ package struct FTS5SyncDigest {
     }
 }
 
-/// The workers' shared totals, behind a lock.
-private final class Shared: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: FTS5SyncDigest.Totals
+/// The workers' shared totals.
+private final class Shared: Sendable {
+    private let value: Mutex<FTS5SyncDigest.Totals>
 
-    init(_ totals: FTS5SyncDigest.Totals) { value = totals }
+    init(_ totals: FTS5SyncDigest.Totals) { value = Mutex(totals) }
 
-    var totals: FTS5SyncDigest.Totals { lock.withLock { value } }
+    var totals: FTS5SyncDigest.Totals { value.withLock { $0 } }
     /// Whether a worker failed: the others stop taking tasks.
-    var failed: Bool { lock.withLock { value.failure != nil } }
+    var failed: Bool { value.withLock { $0.failure != nil } }
 
     func update(_ change: (inout FTS5SyncDigest.Totals) -> Void) {
-        lock.withLock { change(&value) }
+        value.withLock { change(&$0) }
     }
 }
 
-/// A worker's body handed to another thread: what it shares is behind `Shared`'s lock,
-/// and every connection it uses is its own.
+/// A worker's body handed to other threads: `@unchecked` because it captures the check
+/// (its `open` and the caller's connection, used by the calling thread alone); what the
+/// workers share is `Shared` and `Counter`, and every connection a worker uses it opened.
 private final class UncheckedWork: @unchecked Sendable {
     let body: (Int) -> Void
     init(_ body: @escaping (Int) -> Void) { self.body = body }
 }
 
 /// The next task's number, taken once by one worker.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
+private final class Counter: Sendable {
+    private let next = Mutex(0)
 
     func take(below limit: Int) -> Int? {
-        lock.withLock {
+        next.withLock { next in
             guard next < limit else { return nil }
             defer { next += 1 }
             return next
