@@ -1,3 +1,4 @@
+import CSQLite
 import SQLiteKit
 
 /// The structure checks of FTS5's integrity-check that reading every entry does not
@@ -30,11 +31,13 @@ struct FTS5IndexStructure {
     private let table: String
     private let secureDelete: Bool
     private let read: Statement
+    private let cursor: PageCursor
 
     init(connection: Connection, table: String) throws {
         self.connection = connection
         self.table = table
         read = try connection.prepare(sql: "SELECT block FROM main.\(Connection.quote(identifier: table + "_data")) WHERE id = ?1")
+        cursor = PageCursor(try connection.prepare(sql: "SELECT id, block FROM main.\(Connection.quote(identifier: table + "_data")) WHERE id >= ?1 AND id <= ?2"))
         let version = try connection.prepare(sql: "SELECT v FROM main.\(Connection.quote(identifier: table + "_config")) WHERE k = 'version'")
         secureDelete = try version.step() && version.int64(at: 0) == 5
     }
@@ -136,6 +139,28 @@ struct FTS5IndexStructure {
         Leaf(bytes: try block((segment << 37) + page, what: "segment \(segment) leaf \(page)"))
     }
 
+    /// What the checks of term-less leaves and of doclist indexes need of a leaf, read in
+    /// place (no copy of the page): its header, size and the rowid its header points at.
+    struct LeafHeader {
+        let firstRowidOffset: Int
+        let size: Int
+        let hasTerms: Bool
+        let rowidAtHeader: Int64
+    }
+
+    /// Read through a forward cursor over the segment's leaves: the pages these checks ask
+    /// for come mostly in order (a doclist index's leaves one after another), and a step
+    /// to the next row costs less than a lookup.
+    private func header(_ segment: Int64, _ page: Int64) throws -> LeafHeader {
+        try cursor.withPage(segment, page) { bytes in
+            let first = Int(FTS5Record.u16(bytes, 0))
+            let size = Int(FTS5Record.u16(bytes, 2))
+            var offset = first
+            let rowid = Int64(bitPattern: FTS5Record.varint(bytes, &offset))
+            return LeafHeader(firstRowidOffset: first, size: size, hasTerms: bytes.count > size, rowidAtHeader: rowid)
+        }
+    }
+
     /// `fts5LeafRead`: a leaf whose header fits it.
     private func leafBlock(_ segment: Int64, _ number: Int64) throws -> Leaf {
         let leaf = try page(segment, number)
@@ -153,8 +178,12 @@ struct FTS5IndexStructure {
         let bytes = leaf.bytes
         var index = leaf.size
         var termOffset = 0
+        // The current and the previous term, in buffers kept across terms (no allocation
+        // per term).
         var current: [UInt8] = []
         var previous: [UInt8] = []
+        current.reserveCapacity(64)
+        previous.reserveCapacity(64)
         while index < bytes.count {
             let increment = Int(FTS5Record.varint32(bytes, &index))
             termOffset += increment
@@ -163,20 +192,24 @@ struct FTS5IndexStructure {
             if termOffset == increment {
                 let length = Int(FTS5Record.varint32(bytes, &offset))
                 guard offset + length <= leaf.size else { throw Damaged(problem: "segment \(segment) leaf \(page): a term runs past the page") }
-                current = FTS5Record.slice(bytes, from: offset, length: length)
+                current.removeAll(keepingCapacity: true)
+                current.append(contentsOf: bytes[offset..<(offset + length)])
             } else {
                 let keep = Int(FTS5Record.varint32(bytes, &offset))
                 let length = Int(FTS5Record.varint32(bytes, &offset))
                 guard keep <= current.count, offset + length <= leaf.size else {
                     throw Damaged(problem: "segment \(segment) leaf \(page): a term runs past the page")
                 }
-                current = Array(current[0..<keep]) + FTS5Record.slice(bytes, from: offset, length: length)
-                guard current.lexicographicallyPrecedes(previous) == false, current != previous else {
+                current.removeSubrange(keep...)
+                current.append(contentsOf: bytes[offset..<(offset + length)])
+                guard previous.lexicographicallyPrecedes(current) else {
                     throw Damaged(problem: "segment \(segment) leaf \(page): its terms are out of order")
                 }
             }
             guard current.first == 0x30 else { throw Damaged(problem: "segment \(segment) leaf \(page): a term of an index the table does not declare") }
-            previous = current
+            swap(&current, &previous)
+            current.removeAll(keepingCapacity: true)
+            current.append(contentsOf: previous)
         }
     }
 
@@ -185,7 +218,7 @@ struct FTS5IndexStructure {
     private func checkEmpty(_ segment: Segment, from first: Int64, noRowidFrom: Int64, to last: Int64) throws {
         guard first <= last else { return }
         for number in first...last {
-            let leaf = try page(segment.id, number)
+            let leaf = try header(segment.id, number)
             if leaf.hasTerms { throw Damaged(problem: "segment \(segment.id) leaf \(number): holds a term %_idx does not lead to") }
             if number >= noRowidFrom, leaf.firstRowidOffset != 0 {
                 throw Damaged(problem: "segment \(segment.id) leaf \(number): holds a rowid no doclist index accounts for")
@@ -248,19 +281,18 @@ struct FTS5IndexStructure {
         while !levels[0].atEnd {
             page = previous + 1
             while page < levels[0].leafPage {
-                if try self.page(segment, page).firstRowidOffset != 0 {
+                if try header(segment, page).firstRowidOffset != 0 {
                     throw Damaged(problem: "segment \(segment) leaf \(page): holds a rowid its doclist index skips")
                 }
                 page += 1
             }
             previous = levels[0].leafPage
-            let target = try self.page(segment, previous)
+            let target = try header(segment, previous)
             let rowidOffset = target.firstRowidOffset
             if rowidOffset >= target.size {
                 throw Damaged(problem: "segment \(segment) leaf \(previous): its first rowid is out of place")
             } else if !secureDelete || rowidOffset > 0 {
-                var offset = rowidOffset
-                let rowid = Int64(bitPattern: FTS5Record.varint(target.bytes, &offset))
+                let rowid = target.rowidAtHeader
                 if rowid < levels[0].rowid || (!secureDelete && rowid != levels[0].rowid) {
                     throw Damaged(problem: "segment \(segment) leaf \(previous): does not begin with the rowid its doclist index records")
                 }
@@ -281,6 +313,38 @@ struct FTS5IndexStructure {
     }
 }
 
+/// A forward scan of one segment's leaves that serves pages in ascending order, and starts
+/// again (one lookup) when asked for a page behind it or in another segment.
+private final class PageCursor {
+    private let statement: Statement
+    private var segment: Int64 = -1
+    private var page: Int64 = -1
+    private var open = false
+
+    init(_ statement: Statement) { self.statement = statement }
+
+    func withPage<T>(_ segment: Int64, _ wanted: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        if !open || segment != self.segment || wanted < page {
+            try statement.reset()
+            try statement.bind(.integer((segment << 37) + wanted), at: 1)
+            try statement.bind(.integer((segment << 37) + (1 << 31) - 1), at: 2)
+            self.segment = segment
+            page = wanted - 1
+            open = true
+        }
+        while page < wanted {
+            guard try statement.step() else {
+                open = false
+                throw FTS5IndexStructure.Damaged(problem: "segment \(segment) leaf \(wanted) is missing")
+            }
+            page = statement.int64(at: 0) - (segment << 37)
+        }
+        guard page == wanted else { throw FTS5IndexStructure.Damaged(problem: "segment \(segment) leaf \(wanted) is missing") }
+        let handle = statement.sqliteStatement
+        return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: Int(sqlite3_column_bytes(handle, 1))))
+    }
+}
+
 /// FTS5's record encodings: SQLite varints, big-endian 16-bit integers, and reads past
 /// the end that give zeros (FTS5 pads every record it reads with zero bytes).
 enum FTS5Record {
@@ -289,7 +353,7 @@ enum FTS5Record {
         index >= bytes.startIndex && index < bytes.endIndex ? bytes[index] : 0
     }
 
-    static func u16(_ bytes: [UInt8], _ index: Int) -> UInt16 {
+    static func u16<Bytes: RandomAccessCollection>(_ bytes: Bytes, _ index: Int) -> UInt16 where Bytes.Element == UInt8, Bytes.Index == Int {
         UInt16(byte(bytes, index)) << 8 | UInt16(byte(bytes, index + 1))
     }
 
@@ -312,10 +376,6 @@ enum FTS5Record {
     @inline(__always)
     static func varint32<Bytes: RandomAccessCollection>(_ bytes: Bytes, _ offset: inout Int) -> UInt32 where Bytes.Element == UInt8, Bytes.Index == Int {
         UInt32(truncatingIfNeeded: varint(bytes, &offset))
-    }
-
-    static func slice(_ bytes: [UInt8], from offset: Int, length: Int) -> [UInt8] {
-        (offset..<(offset + max(length, 0))).map { byte(bytes, $0) }
     }
 
     /// `fts5Memcmp` of the shorter length, then the lengths.
