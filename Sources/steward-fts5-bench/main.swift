@@ -28,8 +28,10 @@ do {
     var failed = false
     for table in try Schema(reading: connection).fts5Tables {
         do {
-            let way = try FTS5IntegrityCheck.check(table, rank: table.contentMode == .external ? 1 : nil, on: connection, method: method)
-            print("\(table.name): passed (\(way))")
+            switch try FTS5IntegrityCheck.check(table, rank: table.contentMode == .external ? 1 : nil, on: connection, method: method) {
+            case .digest(let workers): print("\(table.name): passed (digest(workers: \(workers)))")
+            case .statement(let reason): print("\(table.name): passed (statement(reason: \(reason ?? "none")))")
+            }
         } catch {
             print("\(table.name): failed (\(error))")
             failed = true
