@@ -79,7 +79,7 @@ struct BackupChecksShapeTests: WorkspaceSuite {
         let checks = try #require(try run.json()["checks"] as? [[String: Any]])
         let fts = try #require(checks.first { $0["name"] as? String == "fts-sync" })
         #expect(fts["status"] as? String == "pass")
-        #expect(fts["summary"] as? String == "FTS5 integrity-check (rank 1) passed for 1 table: ticket_fts" + Fixtures.parallelCheckSuffix, "\(fts)")
+        #expect(fts["summary"] as? String == "FTS5 integrity-check (rank 1) passed for 1 table: ticket_fts", "\(fts)")
         #expect(try Self.checkProblems([("backup", checks)], in: directory).isEmpty)
     }
 

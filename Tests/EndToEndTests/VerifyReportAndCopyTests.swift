@@ -219,7 +219,7 @@ import TestSupport
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let sync = try check(run, "fts-sync")
         #expect(sync["status"] as? String == "pass")
-        #expect(sync["summary"] as? String == "FTS5 integrity-check passed for ticket_fts" + Fixtures.parallelCheckSuffix)
+        #expect(sync["summary"] as? String == "FTS5 integrity-check passed for ticket_fts")
         #expect(try check(run, "assertions")["status"] as? String == "skipped")
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
@@ -267,7 +267,7 @@ import TestSupport
         #expect(summary.hasPrefix("cannot run: no private directory for the copy"), "\(summary)")
         let run = try StewardProcess.run(arguments)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(try check(run, "fts-sync")["summary"] as? String == "FTS5 integrity-check passed for ticket_fts" + Fixtures.parallelCheckSuffix)
+        #expect(try check(run, "fts-sync")["summary"] as? String == "FTS5 integrity-check passed for ticket_fts")
     }
 
     /// A check that would grow the mapped database fails with SQLITE_FULL (injected): it
@@ -279,7 +279,7 @@ import TestSupport
         let before = try Data(contentsOf: URL(fileURLWithPath: database))
         let run = try StewardProcess.run(["verify", "--db", database, "--json", "--quiet"], environment: full)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(try check(run, "fts-sync")["summary"] as? String == "FTS5 integrity-check passed for ticket_fts" + Fixtures.parallelCheckSuffix)
+        #expect(try check(run, "fts-sync")["summary"] as? String == "FTS5 integrity-check passed for ticket_fts")
         let missing = directory.file("missing")
         let noCopy = try StewardProcess.run(
             ["verify", "--db", database, "--json", "--quiet"], environment: full.merging(["TMPDIR": missing]) { $1 })

@@ -80,7 +80,7 @@ import TestSupport
         try Self.makeDatabase(at: path, shape: Shape(name: "prefix", options: "prefix='2 3'", external: true), random: &random)
         let connection = try Connection(path: path)
         let table = try #require(Schema(reading: connection).fts5Tables.first)
-        let digest = FTS5SyncDigest(table, on: connection, workers: 2, open: nil)
+        let digest = FTS5SyncDigest(table, on: connection, workers: 2, open: nil, minimumLeaves: 0)
         guard case .unsupported(let reason) = try digest.run() else { Issue.record("a prefix table went to the digest"); return }
         #expect(reason.contains("prefix"))
         let path2 = try FTS5IntegrityCheck.check(table, rank: 1, on: connection, method: .parallel(workers: 2, open: nil))
@@ -108,8 +108,8 @@ import TestSupport
         }
         connection.rollbackIfNeeded()
         let open: @Sendable () throws -> Connection = { try Connection(path: path, mode: [.readOnly]) }
-        let digest = try FTS5SyncDigest(table, on: connection, workers: 2, open: open).run()
-        let serial = try FTS5SyncDigest(table, on: connection, workers: 1, open: nil).run()
+        let digest = try FTS5SyncDigest(table, on: connection, workers: 2, open: open, minimumLeaves: 0).run()
+        let serial = try FTS5SyncDigest(table, on: connection, workers: 1, open: nil, minimumLeaves: 0).run()
         return Verdicts(fts5Passes: fts5Passes, digest: digest, serial: serial)
     }
 
@@ -337,5 +337,27 @@ struct SeededRandom: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// The digest on a transaction's own connection (migrate): rows FTS5 still holds in memory
+/// (its pending data) are part of what it proves.
+@Suite struct FTS5SyncDigestTransactionTests {
+    @Test func rowsWrittenInTheOpenTransactionAreProved() throws {
+        let connection = try Connection.inMemory()
+        try connection.execute(sql: """
+            CREATE TABLE doc(id INTEGER PRIMARY KEY, body TEXT);
+            CREATE VIRTUAL TABLE doc_fts USING fts5(body, content='doc', content_rowid='id');
+            INSERT INTO doc(body) VALUES ('printer jammed'), ('paper tray');
+            INSERT INTO doc_fts(doc_fts) VALUES ('rebuild');
+            BEGIN;
+            INSERT INTO doc(body) VALUES ('toner low'), ('network share');
+            INSERT INTO doc_fts(rowid, body) SELECT id, body FROM doc WHERE id > 2;
+            """)
+        let table = try #require(try Schema(reading: connection).fts5Tables.first)
+        #expect(try FTS5SyncDigest(table, on: connection, workers: 1, open: nil, minimumLeaves: 0).run() == .passed)
+        try connection.execute(sql: "INSERT INTO doc_fts(doc_fts) VALUES ('rebuild')")
+        #expect(try FTS5SyncDigest(table, on: connection, workers: 1, open: nil, minimumLeaves: 0).run() == .passed)
+        connection.rollbackIfNeeded()
     }
 }
