@@ -44,7 +44,15 @@ struct FTS5IndexStructure {
 
     /// The segments of the structure record (`fts5StructureDecode`).
     func segments() throws -> [Segment] {
-        let record = try block(10, what: "the structure record")
+        try Self.segments(of: table, on: connection)
+    }
+
+    /// The same, with one statement and nothing else prepared (the small-index test runs
+    /// it for every table, small ones first of all).
+    static func segments(of table: String, on connection: Connection) throws -> [Segment] {
+        let read = try connection.prepare(sql: "SELECT block FROM main.\(Connection.quote(identifier: table + "_data")) WHERE id = 10")
+        guard try read.step() else { throw Damaged(problem: "the structure record is missing") }
+        let record = read.blob(at: 0)
         var offset = 4
         if record.count >= 8, record[4] == 0xFF, record[5] == 0, record[6] == 0, record[7] == 1 { offset = 8 }
         let version2 = offset == 8

@@ -109,10 +109,10 @@ package struct FTS5SyncDigest {
     }
 
     private func compare() throws -> Verdict {
-        // FTS5 itself opens the index first (its %_config and structure record): a table
-        // this SQLite's FTS5 refuses, such as a newer file format (secure-delete's version 5
-        // under SQLite 3.40) or a damaged configuration, is its statement's to judge.
         let name = Connection.quote(identifier: layout.table)
+        // A small index is FTS5's statement's: counted first, on one statement.
+        let onDisk = Self.leaves(in: try FTS5IndexStructure.segments(of: layout.table, on: connection))
+        if onDisk < minimumLeaves { return .small(leaves: onDisk) }
         // Inside a transaction (migrate's, StewardKit's), FTS5 may still hold rows it was
         // given in memory (its pending data), which the leaves do not show yet: a savepoint
         // makes it write them (FTS5's xSavepoint flushes), as COMMIT would, content
@@ -122,8 +122,10 @@ package struct FTS5SyncDigest {
         }
         let structure = try FTS5IndexStructure(connection: connection, table: layout.table)
         let segments = try structure.segments()
-        let leaves = segments.reduce(Int64(0)) { $0 + ($1.firstPage > 0 ? max(0, $1.lastPage - $1.firstPage + 1) : 0) }
-        if leaves < minimumLeaves { return .small(leaves: leaves) }
+        // FTS5 itself opens the index before it is read (its %_config and structure
+        // record): a table this SQLite's FTS5 refuses, such as a newer file format
+        // (secure-delete's version 5 under SQLite 3.40) or a damaged configuration, is its
+        // statement's to judge.
         let probe = try connection.prepare(sql: "SELECT rowid FROM main.\(name) WHERE \(name) MATCH 'zqx' LIMIT 1")
         _ = try probe.step()
         let parts = workers == 1 ? 1 : workers * 4
@@ -153,6 +155,11 @@ package struct FTS5SyncDigest {
         if let problem = totals.problems.first { return .differs(problem) }
         if totals.foreignEntries > 0 { return .differs("the index holds \(totals.foreignEntries) entries of an index the table does not declare") }
         return try compareRecords(totals)
+    }
+
+    /// The leaves of the segments (what the structure record says they span).
+    private static func leaves(in segments: [FTS5IndexStructure.Segment]) -> Int64 {
+        segments.reduce(Int64(0)) { $0 + ($1.firstPage > 0 ? max(0, $1.lastPage - $1.firstPage + 1) : 0) }
     }
 
     /// Runs `tasks` on the workers, adding what each finds to `totals`.
