@@ -138,7 +138,7 @@ enum CommonOptions {
 enum FullTextCheckOptions {
     static let check = Option<FTS5CheckKind>(
         "fts-check", value: "how",
-        help: "How FTS5 indexes are proved: parallel (default), Steward's check of the index against its content on --fts-workers threads, which proves what FTS5's rank-1 integrity-check proves; or sqlite, FTS5's own integrity-check on one thread. Tables the parallel check cannot prove (prefix indexes, contentless, a tokenizer the check's connections lack) get FTS5's own check, and the report names them.",
+        help: "How FTS5 indexes are proved: parallel (default), Steward's check of the index against its content on --fts-workers threads, which proves what FTS5's rank-1 integrity-check proves; or sqlite, FTS5's own integrity-check on one thread. Tables the parallel check cannot prove (prefix indexes of detail=column or none tables, contentless, a tokenizer the check's connections lack) get FTS5's own check, and the report names them.",
         expected: "parallel or sqlite", convert: { FTS5CheckKind(rawValue: $0) })
     static let workers = Option<Int>(
         "fts-workers", value: "n",

@@ -36,10 +36,17 @@ import Testing
         #expect(own.contentRowID == "id")
         #expect(own.contentColumns == ["c0", "c1"])
 
-        for (options, reason) in [("content=''", "contentless"), ("prefix='2'", "prefix indexes"), ("detail=bogus", "detail=bogus"), ("tokendata=1", "tokendata=1")] {
+        for (options, reason) in [("content=''", "contentless"), ("prefix='2', detail=none", "prefix indexes"), ("detail=bogus", "detail=bogus"), ("tokendata=1", "tokendata=1")] {
             let table = try #require(FTS5Definition(name: "x", sql: "CREATE VIRTUAL TABLE x USING fts5(a, \(options))"))
-            #expect(FTS5TableLayout(table).unsupported?.hasPrefix(reason) == true, "\(options)")
+            let sql = "CREATE VIRTUAL TABLE x USING fts5(a, \(options))"
+            #expect(FTS5TableLayout(table, declaration: sql).unsupported?.hasPrefix(reason) == true, "\(options)")
         }
+        // Every prefix option counts; detail=full tables with them are the digest's.
+        let sql = "CREATE VIRTUAL TABLE p USING fts5(a, prefix=2, prefix='3 4', tokenize=porter)"
+        let prefixed = FTS5TableLayout(try #require(FTS5Definition(name: "p", sql: sql)), declaration: sql)
+        #expect(prefixed.prefixes == [2, 3, 4])
+        #expect(prefixed.unsupported == nil)
+        #expect(FTS5TableLayout.prefixes(in: "CREATE VIRTUAL TABLE p USING fts5(a, prefix='0')") == nil)
     }
 
     @Test func theDigestIsOrderFreeAndCountsDuplicates() {

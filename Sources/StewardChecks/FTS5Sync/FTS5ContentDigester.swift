@@ -53,7 +53,7 @@ final class FTS5ContentDigester {
             try statement.bind(.integer(rowids.upperBound), at: 2)
         }
         var part = Part(totals: Array(repeating: 0, count: layout.columns.count))
-        let sink = TokenSink(detail: layout.detail)
+        let sink = TokenSink(detail: layout.detail, prefixes: layout.prefixes)
         let handle = statement.sqliteStatement
         var sizes = [Int64](repeating: 0, count: layout.columns.count)
         while try statement.step() {
@@ -111,8 +111,35 @@ final class TokenSink {
     private var column: UInt64 = 0
     private var seen = Set<UInt64>()
 
-    init(detail: FTS5TableLayout.Detail) {
+    /// The prefix indexes' lengths in characters (detail=full only).
+    let prefixes: [Int]
+
+    init(detail: FTS5TableLayout.Detail, prefixes: [Int] = []) {
         self.detail = detail
+        self.prefixes = prefixes
+    }
+
+    /// `sqlite3Fts5IndexCharlenToBytelen`: the bytes of the first `characters` UTF-8
+    /// characters of `bytes`, 0 when it has fewer.
+    @inline(__always)
+    static func prefixLength(_ bytes: UnsafeRawBufferPointer, characters: Int) -> Int {
+        var length = 0
+        for character in 0..<characters {
+            if length >= bytes.count { return 0 }
+            let lead = bytes[length]
+            length += 1
+            if lead >= 0xC0 {
+                if length >= bytes.count { return 0 }
+                while bytes[length] & 0xC0 == 0x80 {
+                    length += 1
+                    if length >= bytes.count {
+                        if character + 1 == characters { break }
+                        return 0
+                    }
+                }
+            }
+        }
+        return length
     }
 
     func begin(row: Int64) {
@@ -136,6 +163,12 @@ final class TokenSink {
         switch detail {
         case .full:
             digest.add(rowid: row, column: column, offset: size - 1, term: term)
+            for (index, characters) in prefixes.enumerated() {
+                let length = Self.prefixLength(bytes, characters: characters)
+                guard length > 0 else { continue }
+                let prefix = FTS5EntryDigest.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<length]))
+                digest.add(rowid: row, column: column, offset: size - 1, term: FTS5EntryDigest.term(prefix, index: index + 1))
+            }
         case .column:
             if seen.insert(term).inserted { digest.add(rowid: row, column: column, offset: 0, term: term) }
         case .none:

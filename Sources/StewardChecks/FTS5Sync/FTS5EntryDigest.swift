@@ -75,6 +75,13 @@ package struct FTS5EntryDigest: Sendable, Equatable {
         return mix(hash ^ tail ^ (UInt64(count) << 56))
     }
 
+    /// A term's hash as an entry of index `index` (0: the main index; 1, 2, …: the prefix
+    /// indexes): the same term in two indexes is two different entries.
+    @inline(__always)
+    package static func term(_ hash: UInt64, index: Int) -> UInt64 {
+        index == 0 ? hash : mix(hash &+ UInt64(index) &* 0xD6E8_FEB8_6659_FD93)
+    }
+
     package static func hash(_ text: String) -> UInt64 {
         var text = text
         return text.withUTF8 { hash(UnsafeRawBufferPointer($0)) }

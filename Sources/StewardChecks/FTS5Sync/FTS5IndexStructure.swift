@@ -33,9 +33,14 @@ struct FTS5IndexStructure {
     private let read: Statement
     private let cursor: PageCursor
 
-    init(connection: Connection, table: String) throws {
+    /// How many indexes the table has (the main one and its prefix indexes): each term
+    /// begins with its index's byte, '0' to '0' + indexes - 1.
+    private let indexes: Int
+
+    init(connection: Connection, table: String, indexes: Int = 1) throws {
         self.connection = connection
         self.table = table
+        self.indexes = indexes
         read = try connection.prepare(sql: "SELECT block FROM main.\(Connection.quote(identifier: table + "_data")) WHERE id = ?1")
         cursor = PageCursor(try connection.prepare(sql: "SELECT id, block FROM main.\(Connection.quote(identifier: table + "_data")) WHERE id >= ?1 AND id <= ?2"))
         let version = try connection.prepare(sql: "SELECT v FROM main.\(Connection.quote(identifier: table + "_config")) WHERE k = 'version'")
@@ -179,9 +184,9 @@ struct FTS5IndexStructure {
     }
 
     /// `fts5IntegrityCheckPgidx`: the terms the page index points at, in strictly
-    /// increasing order, each inside the page. Each term also begins with the main index's
-    /// byte ('0'): the digest reads the main index only, and tables with prefix indexes are
-    /// left to FTS5's statement.
+    /// increasing order, each inside the page. Each term also begins with the byte of an
+    /// index the table declares ('0' the main one, '1', … its prefix indexes): FTS5's
+    /// checksum would count any other, which the content side never makes.
     private func checkPageIndex(_ leaf: Leaf, segment: Int64, page: Int64) throws {
         let bytes = leaf.bytes
         var index = leaf.size
@@ -214,7 +219,9 @@ struct FTS5IndexStructure {
                     throw Damaged(problem: "segment \(segment) leaf \(page): its terms are out of order")
                 }
             }
-            guard current.first == 0x30 else { throw Damaged(problem: "segment \(segment) leaf \(page): a term of an index the table does not declare") }
+            guard let first = current.first, first >= 0x30, Int(first) - 0x30 < indexes else {
+                throw Damaged(problem: "segment \(segment) leaf \(page): a term of an index the table does not declare")
+            }
             swap(&current, &previous)
             current.removeAll(keepingCapacity: true)
             current.append(contentsOf: previous)

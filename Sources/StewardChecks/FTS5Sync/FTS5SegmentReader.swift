@@ -20,8 +20,9 @@ final class FTS5SegmentReader {
     /// One doclist entry, as the visitor gets it.
     struct Entry {
         let term: UInt64
-        /// Whether the term belongs to the main index (its first byte is '0').
-        let mainIndex: Bool
+        /// The index the term belongs to: 0 the main one, 1, 2, … the prefix indexes (its
+        /// first byte less '0'); outside 0…255 for a byte below '0'.
+        let index: Int
         let rowid: Int64
         /// The delete flag: the entry replaces older segments' entries of this term and rowid.
         let deletes: Bool
@@ -153,8 +154,8 @@ final class FTS5SegmentReader {
                 offset += length
             }
             nextTerm += 1
-            let mainIndex = term.first == 0x30
-            let termHash = term.withUnsafeBytes { FTS5EntryDigest.hash(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+            let index = Int(term.first ?? 0) - 0x30
+            let termHash = FTS5EntryDigest.term(term.withUnsafeBytes { FTS5EntryDigest.hash(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }, index: index)
             // The doclist: its first rowid is absolute, on the next page when the term
             // filled this one (`fts5WriteAppendTerm` flushes a full page).
             if offset >= size {
@@ -166,7 +167,7 @@ final class FTS5SegmentReader {
                 guard offset < size else { throw damaged("a doclist entry runs past the page") }
                 let header = FTS5Record.varint32(page, &offset)
                 let length = Int(header >> 1)
-                visit(Entry(term: termHash, mainIndex: mainIndex, rowid: rowid, deletes: header & 1 == 1))
+                visit(Entry(term: termHash, index: index, rowid: rowid, deletes: header & 1 == 1))
                 // The position list, perhaps on over the next pages (each continued at
                 // offset 4).
                 if offset + length <= size {

@@ -52,7 +52,11 @@ package struct FTS5SyncDigest {
         minimumLeaves: Int64 = FTS5SyncDigest.minimumLeaves
     ) {
         self.minimumLeaves = minimumLeaves
-        layout = FTS5TableLayout(definition)
+        // The declaration itself, for every `prefix` option.
+        let declaration = try? connection.prepare(sql: "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?1")
+        try? declaration?.bind(.text(definition.name), at: 1)
+        let sql = (try? declaration?.step()) == true ? declaration?.text(at: 0) : nil
+        layout = FTS5TableLayout(definition, declaration: sql)
         self.connection = connection
         self.workers = max(1, open == nil ? 1 : workers)
         self.open = open
@@ -120,8 +124,7 @@ package struct FTS5SyncDigest {
         if !connection.isAutocommit {
             try connection.execute(sql: "SAVEPOINT steward_fts5_check; RELEASE steward_fts5_check")
         }
-        let structure = try FTS5IndexStructure(connection: connection, table: layout.table)
-        let segments = try structure.segments()
+        let segments = try FTS5IndexStructure.segments(of: layout.table, on: connection)
         // FTS5 itself opens the index before it is read (its %_config and structure
         // record): a table this SQLite's FTS5 refuses, such as a newer file format
         // (secure-delete's version 5 under SQLite 3.40) or a damaged configuration, is its
@@ -169,6 +172,7 @@ package struct FTS5SyncDigest {
         let next = Counter()
         let columnHashes = layout.columns.map { FTS5EntryDigest.hash($0) }
         let deletes = start.deletes
+        let prefixCount = layout.prefixes.count
         let work = { (worker: Int) in
             do {
                 let own = try open?() ?? connection
@@ -203,7 +207,7 @@ package struct FTS5SyncDigest {
                             term = entry.term
                             rowid = entry.rowid
                             if entry.deletes { found[Key(term: entry.term, rowid: entry.rowid)] = segment.rank }
-                            if !entry.mainIndex { foreign += 1 }
+                            if entry.index < 0 || entry.index > prefixCount { foreign += 1 }
                         }, position: { column, offset in
                             let name = column >= 0 && column < Int64(columnHashes.count) ? columnHashes[Int(column)] : FTS5EntryDigest.mix(UInt64(bitPattern: column))
                             digest.add(rowid: rowid, column: name, offset: offset, term: term)
@@ -230,7 +234,7 @@ package struct FTS5SyncDigest {
                         })
                         state.update { $0.index = $0.index + digest }
                     case .segment(let segment):
-                        if structure == nil { structure = try FTS5IndexStructure(connection: own, table: layout.table) }
+                        if structure == nil { structure = try FTS5IndexStructure(connection: own, table: layout.table, indexes: prefixCount + 1) }
                         try structure?.check(segment)
                     }
                 }

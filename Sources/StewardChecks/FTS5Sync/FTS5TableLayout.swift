@@ -28,10 +28,14 @@ package struct FTS5TableLayout: Sendable, Equatable {
     package let contentColumns: [String]
     /// The tokenizer's name and arguments, as FTS5 splits the `tokenize` option.
     package let tokenizer: [String]
+    /// The prefix indexes' lengths in characters, in declaration order (index 1, 2, …).
+    package let prefixes: [Int]
     /// Why the digest cannot prove this table (FTS5's statement checks it); nil when it can.
     package let unsupported: String?
 
-    package init(_ definition: FTS5Definition) {
+    /// `declaration`: the table's CREATE VIRTUAL TABLE statement, for its `prefix` options
+    /// (there may be several; the definition keeps the last).
+    package init(_ definition: FTS5Definition, declaration: String? = nil) {
         table = definition.name
         columns = definition.columns
         let unindexed = Set(definition.unindexedColumns.map { $0.lowercased() })
@@ -50,18 +54,21 @@ package struct FTS5TableLayout: Sendable, Equatable {
             contentRowID = definition.contentRowID ?? "rowid"
             contentColumns = definition.columns
         }
-        unsupported = Self.unsupported(definition, detail: options["detail"], tokenizer: tokenizer)
+        let prefixes = declaration.flatMap(Self.prefixes(in:)) ?? []
+        self.prefixes = prefixes
+        unsupported = Self.unsupported(definition, detail: options["detail"], tokenizer: tokenizer, prefixes: prefixes)
     }
 
     /// The options whose entries the digest cannot see or reproduce. Every reason is a
     /// fact of the schema, never of its rows.
-    private static func unsupported(_ definition: FTS5Definition, detail: String?, tokenizer: [String]) -> String? {
+    private static func unsupported(_ definition: FTS5Definition, detail: String?, tokenizer: [String], prefixes: [Int]) -> String? {
         let options = definition.options
         if definition.contentMode == .contentless {
             return "contentless (content=''): there is no text to tokenize, only the index to check"
         }
-        if options["prefix"] != nil {
-            return "prefix indexes: their entries cannot be read through fts5vocab"
+        if options["prefix"] != nil && (prefixes.isEmpty || Detail(rawValue: (detail ?? "full").lowercased()) != .full) {
+            return prefixes.isEmpty ? "prefix indexes declared in a way the check does not read"
+                : "prefix indexes with detail=\(detail ?? "full"): their entries cannot be read through fts5vocab"
         }
         if let detail, Detail(rawValue: detail.lowercased()) == nil {
             return "detail=\(detail) is not one the digest knows"
@@ -73,6 +80,20 @@ package struct FTS5TableLayout: Sendable, Equatable {
             return "its tokenize option names no tokenizer"
         }
         return nil
+    }
+
+    /// Every `prefix` option's lengths (`prefix='2 3'`, `prefix=2, prefix=3`), as FTS5 reads
+    /// them: integers from 1 to 999 separated by spaces or commas; nil when one is not.
+    package static func prefixes(in declaration: String) -> [Int]? {
+        let tokens = SQLScanner.tokens(of: declaration)
+        var lengths: [Int] = []
+        for index in tokens.indices where index + 2 < tokens.count && tokens[index].isKeyword("prefix") && tokens[index + 1].text == "=" {
+            for part in tokens[index + 2].text.split(whereSeparator: { $0 == " " || $0 == "," }) {
+                guard let length = Int(part), (1...999).contains(length) else { return nil }
+                lengths.append(length)
+            }
+        }
+        return lengths
     }
 
     /// A `tokenize` value split into words as FTS5 splits it: bare words, or words quoted
