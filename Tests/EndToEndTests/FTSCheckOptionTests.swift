@@ -21,7 +21,12 @@ import TestSupport
     }
 
     func ftsSync(_ run: StewardRun) throws -> [String: Any] {
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)\(run.stderr)")
+        try ftsSync(json: run.stdout)
+    }
+
+    /// The fts-sync check of one JSON report.
+    func ftsSync(json: String) throws -> [String: Any] {
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "\(json)")
         let checks = try #require(report["checks"] as? [[String: Any]])
         return try #require(checks.first { $0["name"] as? String == "fts-sync" })
     }
@@ -93,6 +98,37 @@ import TestSupport
         let run = try StewardProcess.run(arguments, currentDirectory: directory.path)
         #expect(run.status == 64, "\(run.stdout)\(run.stderr)")
         #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
+    /// Over many databases at a time each database's check gets its share of the cores:
+    /// the cores divided by --jobs, at least one (1,024 jobs: one worker on any machine).
+    @Test func overManyDatabasesEachCheckGetsItsShareOfTheCores() throws {
+        let second = directory.file("y.db")
+        try FileManager.default.copyItem(atPath: database, toPath: second)
+        let run = try StewardProcess.run(["verify", "--db", database, "--db", second, "--jobs", "1024", "--json", "--quiet"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").dropLast()
+        #expect(lines.count == 2)
+        for line in lines {
+            let sync = try ftsSync(json: String(line))
+            #expect(sync["summary"] as? String == "FTS5 integrity-check passed for ticket_fts (Steward's parallel check, 1 worker)")
+        }
+    }
+
+    /// restore proves the staged file's FTS5 tables with the parallel check, and the
+    /// bundle's own record of backup's check says the same.
+    @Test func restoreUsesTheParallelCheck() throws {
+        let out = directory.file("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        #expect(try StewardProcess.run(["backup", "--db", database, "--out", out, "--name", "x.tar.zst", "--quiet"]).status == 0)
+        let run = try StewardProcess.run(["restore", directory.file("out/x.tar.zst"), "--into", directory.file("restored"), "--json", "--quiet"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(try ftsSync(run)["summary"] as? String
+                == "FTS5 integrity-check (rank 1) passed for 1 table: ticket_fts" + Fixtures.parallelCheckSuffix)
+        let sqlite = try StewardProcess.run(["restore", directory.file("out/x.tar.zst"), "--into", directory.file("restored2"), "--json", "--quiet",
+                                             "--fts-check", "sqlite"])
+        #expect(sqlite.status == 0, "\(sqlite.stdout)\(sqlite.stderr)")
+        #expect(try ftsSync(sqlite)["summary"] as? String == "FTS5 integrity-check (rank 1) passed for 1 table: ticket_fts")
     }
 
     /// backup proves the snapshot's FTS5 tables with the parallel check too, and refuses

@@ -47,13 +47,8 @@ struct FTS5IndexStructure {
         secureDelete = try version.step() && version.int64(at: 0) == 5
     }
 
-    /// The segments of the structure record (`fts5StructureDecode`).
-    func segments() throws -> [Segment] {
-        try Self.segments(of: table, on: connection)
-    }
-
-    /// The same, with one statement and nothing else prepared (the small-index test runs
-    /// it for every table, small ones first of all).
+    /// The segments of the structure record (`fts5StructureDecode`), on one statement and
+    /// nothing else prepared (the small-index test runs it for every table).
     static func segments(of table: String, on connection: Connection) throws -> [Segment] {
         let read = try connection.prepare(sql: "SELECT block FROM main.\(Connection.quote(identifier: table + "_data")) WHERE id = 10")
         guard try read.step() else { throw Damaged(problem: "the structure record is missing") }

@@ -52,10 +52,13 @@ package struct FTS5SyncDigest {
         minimumLeaves: Int64 = FTS5SyncDigest.minimumLeaves
     ) {
         self.minimumLeaves = minimumLeaves
-        // The declaration itself, for every `prefix` option.
-        let declaration = try? connection.prepare(sql: "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?1")
-        try? declaration?.bind(.text(definition.name), at: 1)
-        let sql = (try? declaration?.step()) == true ? declaration?.text(at: 0) : nil
+        // The declaration itself, for every `prefix` option (the definition keeps the last).
+        var sql: String?
+        if definition.options["prefix"] != nil, let declaration = try? connection.prepare(
+            sql: "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?1") {
+            try? declaration.bind(.text(definition.name), at: 1)
+            sql = (try? declaration.step()) == true ? declaration.text(at: 0) : nil
+        }
         layout = FTS5TableLayout(definition, declaration: sql)
         self.connection = connection
         self.workers = max(1, open == nil ? 1 : workers)
@@ -171,6 +174,11 @@ package struct FTS5SyncDigest {
         let state = Shared(start)
         let next = Counter()
         let columnHashes = layout.columns.map { FTS5EntryDigest.hash($0) }
+        // A column number from the leaves as the content side names it (by its name's
+        // hash); one the table does not have gets a word of its own, which matches nothing.
+        let columnWord = { (column: Int64) -> UInt64 in
+            column >= 0 && column < Int64(columnHashes.count) ? columnHashes[Int(column)] : FTS5EntryDigest.mix(UInt64(bitPattern: column))
+        }
         let deletes = start.deletes
         let prefixCount = layout.prefixes.count
         let work = { (worker: Int) in
@@ -209,8 +217,7 @@ package struct FTS5SyncDigest {
                             if entry.deletes { found[Key(term: entry.term, rowid: entry.rowid)] = segment.rank }
                             if entry.index < 0 || entry.index > prefixCount { foreign += 1 }
                         }, position: { column, offset in
-                            let name = column >= 0 && column < Int64(columnHashes.count) ? columnHashes[Int(column)] : FTS5EntryDigest.mix(UInt64(bitPattern: column))
-                            digest.add(rowid: rowid, column: name, offset: offset, term: term)
+                            digest.add(rowid: rowid, column: columnWord(column), offset: offset, term: term)
                         })
                         state.update { totals in
                             totals.index = totals.index + digest
@@ -229,8 +236,7 @@ package struct FTS5SyncDigest {
                             shadowed = (deletes[Key(term: entry.term, rowid: entry.rowid)] ?? Int.max) < segment.rank
                         }, position: { column, offset in
                             guard shadowed else { return }
-                            let name = column >= 0 && column < Int64(columnHashes.count) ? columnHashes[Int(column)] : FTS5EntryDigest.mix(UInt64(bitPattern: column))
-                            digest.remove(rowid: rowid, column: name, offset: offset, term: term)
+                            digest.remove(rowid: rowid, column: columnWord(column), offset: offset, term: term)
                         })
                         state.update { $0.index = $0.index + digest }
                     case .segment(let segment):
